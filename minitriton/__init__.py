@@ -1,0 +1,91 @@
+"""minitriton: Triton's kernel language emulated in pure Python + NumPy, faithful to what an NVIDIA GPU computes.
+
+    import minitriton as triton               # or: minitriton.install(); import triton
+    import minitriton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+    add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)   # NumPy arrays or torch CPU tensors
+
+Supported: the `triton` launch surface (jit, autotune, heuristics, Config, cdiv, next_power_of_2, testing) and
+`triton.language` (program ids, arange/full/zeros, masked load/store with pointer arithmetic, atomics, dot with
+the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, debug ops), every
+integer and float dtype with bf16 rounded like the GPU, bounds-checked memory with precise errors, and
+traffic counters (`record()`).
+Not supported: fp8 types, block pointers and tensor descriptors, inline asm, `tl.dot_scaled`, multi-CTA
+features; scheduling hints (num_warps, num_stages, ...) are accepted and have no effect.
+"""
+from __future__ import annotations
+
+import sys
+
+from . import language, testing
+from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
+from .counters import Recording, record
+from .engine import options
+from .errors import (AutotuneMismatchError, CompilationError, DeviceAssertionError, LaunchError, MiniTritonError,
+                     OutOfBoundsError, OutOfResources, TritonError)
+from .jit import JITFunction, KernelInterface, jit
+from .ops_basic import constexpr
+
+__version__ = "0.1.0"
+
+
+def cdiv(x: int, y: int) -> int:
+    """Ceiling division on the host: (x + y - 1) // y."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of 2 >= n (1 for n <= 1)."""
+    n = int(n)
+    if n <= 1:
+        return 1
+    return 1 << (n - 1).bit_length()
+
+
+def must_use_result(x, s=True):  # pragma: no cover - decorator Triton exposes
+    return x
+
+
+_ALIASES = {
+    "triton": __name__,
+    "triton.language": f"{__name__}.language",
+    "triton.language.math": f"{__name__}.language.math",
+    "triton.language.extra": f"{__name__}.language.extra",
+    "triton.language.extra.libdevice": f"{__name__}.language.extra.libdevice",
+    "triton.language.extra.cuda": f"{__name__}.language.extra.cuda",
+    "triton.language.extra.cuda.libdevice": f"{__name__}.language.extra.cuda.libdevice",
+    "triton.testing": f"{__name__}.testing",
+}
+
+
+def install() -> None:
+    """Make `import triton` (and triton.language, .testing, .language.extra.libdevice) resolve to minitriton.
+
+    Call it before the kernel module imports triton. Raises RuntimeError if real Triton is already imported.
+    """
+    real = sys.modules.get("triton")
+    if real is not None and real is not sys.modules[__name__]:
+        raise RuntimeError("real Triton is already imported in this process; call minitriton.install() before "
+                           "`import triton`, or run the emulator in its own process")
+    import importlib
+    for alias, target in _ALIASES.items():
+        sys.modules[alias] = importlib.import_module(target)
+
+
+def uninstall() -> None:
+    """Undo `install()`: `import triton` no longer resolves to minitriton."""
+    for alias, target in _ALIASES.items():
+        if sys.modules.get(alias) is sys.modules.get(target):
+            del sys.modules[alias]
+
+
+__all__ = ["jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
+           "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "options",
+           "install", "uninstall", "TritonError", "CompilationError", "OutOfResources", "MiniTritonError",
+           "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError"]

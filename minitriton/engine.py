@@ -1,0 +1,285 @@
+"""The launcher: runs a kernel's programs a *group* at a time, every value carrying a program axis.
+
+Programs are numbered x-outermost, z-fastest (Triton's interpreter order). The first program runs alone
+to measure how large its values get; the rest run in groups sized so one value stays under the memory
+budget. Python control flow that differs between the programs of a group raises `Diverged`: the group's
+stores are rolled back (they are journaled) and it is split by that value, the parts re-run in program
+order. Errors are reported for the first failing program in launch order, after every earlier program
+has run, so results, errors and counters do not depend on the grouping.
+"""
+from __future__ import annotations
+
+import os
+import traceback
+import types
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import context, counters, errors
+from .context import Diverged, Group, OverBudget
+from .memory import Allocation
+
+MAX_GRID = (2**31 - 1, 65535, 65535)
+
+
+@dataclass
+class Options:
+    """Engine settings. `group_size=1` runs one program per pass (the slow reference mode used by tests)."""
+
+    group_size: int | None = None         # largest group; None = as large as the budget allows
+    value_budget: int = 64 * 2**20        # bytes one value of a group may take
+    debug: bool = False                   # tl.device_assert fires (also TRITON_DEBUG=1 or jit(debug=True))
+
+
+options = Options()
+
+
+class Launch:
+    """One kernel launch: grid, allocations, counters."""
+
+    def __init__(self, kernel, grid: tuple, constexprs: dict):
+        self.kernel = kernel
+        self.grid = grid
+        self.n = grid[0] * grid[1] * grid[2]
+        self.constexprs = constexprs
+        self.allocations: list[Allocation] = []
+        self.recording = counters.active()
+        self.recorder = counters.LaunchCounters(self.n) if self.recording is not None else None
+        self.debug = bool(kernel.debug) or options.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
+        self.static_printed = set()
+
+    def add_allocation(self, name, array, elem, original) -> Allocation:
+        alloc = Allocation(len(self.allocations) + 1, name, array, elem, original)
+        self.allocations.append(alloc)
+        return alloc
+
+    def coords(self, pids: np.ndarray):
+        """Linear program ids -> (x, y, z) int32 arrays."""
+        _, gy, gz = self.grid
+        z = (pids % gz).astype(np.int32)
+        y = ((pids // gz) % gy).astype(np.int32)
+        x = (pids // (gy * gz)).astype(np.int32)
+        return x, y, z
+
+    def pid_tuple(self, pid: int) -> tuple:
+        x, y, z = (int(v[0]) for v in self.coords(np.array([pid], np.int64)))
+        if self.grid[2] == 1 and self.grid[1] == 1:
+            return (x,)
+        if self.grid[2] == 1:
+            return (x, y)
+        return (x, y, z)
+
+
+def normalize_grid(grid, meta: dict) -> tuple:
+    """A grid tuple (or callable of the meta-parameters) as three ints, checked against CUDA's limits."""
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, (int, np.integer)):
+        grid = (grid,)
+    grid = tuple(grid)
+    if not 1 <= len(grid) <= 3:
+        raise errors.LaunchError(f"the grid must have 1 to 3 dimensions, got {grid!r}")
+    dims = []
+    for i, d in enumerate(grid):
+        if hasattr(d, "__index__"):
+            d = int(d)
+        if not isinstance(d, int):
+            raise errors.LaunchError(f"grid dimension {i} must be an int, got {type(d).__name__} ({d!r})")
+        dims.append(d)
+    dims += [1] * (3 - len(dims))
+    for axis, (d, limit) in enumerate(zip(dims, MAX_GRID)):
+        if d < 0:
+            raise errors.LaunchError(f"grid dimension {axis} is negative: {d}")
+        if d > limit:
+            raise errors.LaunchError(
+                f"grid {tuple(dims[:len(grid)])} exceeds CUDA's limit on axis {axis}: at most {limit} programs "
+                f"(a GPU fails with 'Triton Error [CUDA]: invalid argument'); fix: launch fewer programs on that "
+                f"axis and loop inside the kernel, or move the work to axis 0 (limit 2**31 - 1)")
+    return tuple(dims)
+
+
+def launch(kernel, args, kwargs, grid, warmup=False):
+    """Bind arguments, build the allocations and run every program of the grid."""
+    from .jit import convert_argument
+    values, launch_options = kernel.bind(list(args), dict(kwargs))
+    kernel.check_scoping()
+    meta = dict(values)
+    meta.update(launch_options)
+    grid3 = normalize_grid(grid, meta)
+    constexprs = {kernel.arg_names[i]: values[kernel.arg_names[i]] for i in kernel.constexprs}
+    run = Launch(kernel, grid3, constexprs)
+    if launch_options.get("debug"):
+        run.debug = True
+    call_args = []
+    for i, name in enumerate(kernel.arg_names):
+        is_constexpr = i in kernel.constexprs
+        specialize = name not in kernel.do_not_specialize
+        call_args.append(convert_argument(name, values[name], is_constexpr, specialize, run))
+    if warmup:
+        return None
+    fn = kernel.kernel_fn
+    with np.errstate(all="ignore"):
+        _schedule(run, lambda: fn(*call_args))
+    if run.recording is not None:
+        run.recording.launches.append(run.recorder.report(run))
+    return None
+
+
+def _group_cap(run: Launch) -> int:
+    cap = options.group_size
+    env = os.environ.get("MINITRITON_GROUP_SIZE")
+    if env:
+        cap = int(env)
+    return max(1, cap) if cap else run.n
+
+
+def _budget(run: Launch) -> int:
+    return max(1, options.value_budget)
+
+
+def _schedule(run: Launch, call):
+    """Run all programs of `run` in groups (see the module docstring for the rules)."""
+    n = run.n
+    if n == 0:
+        return
+    cap = _group_cap(run)
+    budget = _budget(run)
+    queue: list[np.ndarray] = [np.array([0], np.int64)]
+    next_start = 1
+    chunk = None
+    while queue or next_start < n:
+        if not queue:
+            stop = min(n, next_start + chunk)
+            queue.append(np.arange(next_start, stop, dtype=np.int64))
+            next_start = stop
+        pids = queue.pop(0)
+        lower_pending = any(q[0] < pids[0] for q in queue)
+        group = Group(run, pids, budget if len(pids) > 1 else 0)
+        if lower_pending and group.journal is None:
+            group.journal = []
+        outcome = _run_group(group, call)
+        if outcome is None:
+            if chunk is None:
+                chunk = min(cap, max(1, budget // max(group.peak, 1)))
+            continue
+        kind, payload = outcome
+        if kind == "split":
+            queue[:0] = _split_by_value(pids, payload)
+        elif kind == "smaller":
+            half = len(pids) // 2
+            queue[:0] = [pids[:half], pids[half:]]
+            chunk = max(1, min(chunk or half, half))
+        else:  # an error in program `failing`
+            exc, failing = payload
+            earlier = [q[q < failing] for q in [pids] + queue]
+            earlier = [q for q in earlier if len(q)]
+            if len(pids) == 1 and not earlier:
+                _flush_prints(group)
+                raise _finalize(run, exc, failing)
+            later = [q[q > failing] for q in [pids] + queue]
+            queue = earlier + [np.array([failing], np.int64)] + [q for q in later if len(q)]
+
+
+def _split_by_value(pids: np.ndarray, values: np.ndarray) -> list:
+    """Sub-groups of programs sharing a value, ordered by their first program."""
+    values = np.ascontiguousarray(values)
+    if values.dtype.kind == "f":
+        values = values.view(np.int32 if values.itemsize == 4 else np.int64 if values.itemsize == 8 else np.int16)
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    return [pids[inverse.ravel() == k] for k in order]
+
+
+def _run_group(group: Group, call):
+    context.set_current(group)
+    try:
+        call()
+    except Diverged as d:
+        group.rollback()
+        return "split", d.values
+    except OverBudget:
+        group.rollback()
+        return "smaller", None
+    except errors.KernelRuntimeError as e:
+        group.rollback()
+        return "error", (e, int(group.pids[int(e.positions[0])]))
+    except Exception as e:  # compile-time-like errors: the same in every program of the group
+        group.rollback()
+        return "error", (e, int(group.pids[0]))
+    finally:
+        context.set_current(None)
+    group.commit()
+    return None
+
+
+def _flush_prints(group: Group):
+    for line in group.prints:
+        print(line)
+    group.prints = []
+
+
+# ---------------------------------------------------------------- error reporting
+
+def _kernel_frames(tb):
+    """The traceback entries that are inside @jit functions, outermost first."""
+    from .jit import JIT_CODES
+    frames = []
+    while tb is not None:
+        jit_fn = JIT_CODES.get(tb.tb_frame.f_code)
+        if jit_fn is not None:
+            frames.append((tb, jit_fn))
+        tb = tb.tb_next
+    return frames
+
+
+def _position(tb):
+    code = tb.tb_frame.f_code
+    try:
+        positions = list(code.co_positions())
+        line, _, col, _ = positions[tb.tb_lasti // 2]
+        return (line or tb.tb_lineno), (col or 0)
+    except (AttributeError, IndexError, TypeError):
+        return tb.tb_lineno, 0
+
+
+def _user_traceback(frames):
+    tb_next = None
+    for tb, _ in reversed(frames):
+        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    return tb_next
+
+
+def _finalize(run: Launch, exc: BaseException, failing: int) -> BaseException:
+    """The exception the user sees: located at the kernel line, naming the program."""
+    frames = _kernel_frames(exc.__traceback__)
+    pid = run.pid_tuple(failing)
+    if not frames:
+        return exc
+    tb, jit_fn = frames[-1]
+    line, col = _position(tb)
+    user_tb = _user_traceback(frames)
+    if isinstance(exc, errors.KernelRuntimeError):
+        final = exc.finalize(f"{os.path.basename(jit_fn.file_name)}:{line}", pid)
+        final.__cause__ = None
+        return final.with_traceback(user_tb)
+    if isinstance(exc, errors.CompilationError):
+        return exc
+    if isinstance(exc, (AssertionError, ValueError, TypeError, NameError, NotImplementedError, IndexError,
+                        AttributeError, ZeroDivisionError, RuntimeError, KeyError, OverflowError)):
+        below = _frame_below(exc.__traceback__, tb)
+        dunder = below is not None and below.tb_frame.f_code.co_name.startswith("__")
+        message = repr(exc) if dunder or below is None else str(exc)
+        final = errors.CompilationError(errors.compilation_text(jit_fn, line, col, message))
+        final.__cause__ = exc
+        final.error = exc
+        return final.with_traceback(user_tb)
+    return exc
+
+
+def _frame_below(tb, target):
+    while tb is not None:
+        if tb is target:
+            return tb.tb_next
+        tb = tb.tb_next
+    return None

@@ -1,0 +1,100 @@
+"""Exceptions and message builders: every text minitriton shows a user about a kernel lives here.
+
+Triton's own errors keep Triton's wording (so `pytest.raises(match=...)` patterns carry over); the extra
+diagnostics minitriton adds say what happened, where (file:line, program id, lane), the numbers and a fix.
+"""
+from __future__ import annotations
+
+import linecache
+
+
+class MiniTritonError(Exception):
+    """Base class of every error minitriton raises about a kernel or a launch."""
+
+
+class TritonError(MiniTritonError):
+    """Mirror of `triton.TritonError`."""
+
+
+class CompilationError(TritonError):
+    """What Triton's compiler raises: `at {line}:{col}:`, the kernel source up to the line, a caret, the message."""
+
+
+class OutOfResources(TritonError):
+    """Mirror of `triton.OutOfResources`."""
+
+
+class OutOfBoundsError(MiniTritonError, IndexError):
+    """An unmasked lane of `tl.load`/`tl.store`/an atomic points outside the tensor it was derived from."""
+
+
+class DeviceAssertionError(MiniTritonError, AssertionError):
+    """`tl.device_assert` failed while debug mode was on."""
+
+
+class LaunchError(MiniTritonError, ValueError):
+    """The launch itself is wrong: the grid, the arguments, or a limit of the GPU."""
+
+
+class AutotuneMismatchError(MiniTritonError, AssertionError):
+    """`MINITRITON_AUTOTUNE=all`: two autotune configs produced different outputs."""
+
+
+class KernelRuntimeError(MiniTritonError):
+    """An error found while programs run, raised by an op about specific programs of the group.
+
+    `positions` are indices into the current group; the engine turns them into program ids and adds the
+    source location (file:line of the kernel) before the user sees the message.
+    """
+
+    def __init__(self, kind: type, headline: str, details: str, positions):
+        self.kind = kind
+        self.headline = headline
+        self.details = details
+        self.positions = positions
+        super().__init__(headline)
+
+    def finalize(self, where: str, pid: tuple) -> MiniTritonError:
+        """The user-facing exception: headline, location and program, then the details."""
+        text = f"{self.headline} ({where}, program {pid})"
+        if self.details:
+            text += "\n" + self.details
+        return self.kind(text)
+
+
+def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "") -> str:
+    """Triton's compile-error layout for `jit_fn` at file line `lineno`, plus where the line is."""
+    rel = lineno - jit_fn.def_line + 1
+    if jit_fn.src is not None and rel >= 1:
+        src_lines = jit_fn.src.split("\n")[:rel][-12:]
+        excerpt = "\n".join(src_lines + [" " * col + "^"])
+    else:
+        excerpt = linecache.getline(jit_fn.file_name, lineno).rstrip("\n") + "\n" + " " * col + "^"
+    text = f"at {rel}:{col}:\n{excerpt}\n{message}"
+    text += f"\n  in kernel `{jit_fn.__name__}` ({jit_fn.file_name}:{lineno})"
+    if extra:
+        text += "\n" + extra
+    return text
+
+
+def outside_kernel(name: str) -> MiniTritonError:
+    """`tl.*` called with no launch running (Triton's wording, plus the fix)."""
+    return CompilationError(
+        f"Did you forget to add @triton.jit ? (`_semantic` argument must be provided outside of JIT functions.) "
+        f"tl.{name} was called outside a kernel launch; launch the kernel with kernel[grid](...)")
+
+
+def format_ranges(values, limit: int = 4) -> str:
+    """Sorted integers as compact ranges: [1, 2, 3, 7] -> '1…3, 7'."""
+    values = sorted(set(int(v) for v in values))
+    parts = []
+    i = 0
+    while i < len(values) and len(parts) < limit:
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        parts.append(f"{values[i]}" if i == j else f"{values[i]}…{values[j]}")
+        i = j + 1
+    if i < len(values):
+        parts.append(f"… ({len(values)} offsets in all)")
+    return ", ".join(parts)

@@ -1,0 +1,253 @@
+"""`@triton.jit`: kernels and helper functions, argument binding and the kernel's view of Python builtins.
+
+A kernel body runs as ordinary Python, once per group of programs. Its code runs with Triton's builtin
+namespace: `min`/`max` are `tl.minimum`/`tl.maximum` on tensors, `print` is `tl.device_print`, and
+`range` yields int32 loop counters (as the compiled loop would). Nothing in `triton.language` or in the
+user's module is patched.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import re
+import textwrap
+import types
+
+import numpy as np
+
+from . import context, errors
+from . import dtypes as T
+from .memory import as_array
+from .ops_basic import constexpr, to_tensor, unwrap
+from .tensor import tensor
+
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
+                  "launch_pdl", "enable_warp_specialization", "stream", "debug", "sanitize_overflow",
+                  "matrix_instr_nonkdim", "waves_per_eu", "kpack", "instrumentation_mode", "extern_libs")
+
+
+class KernelInterface:
+    """`kernel[grid](*args)`: remember the grid, then run."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+class _KernelGlobals(dict):
+    """The kernel function's globals: its module's globals, read live, with Triton's builtins."""
+
+    def __init__(self, module_globals: dict):
+        super().__init__(__builtins__=KERNEL_BUILTINS)
+        self.module_globals = module_globals
+
+    def __missing__(self, key):
+        return self.module_globals[key]
+
+
+class JITFunction(KernelInterface):
+    """A `@triton.jit` function: a kernel when launched with `[grid]`, a helper when called from a kernel."""
+
+    def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+                 noinline=None, repr=None, launch_metadata=None):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+        self.debug = debug
+        self.noinline = noinline
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.params = list(self.signature.parameters.values())
+        self.constexprs = [i for i, p in enumerate(self.params) if _is_constexpr_annotation(p.annotation)]
+        spec = do_not_specialize or ()
+        self.do_not_specialize = {self.arg_names[i] if isinstance(i, int) else i for i in spec}
+        self._kernel_fn = None
+        self._checked = False
+        self.cache = {}
+        try:
+            src = textwrap.dedent(inspect.getsource(fn))
+            match = re.search(r"^def\s+\w+\s*\(", src, re.MULTILINE)
+            self.src = src[match.start():] if match else src
+            lines, start = inspect.getsourcelines(fn)
+            offset = next((i for i, line in enumerate(lines) if line.lstrip().startswith("def ")), 0)
+            self.def_line = start + offset
+        except (OSError, TypeError):
+            self.src, self.def_line = None, fn.__code__.co_firstlineno
+        self.file_name = fn.__code__.co_filename
+        JIT_CODES[fn.__code__] = self
+
+    def __repr__(self):
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+    @property
+    def kernel_fn(self):
+        """The function with Triton's builtins (built once; reads module globals live)."""
+        if self._kernel_fn is None:
+            fn = self.fn
+            self._kernel_fn = types.FunctionType(fn.__code__, _KernelGlobals(fn.__globals__), fn.__name__,
+                                                 fn.__defaults__, fn.__closure__)
+            self._kernel_fn.__kwdefaults__ = fn.__kwdefaults__
+        return self._kernel_fn
+
+    def check_scoping(self):
+        """Reject what Triton's compiler rejects before anything runs (variables that only live in a loop)."""
+        if self._checked:
+            return
+        self._checked = True
+        from .scoping import find_loop_scoped_names
+        found = find_loop_scoped_names(self.fn)
+        if found:
+            f = found[0]
+            raise errors.CompilationError(errors.compilation_text(
+                self, f.lineno, f.col_offset, f"NameError('{f.name} is not defined')",
+                extra=f"  `{f.name}` is first assigned inside the loop at line {f.loop_lineno} and used after "
+                      f"it; Triton's compiler only keeps variables defined before a loop.\n"
+                      f"  fix: give `{f.name}` a value before the loop (e.g. {f.name} = 0 or tl.zeros(...))"))
+
+    def __call__(self, *args, **kwargs):
+        if context.active() is None:
+            raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+        self.check_scoping()
+        return self.kernel_fn(*args, **kwargs)
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters)."""
+        from . import engine
+        return engine.launch(self, args, kwargs, grid, warmup)
+
+    def bind(self, args, kwargs):
+        """Map call arguments to parameters; returns (values by name, launch options)."""
+        options = {k: kwargs.pop(k) for k in list(kwargs) if k in LAUNCH_OPTIONS}
+        if len(args) > len(self.params):
+            raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments but {len(args)} were given")
+        values = {}
+        for p, a in zip(self.params, args):
+            values[p.name] = a
+        for k, v in kwargs.items():
+            if k not in self.arg_names:
+                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{k}'")
+            if k in values:
+                raise TypeError(f"{self.__name__}() got multiple values for argument '{k}'")
+            values[k] = v
+        for p in self.params:
+            if p.name not in values:
+                if p.default is inspect.Parameter.empty:
+                    raise TypeError(f"{self.__name__}() missing required argument: '{p.name}'")
+                values[p.name] = p.default
+        return values, options
+
+
+def _is_constexpr_annotation(annotation) -> bool:
+    if annotation is inspect.Parameter.empty:
+        return False
+    if isinstance(annotation, str):
+        return "constexpr" in annotation
+    return annotation is constexpr or getattr(annotation, "__name__", "") == "constexpr"
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None):
+    """`@triton.jit` / `@triton.jit(debug=True, ...)`."""
+    def decorator(f):
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+    if fn is not None:
+        return decorator(fn)
+    return decorator
+
+
+JIT_CODES: dict = {}
+
+
+def convert_argument(name: str, value, is_constexpr: bool, specialize: bool, launch):
+    """A launch argument as the kernel sees it: pointers for arrays, typed scalars, plain constexprs."""
+    value = value.value if isinstance(value, constexpr) else value
+    if is_constexpr:
+        if as_array(value) is not None:
+            raise TypeError(f"argument `{name}` is a tl.constexpr but received an array; "
+                            f"constexpr parameters take Python values (ints, floats, bools, dtypes)")
+        return value
+    found = as_array(value)
+    if found is not None:
+        array, elem = found
+        alloc = launch.add_allocation(name, array, elem, value)
+        return tensor(np.array([alloc.base_offset], np.int64), T.pointer_type(elem), (), alloc)
+    if value is None or isinstance(value, (T.dtype, str, types.FunctionType, JITFunction)):
+        return value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return to_tensor(value)
+    if isinstance(value, int):
+        if value == 1 and specialize:
+            return 1  # Triton specializes integer arguments equal to 1 as constexpr
+        if -2**31 <= value < 2**31:
+            ty = T.int32
+        elif -2**63 <= value < 2**63:
+            ty = T.int64
+        elif value < 2**64:
+            ty = T.uint64
+        else:
+            raise ValueError(f"argument `{name}` = {value} does not fit in 64 bits")
+        return tensor(np.array([value], ty.np_compute), ty, ())
+    if isinstance(value, float):
+        return tensor(np.array([value], np.float32), T.float32, ())
+    if isinstance(value, tuple):
+        return tuple(convert_argument(f"{name}[{i}]", v, False, specialize, launch) for i, v in enumerate(value))
+    raise TypeError(f"argument `{name}` has unsupported type {type(value).__name__}; kernels take arrays "
+                    f"(numpy or torch CPU tensors), ints, floats, bools, None and tl.dtype values")
+
+
+# ---------------------------------------------------------------- the kernel's builtins
+
+class _KernelRange:
+    """`range(...)` inside a kernel: bounds may be scalar tensors; the counter is an int32 (or int64) tensor."""
+
+    def __init__(self, *args, **hints):
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+        values = [unwrap(a) for a in args]
+        wide = any(isinstance(v, tensor) and v.dtype.primitive_bitwidth == 64 for v in values)
+        self.ints = [int(v) if isinstance(v, tensor) else v for v in values]
+        for v in self.ints:
+            if not isinstance(v, int):
+                raise TypeError(f"range bounds must be integers, got {type(v).__name__}")
+        self.dtype = T.int64 if wide or any(not -2**31 <= v < 2**31 for v in self.ints) else T.int32
+
+    def __iter__(self):
+        ty = self.dtype.np_compute
+        for i in builtins.range(*self.ints):
+            yield tensor(np.array([i], ty), self.dtype, ())
+
+
+def _kernel_minmax(np_name):
+    py = getattr(builtins, np_name)
+
+    def fn(*args, **kwargs):
+        if len(args) == 1 and not isinstance(args[0], tensor):
+            return py(*args, **kwargs)
+        if any(isinstance(unwrap(a), tensor) for a in args):
+            from . import ops_basic
+            op = ops_basic.minimum if np_name == "min" else ops_basic.maximum
+            result = args[0]
+            for a in args[1:]:
+                result = op(result, a)
+            return result
+        return py(*args, **kwargs)
+    fn.__name__ = np_name
+    return fn
+
+
+def _kernel_print(*args, **kwargs):
+    from .ops_debug import device_print
+    if args and isinstance(args[0], str):
+        return device_print(args[0], *args[1:])
+    return device_print("", *args)
+
+
+KERNEL_BUILTINS = dict(builtins.__dict__)
+KERNEL_BUILTINS.update(range=_KernelRange, min=_kernel_minmax("min"), max=_kernel_minmax("max"), print=_kernel_print)

@@ -1,0 +1,171 @@
+"""`triton.language` for minitriton: import it as `tl` (or let `minitriton.install()` alias it)."""
+from __future__ import annotations
+
+from .. import dtypes as _dtypes
+from .. import ops_basic as _ob
+from .. import ops_debug as _od
+from .. import ops_dot as _odot
+from .. import ops_math as _om
+from .. import ops_memory as _omem
+from .. import ops_reduce as _or
+from .. import ops_shape as _os
+from ..dtypes import (bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64, pointer_type,
+                      uint8, uint16, uint32, uint64)
+from ..jit import _KernelRange as range
+from ..ops_basic import constexpr
+from ..ops_shape import TRITON_MAX_TENSOR_NUMEL
+from ..tensor import block_type, tensor
+from . import extra, math
+
+bool = int1  # noqa: A001 - Triton's alias
+float8e4nv = float8e5 = float8e4b15 = None  # fp8 types are not emulated
+
+
+class PropagateNan:
+    """`tl.PropagateNan`: NONE (default, maxnum: NaN loses) or ALL (NaN wins)."""
+
+    class _Mode:
+        def __init__(self, name):
+            self.name = name
+
+        def __repr__(self):
+            return f"PropagateNan.{self.name}"
+
+    NONE = _Mode("NONE")
+    ALL = _Mode("ALL")
+
+
+# creation and shapes
+program_id = _od.program_id
+num_programs = _od.num_programs
+arange = _os.arange
+full = _os.full
+zeros = _os.zeros
+zeros_like = _os.zeros_like
+reshape = _os.reshape
+view = _os.view
+ravel = _os.ravel
+trans = _os.trans
+permute = _os.permute
+expand_dims = _os.expand_dims
+broadcast = _os.broadcast
+broadcast_to = _os.broadcast_to
+cat = _os.cat
+join = _os.join
+split = _os.split
+
+# memory
+load = _omem.load
+store = _omem.store
+
+
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    """`tl.atomic_add`: returns the values memory held before each lane's update."""
+    return _omem.atomic_rmw("add", pointer, val, mask, sem, scope)
+
+
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    """`tl.atomic_max` (NaN never wins for floats)."""
+    return _omem.atomic_rmw("max", pointer, val, mask, sem, scope)
+
+
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    """`tl.atomic_min` (NaN never wins for floats)."""
+    return _omem.atomic_rmw("min", pointer, val, mask, sem, scope)
+
+
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    """`tl.atomic_and`."""
+    return _omem.atomic_rmw("and", pointer, val, mask, sem, scope)
+
+
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    """`tl.atomic_or`."""
+    return _omem.atomic_rmw("or", pointer, val, mask, sem, scope)
+
+
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    """`tl.atomic_xor`."""
+    return _omem.atomic_rmw("xor", pointer, val, mask, sem, scope)
+
+
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    """`tl.atomic_xchg`: write `val`, return the old value."""
+    return _omem.atomic_rmw("xchg", pointer, val, mask, sem, scope)
+
+
+atomic_cas = _omem.atomic_cas
+
+# arithmetic
+cast = _ob.cast
+where = _ob.where
+maximum = _ob.maximum
+minimum = _ob.minimum
+clamp = _ob.clamp
+exp = _om.exp
+exp2 = _om.exp2
+log = _om.log
+log2 = _om.log2
+sqrt = _om.sqrt
+sqrt_rn = _om.sqrt_rn
+rsqrt = _om.rsqrt
+sin = _om.sin
+cos = _om.cos
+abs = _om.abs  # noqa: A001
+floor = _om.floor
+ceil = _om.ceil
+sigmoid = _om.sigmoid
+softmax = _om.softmax
+erf = _om.erf
+fma = _om.fma
+div_rn = _om.div_rn
+fdiv = _om.fdiv
+cdiv = _om.cdiv
+umulhi = _om.umulhi
+dot = _odot.dot
+
+# reductions and scans
+sum = _or.sum  # noqa: A001
+max = _or.max  # noqa: A001
+min = _or.min  # noqa: A001
+argmax = _or.argmax
+argmin = _or.argmin
+xor_sum = _or.xor_sum
+reduce = _or.reduce
+associative_scan = _or.associative_scan
+cumsum = _or.cumsum
+cumprod = _or.cumprod
+
+# compile-time and debugging
+static_range = _od.static_range
+static_print = _od.static_print
+static_assert = _od.static_assert
+device_print = _od.device_print
+device_assert = _od.device_assert
+multiple_of = _od.multiple_of
+max_contiguous = _od.max_contiguous
+max_constancy = _od.max_constancy
+assume = _od.assume
+debug_barrier = _od.debug_barrier
+
+
+def _install_tensor_methods():
+    """The `@_tensor_member_fn` functions of triton.language: `x.sum()`, `x.to(...)`, `x.exp()`, ..."""
+    from .. import tensor as _tensor_module
+    _tensor_module._install_operators()
+    members = dict(
+        to=_ob.cast, cast=_ob.cast, reshape=reshape, view=view, ravel=ravel, trans=trans, permute=permute,
+        expand_dims=expand_dims, broadcast_to=broadcast_to, split=split,
+        sum=sum, max=max, min=min, argmax=argmax, argmin=argmin, xor_sum=xor_sum, reduce=reduce,
+        associative_scan=associative_scan, cumsum=cumsum, cumprod=cumprod,
+        exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqrt_rn, rsqrt=rsqrt, sin=sin, cos=cos,
+        abs=abs, floor=floor, ceil=ceil, sigmoid=sigmoid, softmax=softmax, erf=erf, cdiv=cdiv, umulhi=umulhi,
+        logical_and=_ob.logical_and, logical_or=_ob.logical_or,
+    )
+    for name, fn in members.items():
+        setattr(tensor, name, fn)
+
+
+_install_tensor_methods()
+
+__all__ = [n for n in dir() if not n.startswith("_")]

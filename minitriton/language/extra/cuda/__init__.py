@@ -1,0 +1,2 @@
+"""`triton.language.extra.cuda`."""
+from . import libdevice  # noqa: F401

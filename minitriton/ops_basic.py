@@ -1,0 +1,485 @@
+"""Element-wise semantics: operand preparation (promotion, broadcasting), casts, arithmetic, comparisons.
+
+Each op follows `triton.language.semantic` rule for rule; the arithmetic itself is one NumPy call on
+arrays that carry the program axis first. bf16 results are computed in float32 and rounded to bf16
+(round to nearest even) after every operation, as the GPU does.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import dtypes as T
+from . import numerics
+from .tensor import tensor
+
+
+class constexpr:
+    """`tl.constexpr`: a compile-time value. Kernel parameters annotated with it receive plain Python values."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        return self.value == unwrap(other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __getattr__(self, name):
+        return getattr(self.value, name)
+
+
+def unwrap(x):
+    """The Python value of a constexpr or NumPy scalar; tensors and other objects unchanged."""
+    if isinstance(x, constexpr):
+        return x.value
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _incompatible(a, b):
+    return TypeError(f"invalid operands of type {a!r} and {b!r}")
+
+
+# ---------------------------------------------------------------- shapes
+
+def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """NumPy-style broadcasting of block shapes, with Triton's error text."""
+    if a == b:
+        return a
+    if len(a) < len(b):
+        a = (1,) * (len(b) - len(a)) + a
+    elif len(b) < len(a):
+        b = (1,) * (len(a) - len(b)) + b
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x == 1:
+            out.append(y)
+        elif y == 1 or x == y:
+            out.append(x)
+        else:
+            raise ValueError(f"Cannot make_shape_compatible: incompatible dimensions at index {i}: {x} and {y}")
+    return tuple(out)
+
+
+def expand(data: np.ndarray, shape: tuple, nd: int) -> np.ndarray:
+    """`data` (program axis + `shape`) with size-1 axes inserted so the block part has `nd` dims."""
+    missing = nd - len(shape)
+    if missing <= 0 or data.ndim == 0:
+        return data
+    return data.reshape((data.shape[0],) + (1,) * missing + shape)
+
+
+def broadcast_data(t: tensor, shape: tuple) -> np.ndarray:
+    """`t.data` broadcast (as a view) to the block shape `shape`, keeping its program axis."""
+    data = expand(t.data, t.shape, len(shape))
+    return np.broadcast_to(data, (data.shape[0],) + shape)
+
+
+def broadcast_to_shape(t: tensor, shape: tuple) -> tensor:
+    """Triton's `broadcast_impl_shape`: `t` viewed with block shape `shape`."""
+    if t.shape == shape:
+        return t
+    if broadcast_shapes(t.shape, shape) != shape:
+        raise ValueError(f"Cannot broadcast, the expanded size of the tensor ({t.shape}) "
+                         f"must match the existing size ({shape})")
+    return tensor(broadcast_data(t, shape), t.dtype, shape, t.alloc)
+
+
+# ---------------------------------------------------------------- values and casts
+
+def scalar_array(value, ty: T.dtype) -> np.ndarray:
+    """A Python number as a 0-d array of `ty`'s compute dtype (bf16 rounded to nearest even)."""
+    if ty.is_bf16():
+        return numerics.round_to_bf16(np.asarray(value, np.float64)).reshape(())
+    if ty.is_floating():
+        return np.asarray(value, np.float64).astype(ty.np_compute)
+    return np.asarray(value, ty.np_compute)
+
+
+def to_tensor(x) -> tensor:
+    """A tensor for `x`: tensors pass through, Python numbers become uniform scalars of Triton's literal type."""
+    x = unwrap(x)
+    if isinstance(x, tensor):
+        return x
+    if isinstance(x, (bool, int, float)):
+        ty = T.of_python_scalar(x)
+        return tensor(scalar_array(x, ty).reshape(1), ty, ())
+    raise TypeError(f"cannot convert {x} of type {type(x)} to tensor")
+
+
+def _scalar_in(value, ty: T.dtype) -> np.ndarray:
+    """A Python scalar operand converted to the computation type, with Triton's range checks."""
+    if value < 0 and ty.is_int_unsigned():
+        raise ValueError("Cannot perform a binary operation between an unsigned tensor and a negative scalar. "
+                         "Perform a explicit cast on one of them.")
+    if ty.is_int() and not (ty.get_int_min_value() <= value <= ty.get_int_max_value()):
+        raise ValueError(f"Scalar {value} is out of range for type {ty}")
+    return scalar_array(value, ty)
+
+
+def to_address(t: tensor) -> np.ndarray:
+    """Absolute virtual addresses (int64) of a pointer tensor."""
+    if t.alloc is None:
+        return t.data
+    return t.alloc.address_of(t.data, t.dtype.element_ty)
+
+
+def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None = None) -> np.ndarray:
+    """Convert compute-dtype values of `src` to `dst` as the GPU does (saturating float->int, RTNE)."""
+    if src == dst:
+        return data
+    if dst.is_bool():
+        return data != 0
+    if src.is_floating() and dst.is_floating():
+        if dst.primitive_bitwidth < src.primitive_bitwidth or (dst.is_bf16() != src.is_bf16()):
+            mode = rounding or "rtne"
+            if dst.is_bf16():
+                return numerics.round_to_bf16(data, mode)
+            if dst.is_fp16():
+                return numerics.round_to_fp16(data, mode)
+            return numerics.round_to_fp32(data, mode)
+        return data.astype(dst.np_compute)
+    if src.is_floating():  # float -> int: cvt.rzi.sat
+        return numerics.float_to_int(data, dst.np_compute)
+    if dst.is_bf16():  # int -> bf16 rounds once, from the exact value
+        return numerics.round_to_bf16(data.astype(np.float64))
+    return data.astype(dst.np_compute)
+
+
+def cast(x, dst, fp_downcast_rounding=None, bitcast=False) -> tensor:
+    """`x.to(dst)`: Triton's cast rules (see `triton.language.semantic.cast`), on every lane."""
+    x = to_tensor(x)
+    dst = unwrap(dst)
+    fp_downcast_rounding = unwrap(fp_downcast_rounding)
+    src = x.dtype
+    if unwrap(bitcast):
+        return _bitcast(x, dst)
+    if src == dst:
+        return x
+    if fp_downcast_rounding not in (None, "rtne", "rtz"):
+        raise ValueError(f"Invalid rounding mode: {fp_downcast_rounding}. "
+                         "Supported rounding modes are 'rtne' and 'rtz'.")
+    truncating = src.is_floating() and dst.is_floating() and dst.primitive_bitwidth < src.primitive_bitwidth
+    if fp_downcast_rounding is not None and not truncating:
+        raise ValueError("fp_downcast_rounding should be set only for truncating fp conversions. "
+                         f"Source scalar type is {src} and destination type is {dst}")
+    if src.is_ptr() or dst.is_ptr():
+        return _pointer_cast(x, dst)
+    return tensor(convert(x.data, src, dst, fp_downcast_rounding), dst, x.shape)
+
+
+def _bitcast(x: tensor, dst: T.dtype) -> tensor:
+    src = x.dtype
+    if src == dst:
+        return x
+    if src.is_ptr() or dst.is_ptr():
+        return _pointer_cast(x, dst)
+    if src.primitive_bitwidth != dst.primitive_bitwidth:
+        raise ValueError(f"Cannot bitcast data-type of size {src.primitive_bitwidth} to "
+                         f"data-type of size {dst.primitive_bitwidth}")
+    return tensor(from_storage(to_storage(x.data, src).view(dst.np_storage), dst), dst, x.shape)
+
+
+def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
+    """Compute-dtype values as the bit patterns memory holds (bf16: uint16)."""
+    if ty.is_bf16():
+        return numerics.f32_to_bf16_bits(data)
+    return data
+
+
+def from_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
+    """Memory bit patterns as compute-dtype values."""
+    if ty.is_bf16():
+        return numerics.bf16_bits_to_f32(data)
+    return data
+
+
+def _pointer_cast(x: tensor, dst: T.dtype) -> tensor:
+    src = x.dtype
+    if src.is_ptr() and dst.is_ptr():
+        if x.alloc is not None:
+            old, new = src.element_ty.itemsize, dst.element_ty.itemsize
+            if old == new:
+                return tensor(x.data, dst, x.shape, x.alloc)
+            byte = x.data * old
+            if not (byte % new).any():
+                return tensor(byte // new, dst, x.shape, x.alloc)
+        return tensor(to_address(x), dst, x.shape)
+    if src.is_ptr():
+        if dst.is_bool():
+            return tensor(to_address(x) != 0, dst, x.shape)
+        if dst.primitive_bitwidth != 64:
+            raise TypeError(f"cannot cast a pointer to {dst}: only int64 and int1 hold a pointer")
+        return tensor(to_address(x).astype(dst.np_compute), dst, x.shape)
+    if not src.is_int():
+        raise TypeError(f"cannot cast {src} to a pointer")
+    return tensor(x.data.astype(np.int64), dst, x.shape)
+
+
+def finish(raw: np.ndarray, ty: T.dtype, shape: tuple) -> tensor:
+    """Wrap a NumPy result as a tensor of `ty`, rounding bf16 and fixing NumPy's dtype choices."""
+    if ty.is_bf16():
+        raw = numerics.round_to_bf16(raw)
+    elif raw.dtype != ty.np_compute:
+        raw = raw.astype(ty.np_compute)
+    return tensor(raw, ty, shape)
+
+
+# ---------------------------------------------------------------- binary operands
+
+def _dtype_of(x):
+    return x.dtype if isinstance(x, tensor) else T.of_python_scalar(x)
+
+
+def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arithmetic=True):
+    """Triton's `binary_op_type_checking_impl`: both operands promoted and broadcast.
+
+    Returns (a_data, b_data, dtype, shape, a, b); a_data/b_data are aligned NumPy arrays (or 0-d arrays for
+    Python scalars) in the computation dtype. With pointers involved the data are not converted.
+    """
+    a = unwrap(a)
+    b = unwrap(b)
+    a_scalar = not isinstance(a, tensor)
+    b_scalar = not isinstance(b, tensor)
+    if a_scalar and b_scalar:
+        a = to_tensor(a)
+        a_scalar = False
+    if a_scalar and not isinstance(a, numbers.Number):
+        raise TypeError(f"unsupported operand type {type(a).__name__} for a tl.tensor operation")
+    if b_scalar and not isinstance(b, numbers.Number):
+        raise TypeError(f"unsupported operand type {type(b).__name__} for a tl.tensor operation")
+    ta, tb = _dtype_of(a), _dtype_of(b)
+    _check_ptr(ta, tb, allow_a_ptr)
+    _check_ptr(tb, ta, allow_b_ptr)
+    if arithmetic and not ta.is_ptr() and not tb.is_ptr():
+        ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
+        if a_scalar:
+            ad = _scalar_in(a, ty)
+            shape = b.shape
+            bd = convert(b.data, tb, ty)
+        elif b_scalar:
+            bd = _scalar_in(b, ty)
+            shape = a.shape
+            ad = convert(a.data, ta, ty)
+        else:
+            shape = broadcast_shapes(a.shape, b.shape)
+            nd = len(shape)
+            ad = expand(convert(a.data, ta, ty), a.shape, nd)
+            bd = expand(convert(b.data, tb, ty), b.shape, nd)
+        return ad, bd, ty, shape, a, b
+    a, b = to_tensor(a), to_tensor(b)
+    shape = broadcast_shapes(a.shape, b.shape)
+    return expand(a.data, a.shape, len(shape)), expand(b.data, b.shape, len(shape)), None, shape, a, b
+
+
+def _check_ptr(ta, tb, allow):
+    if ta.is_ptr():
+        if not allow:
+            raise _incompatible(ta, tb)
+        if tb.is_ptr() and ta != tb:
+            raise _incompatible(ta, tb)
+        if tb.is_floating():
+            raise _incompatible(ta, tb)
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def add(a, b):
+    ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True, allow_b_ptr=True)
+    if ty is None:
+        if a.dtype.is_ptr() and b.dtype.is_ptr():
+            raise TypeError("cannot add pointers together")
+        if b.dtype.is_ptr():
+            a, b, ad, bd = b, a, bd, ad
+        return _ptr_offset(a, ad, b, bd, shape, 1)
+    return finish(ad + bd, ty, shape)
+
+
+def _ptr_offset(p: tensor, pd, off: tensor, od, shape, sign: int) -> tensor:
+    if not off.dtype.is_int():
+        raise _incompatible(p.dtype, off.dtype)
+    od = od.astype(np.int64)  # unsigned offsets zero-extend, signed ones sign-extend
+    if p.alloc is None:
+        od = od * p.dtype.element_ty.itemsize
+    return tensor(pd + od if sign > 0 else pd - od, p.dtype, shape, p.alloc)
+
+
+def sub(a, b):
+    ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True)
+    if ty is None:
+        if b.dtype.is_ptr():  # ptr - ptr: distance in elements
+            if a.alloc is not None and a.alloc is b.alloc:
+                return tensor(ad - bd, T.int64, shape)
+            diff = (expand(to_address(a), a.shape, len(shape)) - expand(to_address(b), b.shape, len(shape)))
+            return tensor(diff // a.dtype.element_ty.itemsize, T.int64, shape)
+        return _ptr_offset(a, ad, b, bd, shape, -1)
+    return finish(ad - bd, ty, shape)
+
+
+def mul(a, b):
+    ad, bd, ty, shape, _, _ = operands(a, b)
+    return finish(ad * bd, ty, shape)
+
+
+def truediv(a, b):
+    ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
+    if ty.is_int():  # int / int is a float32 division
+        ad, bd, ty = ad.astype(np.float32), bd.astype(np.float32), T.float32
+    return finish(np.true_divide(ad, bd), ty, shape)
+
+
+def floordiv(a, b):
+    ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
+    if not ty.is_int():
+        raise TypeError(f"unexpected type {ty}")
+    return finish(numerics.c_div(ad, bd), ty, shape)
+
+
+def mod(a, b):
+    ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
+    if ty.is_floating():
+        return finish(numerics.c_fmod(ad, bd), ty, shape)
+    return finish(numerics.c_mod(ad, bd), ty, shape)
+
+
+def _bitwise(a, b):
+    ad, bd, ty, shape, a, b = operands(a, b)
+    if not ty.is_int():
+        raise _incompatible(_dtype_of(a), _dtype_of(b))
+    return ad, bd, ty, shape
+
+
+def and_(a, b):
+    ad, bd, ty, shape = _bitwise(a, b)
+    return finish(ad & bd, ty, shape)
+
+
+def or_(a, b):
+    ad, bd, ty, shape = _bitwise(a, b)
+    return finish(ad | bd, ty, shape)
+
+
+def xor_(a, b):
+    ad, bd, ty, shape = _bitwise(a, b)
+    return finish(ad ^ bd, ty, shape)
+
+
+def shl(a, b):
+    ad, bd, ty, shape = _bitwise(a, b)
+    return finish(numerics.shift_left(ad, bd), ty, shape)
+
+
+def shr(a, b):
+    ad, bd, ty, shape = _bitwise(a, b)
+    return finish(numerics.shift_right(ad, bd), ty, shape)
+
+
+def neg(a):
+    a = to_tensor(a)
+    if a.dtype.is_ptr():
+        raise ValueError(f"wrong type argument to unary minus ({a.dtype!r})")
+    if a.dtype.is_bool():
+        return a
+    return tensor(np.negative(a.data), a.dtype, a.shape)
+
+
+def invert(a):
+    a = to_tensor(a)
+    if a.dtype.is_ptr() or a.dtype.is_floating():
+        raise ValueError(f"wrong type argument to unary invert ({a.dtype!r})")
+    return tensor(np.invert(a.data), a.dtype, a.shape)
+
+
+def _compare(ufunc):
+    def compare(a, b):
+        ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True, allow_b_ptr=True)
+        if ty is None:  # pointers: compare addresses
+            if a.alloc is None or a.alloc is not b.alloc:
+                ad = expand(to_address(a), a.shape, len(shape))
+                bd = expand(to_address(b), b.shape, len(shape))
+        return tensor(ufunc(ad, bd), T.int1, shape)
+    compare.__name__ = ufunc.__name__
+    return compare
+
+
+less = _compare(np.less)
+less_equal = _compare(np.less_equal)
+greater = _compare(np.greater)
+greater_equal = _compare(np.greater_equal)
+equal = _compare(np.equal)
+not_equal = _compare(np.not_equal)
+
+
+def logical_and(a, b):
+    return and_(cast(a, T.int1) if to_tensor(a).dtype != T.int1 else a,
+                cast(b, T.int1) if to_tensor(b).dtype != T.int1 else b)
+
+
+def logical_or(a, b):
+    return or_(cast(a, T.int1) if to_tensor(a).dtype != T.int1 else a,
+               cast(b, T.int1) if to_tensor(b).dtype != T.int1 else b)
+
+
+def where(condition, x, y):
+    """`tl.where`: both sides are evaluated; x and y are promoted together and broadcast with the condition."""
+    c = cast(to_tensor(condition), T.int1)
+    xd, yd, ty, shape, x, y = operands(x, y, allow_a_ptr=True, allow_b_ptr=True)
+    shape = broadcast_shapes(c.shape, shape)
+    nd = len(shape)
+    cd = expand(c.data, c.shape, nd)
+    xd, yd = expand(xd, x.shape if isinstance(x, tensor) else (), nd), expand(yd, y.shape if isinstance(y, tensor) else (), nd)
+    if ty is None:  # pointers
+        if x.alloc is not None and x.alloc is y.alloc:
+            return tensor(_where(cd, xd, yd), x.dtype, shape, x.alloc)
+        xd = expand(to_address(x), x.shape, nd)
+        yd = expand(to_address(y), y.shape, nd)
+        return tensor(_where(cd, xd, yd), x.dtype, shape)
+    return tensor(_where(cd, xd, yd), ty, shape)
+
+
+def _where(c, x, y):
+    out = np.where(c, x, y)
+    if out.ndim == 0:
+        out = out.reshape(1)
+    return out
+
+
+def _minmax(a, b, propagate_nan, pick):
+    ad, bd, ty, shape, _, _ = operands(a, b)
+    if ty.is_floating():
+        propagate_nan = unwrap(propagate_nan)
+        if propagate_nan in (None, "none", "NONE", 0) or getattr(propagate_nan, "name", "") == "NONE":
+            fn = np.fmax if pick == "max" else np.fmin   # maxnum: NaN loses (measured on the GPU)
+        else:
+            fn = np.maximum if pick == "max" else np.minimum
+    else:
+        fn = np.maximum if pick == "max" else np.minimum
+    return finish(fn(ad, bd), ty, shape)
+
+
+def maximum(x, y, propagate_nan=None):
+    """`tl.maximum`: maxnum by default (a NaN operand loses), NaN-propagating with PropagateNan.ALL."""
+    return _minmax(x, y, propagate_nan, "max")
+
+
+def minimum(x, y, propagate_nan=None):
+    """`tl.minimum`: minnum by default (a NaN operand loses), NaN-propagating with PropagateNan.ALL."""
+    return _minmax(x, y, propagate_nan, "min")
+
+
+def clamp(x, min, max, propagate_nan=None):
+    """`tl.clamp(x, min, max)`: minimum(maximum(x, min), max), all three promoted together."""
+    return minimum(maximum(x, min, propagate_nan), max, propagate_nan)

@@ -1,0 +1,315 @@
+"""`tl.load`, `tl.store` and the atomics: masked gathers and scatters on the launch's allocations.
+
+Every lane whose mask is on is bounds-checked against the allocation its pointer was derived from before
+any byte is read or written; masked-off lanes never touch memory. The traffic counters are fed from the
+same index arrays that perform the access.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import context, errors
+from . import dtypes as T
+from .counters import distinct
+from .memory import SLOT_SHIFT
+from .ops_basic import (broadcast_data, broadcast_shapes, cast, convert, from_storage, to_address, to_storage,
+                        to_tensor, unwrap)
+from .tensor import tensor
+
+
+def _prepare(op: str, pointer, mask, extra: dict):
+    """Check the operands like Triton and broadcast pointer, mask and the `extra` values to one shape."""
+    ptr = unwrap(pointer)
+    if not isinstance(ptr, tensor) or not ptr.dtype.is_ptr():
+        shown = ptr.type if isinstance(ptr, tensor) else type(ptr).__name__
+        raise ValueError(f"Unsupported ptr type {shown!r} in `tl.{op}`")
+    mask = unwrap(mask)
+    if mask is not None:
+        mask = to_tensor(mask)
+        if not mask.dtype.is_bool():
+            raise ValueError("Mask must have boolean scalar type")
+    values = {k: (to_tensor(v) if v is not None else None) for k, v in extra.items()}
+    if not ptr.shape:
+        if mask is not None and mask.shape:
+            raise ValueError("Mask argument cannot be block type if pointer argument is not a block")
+        for name, v in values.items():
+            if v is not None and v.shape:
+                label = "Other" if name == "other" else "Value"
+                raise ValueError(f"{label} argument cannot be block type if pointer argument is not a block")
+    shape = ptr.shape
+    for v in [mask, *values.values()]:
+        if v is not None:
+            shape = broadcast_shapes(shape, v.shape)
+    if op != "load" and shape != ptr.shape:
+        raise ValueError(f"Expected pointer argument to have shape {shape} but got {ptr.shape}")
+    return ptr, mask, values, shape
+
+
+def _lanes(group, ptr: tensor, mask, shape):
+    """(index array, mask array or None), both with the program axis, broadcast to `shape`."""
+    idx = broadcast_data(ptr, shape) if ptr.shape != shape else ptr.data
+    if mask is None:
+        return idx, None
+    m = broadcast_data(mask, shape) if mask.shape != shape else mask.data
+    if m.shape[0] != idx.shape[0]:
+        g = max(m.shape[0], idx.shape[0])
+        idx = np.broadcast_to(idx, (g,) + idx.shape[1:])
+        m = np.broadcast_to(m, (g,) + m.shape[1:])
+    return idx, m
+
+
+def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m):
+    """The allocation and in-bounds element indices for a pointer block, or a precise OutOfBoundsError."""
+    elem = ptr.dtype.element_ty
+    alloc = ptr.alloc
+    if alloc is None:
+        alloc, idx = _find_allocation(op, group, ptr, idx, m)
+    n = alloc.numel(elem)
+    if m is None:
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            _out_of_bounds(op, group, alloc, elem, idx, None, n)
+        return alloc, idx
+    safe = np.where(m, idx, 0)
+    if safe.size and (safe.min() < 0 or safe.max() >= n):
+        _out_of_bounds(op, group, alloc, elem, idx, m, n)
+    if n == 0 and m.any():
+        _out_of_bounds(op, group, alloc, elem, idx, m, n)
+    return alloc, safe
+
+
+def _find_allocation(op, group, ptr, addr, m):
+    """Pointers of unknown provenance (loaded from memory, cast from ints): find their one allocation."""
+    live = addr if m is None else addr[np.broadcast_to(m, addr.shape)]
+    slots = distinct(live >> SLOT_SHIFT) if live.size else np.array([1], np.int64)
+    allocs = group.launch.allocations
+    if len(slots) != 1 or not (1 <= int(slots[0]) <= len(allocs)):
+        raise errors.KernelRuntimeError(
+            errors.OutOfBoundsError, f"tl.{op} through pointers that point into no tensor argument "
+            f"(or into several at once)",
+            "  fix: build pointers from a pointer argument: ptr + offsets", _first_bad(addr, m))
+    alloc = allocs[int(slots[0]) - 1]
+    size = ptr.dtype.element_ty.itemsize
+    return alloc, (addr - alloc.base_address) // size
+
+
+def _first_bad(addr, m):
+    return np.arange(addr.shape[0])[:1]
+
+
+def _out_of_bounds(op, group, alloc, elem, idx, m, n):
+    bad = (idx < 0) | (idx >= n)
+    if m is not None:
+        bad &= m
+    bad = np.broadcast_to(bad, idx.shape)
+    per_program = bad.reshape(bad.shape[0], -1).any(axis=1)
+    positions = np.nonzero(per_program)[0]
+    if bad.shape[0] == 1 and group.size > 1:
+        positions = np.arange(group.size)
+    first = int(positions[0])
+    row = min(first, bad.shape[0] - 1)
+    lane_bad = bad[row]
+    offsets = np.broadcast_to(idx, bad.shape)[row][lane_bad] - alloc.base_offset
+    lanes = np.argwhere(lane_bad)
+    total = int(lane_bad.size)
+    count = int(lane_bad.sum())
+    name = alloc.name
+    low, high = -alloc.base_offset, n - 1 - alloc.base_offset
+    verb = "reads" if op == "load" else ("writes" if op == "store" else "updates")
+    where_ = "past the end of" if offsets.max() > high else "before the start of"
+    first_lane = tuple(int(v) for v in lanes[0]) if lanes.size else ()
+    lane_text = first_lane[0] if len(first_lane) == 1 else first_lane
+    details = (f"  {count} of {total} lanes are out of range (first: lane {lane_text}): offsets "
+               f"{errors.format_ranges(offsets)} from `{name}`, but `{name}` has {n} elements "
+               f"(valid offsets {low}…{high})\n")
+    if m is None:
+        details += f"  fix: mask the tail, e.g. tl.{op}({name} + offs, mask=offs < n)"
+    else:
+        details += ("  fix: the mask lets these lanes through: check its bound (e.g. offs < n) "
+                    "and the strides used to build the offsets")
+    raise errors.KernelRuntimeError(errors.OutOfBoundsError, f"tl.{op} {verb} {where_} `{name}`", details,
+                                    positions)
+
+
+def _count(group, kind, alloc, itemsize, idx, m, shape):
+    """Record traffic for the running group (only while a `minitriton.record()` is active)."""
+    if group.launch.recorder is None:
+        return
+    g = group.size
+    lanes = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if m is None:
+        active = np.full(g, lanes, np.int64)
+        sel_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)
+        prog = np.broadcast_to(np.arange(g).reshape(g, 1), sel_idx.shape)
+        sel_idx, prog = sel_idx.ravel(), prog.ravel()
+    else:
+        mm = np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, -1)
+        active = mm.sum(axis=1).astype(np.int64)
+        full_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)
+        sel_idx = full_idx[mm]
+        prog = np.broadcast_to(np.arange(g).reshape(g, 1), mm.shape)[mm]
+    group.events.append((kind, alloc, itemsize, active, lanes - active, prog, sel_idx))
+
+
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False):
+    """Load a block (or scalar) through pointers.
+
+    * masked-off lanes read `other` (cast to the pointee type), or 0 without it (measured on the GPU;
+      Triton leaves them undefined);
+    * every unmasked lane must point inside the tensor argument the pointer came from, otherwise
+      OutOfBoundsError names the kernel line, program, lanes and offsets (a GPU would not tell you).
+    """
+    group = context.current("load")
+    if unwrap(mask) is None and unwrap(other) is not None:
+        raise ValueError("`other` cannot be provided without `mask`")
+    if padding_option not in ("", None, "zero", "nan"):
+        raise ValueError(f"Padding option {padding_option} not supported")
+    ptr, mask, vals, shape = _prepare("load", pointer, mask, {"other": other})
+    elem = ptr.dtype.element_ty
+    idx, m = _lanes(group, ptr, mask, shape)
+    alloc, safe = _resolve("load", group, ptr, idx, m)
+    flat = alloc.flat(elem)
+    _count(group, "load", alloc, elem.itemsize, safe, m, shape)
+    if flat.shape[0] == 0:
+        raw = np.zeros(safe.shape, elem.np_storage)
+    else:
+        raw = flat.take(safe)
+    values = from_storage(raw, elem)
+    if m is not None:
+        other_v = vals["other"]
+        if other_v is None:
+            fill = np.zeros((), elem.np_compute)
+        else:
+            fill = broadcast_data(cast(other_v, elem), shape)
+        values = np.where(m, values, fill)
+    return tensor(values, elem, shape)
+
+
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    """Store `value` (cast to the pointee type, RTNE for floats) through pointers where `mask` is on.
+
+    Unmasked lanes are bounds-checked like `tl.load`; nothing outside the tensor argument is written.
+    """
+    group = context.current("store")
+    ptr, mask, vals, shape = _prepare("store", pointer, mask, {"value": value})
+    elem = ptr.dtype.element_ty
+    val = cast(vals["value"], elem)
+    idx, m = _lanes(group, ptr, mask, shape)
+    alloc, safe = _resolve("store", group, ptr, idx, m)
+    if not alloc.writeable:
+        raise ValueError(f"tl.store into `{alloc.name}`, which is a read-only array; pass a writeable copy")
+    flat = alloc.flat(elem)
+    vd = broadcast_data(val, shape)
+    g = max(safe.shape[0], vd.shape[0], m.shape[0] if m is not None else 1)
+    full = (g,) + shape
+    safe = np.broadcast_to(safe, full)
+    vd = np.broadcast_to(to_storage(vd, elem), full)
+    if m is None:
+        sel_idx, sel_val = safe.reshape(-1), vd.reshape(-1)
+    else:
+        mm = np.broadcast_to(m, full)
+        sel_idx, sel_val = safe[mm], vd[mm]
+    _count(group, "store", alloc, elem.itemsize, safe, m if m is None else np.broadcast_to(m, full), shape)
+    if group.journal is not None:
+        group.journal.append((flat, sel_idx, flat[sel_idx]))
+    flat[sel_idx] = sel_val
+    group.note_store(alloc, sel_idx)
+    return None
+
+
+# ---------------------------------------------------------------- atomics
+
+_RMW = {
+    "add": lambda old, v: old + v,
+    "max": None, "min": None,
+    "and": lambda old, v: old & v,
+    "or": lambda old, v: old | v,
+    "xor": lambda old, v: old ^ v,
+    "xchg": lambda old, v: v,
+}
+
+
+def _check_rmw_type(elem, op):
+    if elem.is_fp16() and op != "add":
+        raise ValueError(f"atomic_{op} does not support fp16")
+    if elem.is_bf16() and op != "add":
+        raise ValueError(f"atomic_{op} does not support bf16")
+    if elem in (T.int16, T.uint16) or elem.primitive_bitwidth < 16:
+        raise ValueError(f"atomic_{op} does not support {elem}")
+    if op in ("and", "or", "xor") and elem.is_floating():
+        raise ValueError(f"atomic_{op} does not support {elem}")
+
+
+def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
+    """Read-modify-write atomics: every lane's update is applied once, in program then lane order,
+    and each lane gets the value memory held just before its own update."""
+    group = context.current(f"atomic_{op}")
+    for value, kind in ((sem, "semantic"), (scope, "semantic")):
+        value = unwrap(value)
+        if value not in (None, "", "acquire", "release", "acq_rel", "relaxed", "gpu", "cta", "sys"):
+            raise ValueError(f"Memory {kind} {value} not supported")
+    ptr, mask, vals, shape = _prepare(f"atomic_{op}", pointer, mask, {"val": val})
+    elem = ptr.dtype.element_ty
+    _check_rmw_type(elem, op)
+    v = cast(vals["val"], elem)
+    return _atomic_apply(group, op, ptr, mask, shape, elem, lambda old, sel: _combine(op, elem, old, sel),
+                         broadcast_data(v, shape))
+
+
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """`tl.atomic_cas`: where memory equals `cmp`, write `val`; returns the old values."""
+    group = context.current("atomic_cas")
+    ptr, _, vals, shape = _prepare("atomic_cas", pointer, None, {"cmp": cmp, "val": val})
+    elem = ptr.dtype.element_ty
+    if elem.primitive_bitwidth not in (16, 32, 64):
+        raise ValueError("atomic_cas only supports elements with width {16, 32, 64}")
+    c = broadcast_data(cast(vals["cmp"], elem), shape)
+    v = broadcast_data(cast(vals["val"], elem), shape)
+    both = np.stack(np.broadcast_arrays(c, v), axis=-1)
+    return _atomic_apply(group, "cas", ptr, None, shape, elem,
+                         lambda old, sel: np.where(old == sel[..., 0], sel[..., 1], old), both)
+
+
+def _combine(op, elem, old, v):
+    if op == "max":
+        return np.fmax(old, v) if elem.is_floating() else np.maximum(old, v)
+    if op == "min":
+        return np.fmin(old, v) if elem.is_floating() else np.minimum(old, v)
+    out = _RMW[op](old, v)
+    if elem.is_bf16():
+        from . import numerics
+        out = numerics.round_to_bf16(out)
+    return out
+
+
+def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
+    idx, m = _lanes(group, ptr, mask, shape)
+    alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m)
+    if not alloc.writeable:
+        raise ValueError(f"tl.atomic_{op} into `{alloc.name}`, which is a read-only array")
+    flat = alloc.flat(elem)
+    g = max(safe.shape[0], operand.shape[0], m.shape[0] if m is not None else 1)
+    full = (g,) + shape
+    safe = np.broadcast_to(safe, full).reshape(-1)
+    extra = operand.shape[len(full):]
+    operand = np.broadcast_to(operand, full + extra).reshape((-1,) + extra)
+    active = np.ones(safe.shape, bool) if m is None else np.broadcast_to(m, full).reshape(-1)
+    _count(group, "atomic", alloc, elem.itemsize, safe.reshape(full), None if m is None else active.reshape(full), shape)
+    lanes = np.nonzero(active)[0]
+    old_all = np.zeros(safe.shape, elem.np_compute)
+    targets = safe[lanes]
+    if group.journal is not None and lanes.size:
+        group.journal.append((flat, targets, flat[targets]))
+    if lanes.size:
+        if distinct(targets).size == targets.size:  # no two lanes on one address: one vector step
+            old = from_storage(flat[targets], elem)
+            flat[targets] = to_storage(update(old, operand[lanes]), elem)
+            old_all[lanes] = old
+        else:  # same address hit several times: apply in lane order, as a sequential GPU could
+            for lane in lanes:
+                t = safe[lane]
+                old = from_storage(flat[t:t + 1], elem)
+                flat[t:t + 1] = to_storage(update(old, operand[lane:lane + 1]), elem)
+                old_all[lane] = old[0]
+        group.note_store(alloc, targets)
+    return tensor(old_all.reshape(full), elem, shape)

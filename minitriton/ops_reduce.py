@@ -1,0 +1,261 @@
+"""Reductions and scans: sum/max/min/argmax/argmin, tl.reduce and tl.associative_scan with @jit combiners.
+
+Reductions run as a tree (halve the axis, combine the halves) like the GPU's warp shuffles, so float
+results do not depend on how programs are grouped, and bf16 is rounded at every step as the GPU does.
+Type rules follow `triton.language.standard`: sums of narrow integers accumulate in (u)int32, max/min of
+narrow types compute in fp32/int32, and NaN never wins a max/min/argmax/argmin.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as T
+from . import numerics
+from .ops_basic import cast, to_tensor, unwrap
+from .tensor import tensor
+
+
+def _axis(axis, ndim):
+    axis = unwrap(axis)
+    if axis is None:
+        return None
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"invalid axis {axis}. Expected {-ndim} <= axis < {ndim}")
+    return axis % ndim
+
+
+def _flatten_if_none(x: tensor, axis):
+    if axis is None:
+        n = x.numel
+        return tensor(x.data.reshape(x.data.shape[0], n), x.dtype, (n,)), 0
+    return x, axis
+
+
+def _tree(arrays, axis: int, combine):
+    """Reduce NumPy arrays (program axis first) along data axis `axis` by pairwise halving."""
+    n = arrays[0].shape[axis]
+    lead = (slice(None),) * axis
+    while n > 1:
+        h = n // 2
+        left = [a[lead + (slice(0, h),)] for a in arrays]
+        right = [a[lead + (slice(h, 2 * h),)] for a in arrays]
+        rest = [a[lead + (slice(2 * h, n),)] for a in arrays] if n % 2 else None
+        arrays = combine(left, right)
+        if rest is not None:
+            arrays = [np.concatenate([a, r], axis=axis) for a, r in zip(arrays, rest)]
+            n = h + 1
+        else:
+            n = h
+    return [a[lead + (0,)] for a in arrays]
+
+
+def _finish_reduce(datas, dtypes, shape, axis, keep_dims, orig_ndim, original_axis_none):
+    out_shape = shape[:axis] + shape[axis + 1:]
+    results = []
+    for d, ty in zip(datas, dtypes):
+        if d.ndim == 0:
+            d = d.reshape(1)
+        t = tensor(d, ty, out_shape)
+        if keep_dims:
+            if original_axis_none:
+                new_shape = (1,) * orig_ndim
+            else:
+                new_shape = shape[:axis] + (1,) + shape[axis + 1:]
+            t = tensor(d.reshape((d.shape[0],) + new_shape), ty, new_shape)
+        results.append(t)
+    return results
+
+
+def _reduce_data(x: tensor, axis, keep_dims, combine_np, out_ty=None):
+    x = to_tensor(x)
+    orig_ndim = len(x.shape)
+    axis = _axis(axis, orig_ndim)
+    none = axis is None
+    x, axis = _flatten_if_none(x, axis)
+    ty = out_ty or x.dtype
+    data = _tree([x.data], axis + 1, lambda l, r: [combine_np(l[0], r[0])])[0]
+    if ty.is_bf16():
+        data = numerics.round_to_bf16(data)
+    return _finish_reduce([data], [ty], x.shape, axis, unwrap(keep_dims), orig_ndim, none)[0]
+
+
+def _sum_dtype(ty, dtype):
+    if dtype is not None:
+        return dtype
+    if ty.is_int_signed() and ty.int_bitwidth < 32:
+        return T.int32
+    if ty.is_int_unsigned() and ty.int_bitwidth < 32:
+        return T.uint32
+    return ty
+
+
+def _rounded(fn, ty):
+    if ty.is_bf16():
+        return lambda a, b: numerics.round_to_bf16(fn(a, b))
+    return fn
+
+
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    """`tl.sum`: narrow ints accumulate in (u)int32; floats add pairwise in their own type (NaN propagates)."""
+    x = to_tensor(input)
+    out = _sum_dtype(x.dtype, unwrap(dtype))
+    x = cast(x, out)
+    return _reduce_data(x, axis, keep_dims, _rounded(np.add, out))
+
+
+def xor_sum(input, axis=None, keep_dims=False):
+    """`tl.xor_sum`: bitwise xor reduction of an integer block."""
+    x = to_tensor(input)
+    if not x.dtype.is_int():
+        raise ValueError("xor_sum only supported for integers")
+    return _reduce_data(x, axis, keep_dims, np.bitwise_xor)
+
+
+def _widen_for_minmax(x: tensor) -> tensor:
+    if x.dtype.is_bf16():
+        return cast(x, T.float32)
+    if x.dtype.primitive_bitwidth < 32:
+        return cast(x, T.float32 if x.dtype.is_floating() else T.int32)
+    return x
+
+
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """`tl.max`: NaN is ignored (maxnum), narrow types compute in fp32/int32; optionally with indices."""
+    if unwrap(return_indices):
+        return _with_indices(input, axis, keep_dims, "max")
+    x = _widen_for_minmax(to_tensor(input))
+    fn = np.fmax if x.dtype.is_floating() else np.maximum
+    return _reduce_data(x, axis, keep_dims, fn)
+
+
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """`tl.min`: NaN is ignored (minnum), narrow types compute in fp32/int32; optionally with indices."""
+    if unwrap(return_indices):
+        return _with_indices(input, axis, keep_dims, "min")
+    x = _widen_for_minmax(to_tensor(input))
+    fn = np.fmin if x.dtype.is_floating() else np.minimum
+    return _reduce_data(x, axis, keep_dims, fn)
+
+
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    """`tl.argmax`: index of the largest value; ties go to the first index, NaN never wins."""
+    return _with_indices(input, axis, keep_dims, "max")[1]
+
+
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    """`tl.argmin`: index of the smallest value; ties go to the first index, NaN never wins."""
+    return _with_indices(input, axis, keep_dims, "min")[1]
+
+
+def _with_indices(input, axis, keep_dims, which):
+    x = to_tensor(input)
+    orig_ndim = len(x.shape)
+    axis = _axis(axis, orig_ndim)
+    none = axis is None
+    x, axis = _flatten_if_none(x, axis)
+    n = x.shape[axis]
+    idx_shape = [1] * (len(x.shape) + 1)
+    idx_shape[axis + 1] = n
+    index = np.broadcast_to(np.arange(n, dtype=np.int32).reshape(idx_shape), x.data.shape)
+    better = np.greater if which == "max" else np.less
+    floating = x.dtype.is_floating()
+
+    def combine(l, r):
+        v1, i1 = l
+        v2, i2 = r
+        pick_left = better(v1, v2) | ((v1 == v2) & (i1 < i2))
+        if floating:  # NaN-aware: a NaN never beats a number
+            pick_left = (pick_left & ~np.isnan(v1)) | (np.isnan(v2) & ~np.isnan(v1))
+        return [np.where(pick_left, v1, v2), np.where(pick_left, i1, i2)]
+
+    values, indices = _tree([x.data, index], axis + 1, combine)
+    return tuple(_finish_reduce([values, indices], [x.dtype, T.int32], x.shape, axis, unwrap(keep_dims),
+                                orig_ndim, none))
+
+
+def _call_combine(combine_fn, left, right, dtypes, shape):
+    args = [tensor(d, ty, shape) for d, ty in zip(left, dtypes)] + \
+           [tensor(d, ty, shape) for d, ty in zip(right, dtypes)]
+    out = combine_fn(*args)
+    if isinstance(out, tensor):
+        out = (out,)
+    return [np.broadcast_to(to_tensor(o).data, np.broadcast_shapes(left[0].shape, to_tensor(o).data.shape))
+            for o in out]
+
+
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """`tl.reduce(x or tuple, axis, combine_fn)`: tree reduction with a @triton.jit combine function."""
+    single = isinstance(input, tensor)
+    inputs = [to_tensor(input)] if single else [to_tensor(t) for t in input]
+    orig_ndim = len(inputs[0].shape)
+    axis = _axis(axis, orig_ndim)
+    none = axis is None
+    flat = [_flatten_if_none(t, axis) for t in inputs]
+    inputs = [f[0] for f in flat]
+    axis = flat[0][1]
+    dtypes = [t.dtype for t in inputs]
+    g = np.broadcast_shapes(*[t.data.shape for t in inputs])
+    datas = [np.broadcast_to(t.data, g) for t in inputs]
+    shape = inputs[0].shape
+
+    def combine(l, r):
+        sub = list(l[0].shape[1:])
+        return _call_combine(combine_fn, l, r, dtypes, tuple(sub))
+
+    out = _tree(datas, axis + 1, combine)
+    results = _finish_reduce(out, dtypes, shape, axis, unwrap(keep_dims), orig_ndim, none)
+    return results[0] if single else tuple(results)
+
+
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """`tl.associative_scan`: inclusive scan with a @triton.jit combine function (log-step, Hillis–Steele)."""
+    single = isinstance(input, tensor)
+    inputs = [to_tensor(input)] if single else [to_tensor(t) for t in input]
+    ndim = len(inputs[0].shape)
+    axis = _axis(axis, ndim)
+    dtypes = [t.dtype for t in inputs]
+    shape = inputs[0].shape
+    g = np.broadcast_shapes(*[t.data.shape for t in inputs])
+    datas = [np.broadcast_to(t.data, g) for t in inputs]
+    outs = _scan(datas, axis + 1, unwrap(reverse),
+                 lambda l, r: _call_combine(combine_fn, l, r, dtypes, tuple(l[0].shape[1:])))
+    results = tuple(tensor(np.ascontiguousarray(d), ty, shape) for d, ty in zip(outs, dtypes))
+    return results[0] if single else results
+
+
+def _scan(datas, axis, reverse, combine):
+    if reverse:
+        datas = [np.flip(d, axis) for d in datas]
+    n = datas[0].shape[axis]
+    lead = (slice(None),) * axis
+    step = 1
+    while step < n:
+        head = [d[lead + (slice(0, step),)] for d in datas]
+        prev = [d[lead + (slice(0, n - step),)] for d in datas]
+        cur = [d[lead + (slice(step, n),)] for d in datas]
+        tail = combine(prev, cur)
+        datas = [np.concatenate([h, t], axis=axis) for h, t in zip(head, tail)]
+        step *= 2
+    if reverse:
+        datas = [np.flip(d, axis) for d in datas]
+    return datas
+
+
+def _np_scan(input, axis, reverse, dtype, fn):
+    x = to_tensor(input)
+    out = _sum_dtype(x.dtype, unwrap(dtype))
+    x = cast(x, out)
+    ax = _axis(axis, len(x.shape))
+    op = _rounded(fn, out)
+    (data,) = _scan([x.data], ax + 1, unwrap(reverse), lambda l, r: [op(l[0], r[0])])
+    return tensor(np.ascontiguousarray(data), out, x.shape)
+
+
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    """`tl.cumsum`: inclusive prefix sum (narrow ints accumulate in (u)int32)."""
+    return _np_scan(input, axis, reverse, dtype, np.add)
+
+
+def cumprod(input, axis=0, reverse=False, dtype=None):
+    """`tl.cumprod`: inclusive prefix product (narrow ints accumulate in (u)int32)."""
+    return _np_scan(input, axis, reverse, dtype, np.multiply)

@@ -1,0 +1,69 @@
+"""`triton.testing` for minitriton: `do_bench` (wall-clock on the CPU) and `assert_close`."""
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from .memory import as_array
+
+
+def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """Time `fn()` in milliseconds on the CPU: `warmup`/`rep` are milliseconds of warm-up and measurement.
+
+    The figures are the emulator's speed, not a GPU's; they are useful to compare emulated variants only.
+    """
+    if return_mode not in ("min", "max", "mean", "median", "all"):
+        raise ValueError(f"return_mode must be one of min, max, mean, median, all; got {return_mode!r}")
+    start = time.perf_counter()
+    fn()
+    first = max((time.perf_counter() - start) * 1e3, 1e-3)
+    n_warmup = max(0, min(int(warmup / first), 100))
+    n_repeat = max(1, min(int(rep / first), 1000))
+    for _ in range(n_warmup):
+        fn()
+    times = []
+    for _ in range(n_repeat):
+        if grad_to_none is not None:
+            for x in grad_to_none:
+                x.grad = None
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    if quantiles is not None:
+        qs = [float(np.quantile(times, q)) for q in quantiles]
+        return qs[0] if len(qs) == 1 else qs
+    if return_mode == "all":
+        return times
+    return {"min": min, "max": max, "mean": statistics.mean, "median": statistics.median}[return_mode](times)
+
+
+def _values(x):
+    found = as_array(x)
+    if found is not None:
+        array, dtype = found
+        if dtype.is_bf16():
+            from .numerics import bf16_bits_to_f32
+            return bf16_bits_to_f32(array)
+        return array
+    return np.asarray(x)
+
+
+def assert_close(x, y, atol=None, rtol=None, err_msg=""):
+    """Assert |x - y| <= atol + rtol * |y| element-wise (NumPy arrays, torch CPU tensors or scalars)."""
+    a = np.asarray(_values(x), dtype=np.float64)
+    b = np.asarray(_values(y), dtype=np.float64)
+    atol = 1e-2 if atol is None else atol
+    rtol = 0.0 if rtol is None else rtol
+    if a.shape != b.shape and a.size != 1 and b.size != 1:
+        raise AssertionError(f"{err_msg} shape mismatch: {a.shape} vs {b.shape}".strip())
+    close = np.isclose(a, b, atol=atol, rtol=rtol, equal_nan=True)
+    if not close.all():
+        bad = np.argwhere(~close)
+        diff = np.abs(a - b)
+        where = tuple(int(i) for i in bad[0])
+        raise AssertionError(
+            f"{err_msg} {len(bad)} of {close.size} elements differ (atol={atol}, rtol={rtol}); "
+            f"first at index {where}: {np.broadcast_to(a, close.shape)[where]} vs "
+            f"{np.broadcast_to(b, close.shape)[where]}; max abs difference {np.nanmax(diff)}".strip())
