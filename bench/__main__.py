@@ -1,0 +1,517 @@
+"""Speed benchmark: Triton's interpreter vs minitriton on the seven baseline workloads.
+
+    python -m bench [--only NAME[,NAME]] [--backend interpreter|minitriton|both] [--quick]
+                    [--max-seconds S] [--timeout S] [--no-save]
+
+The parent process starts one worker subprocess per backend (``python -m bench --worker BACKEND``),
+reads one JSON line back from each worker's stdout and prints the comparison table. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+WORKLOAD_NAMES = ["vector_add", "softmax_fwd", "rmsnorm", "matmul_fp32", "matmul_bf16",
+                  "flash_fwd_full", "flash_fwd_causal"]
+PROGRAMS = {"vector_add": 97, "softmax_fwd": 1823, "rmsnorm": 512, "matmul_fp32": 64, "matmul_bf16": 64,
+            "flash_fwd_full": 30, "flash_fwd_causal": 30}
+TOLERANCE = {"vector_add": 0.0, "softmax_fwd": 1e-6, "rmsnorm": 1e-4, "matmul_fp32": 1e-3,
+             "matmul_bf16": 0.5, "flash_fwd_full": 1e-4, "flash_fwd_causal": 1e-4}
+GEOMEAN_SET = [n for n in WORKLOAD_NAMES if n != "matmul_bf16"]
+KNOWN_INTERPRETER_BUGS = {"matmul_bf16": "https://github.com/triton-lang/triton/issues/11584"}
+BACKENDS = ["interpreter", "minitriton"]
+
+TARGET_GEOMEAN = 30.0
+TARGET_MATMUL = 100.0
+TARGET_MEM = 2.0
+
+RESULT_MARK = "BENCH_RESULT_JSON: "
+MIN_TIMED, MAX_TIMED, DEFAULT_BUDGET_S = 3, 15, 2.0
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+# --------------------------------------------------------------------------------------------------
+# Worker (runs inside the backend's subprocess)
+# --------------------------------------------------------------------------------------------------
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):
+    raise _Timeout("workload exceeded its time limit")
+
+
+def _log(msg):
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def _error_text(exc: BaseException) -> str:
+    """The exception in one line plus the innermost frames, short enough for a table footnote."""
+    frames = traceback.extract_tb(exc.__traceback__)[-3:]
+    where = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(frames))
+    return f"{type(exc).__name__}: {exc}".strip() + (f"  [at {where}]" if where else "")
+
+
+def _time_launches(launch, quick: bool, budget_s: float) -> list[float]:
+    """Timed launches per the baseline: >= 3, until budget_s spent in total, at most 15 (1 if quick)."""
+    times = []
+    while True:
+        if quick and times:
+            break
+        if not quick and len(times) >= MIN_TIMED and (sum(times) >= budget_s or len(times) >= MAX_TIMED):
+            break
+        t0 = time.perf_counter()
+        launch()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def _run_workload(w, data, ar, backend, quick, budget_s):
+    import tracemalloc
+
+    from bench import workloads as wl
+
+    res = {"programs": w.programs, "tol": w.tol, "arrays": ar.name}
+    prepared = w.setup(data, ar)
+    res["array_bytes"] = int(sum(ar.nbytes(a) for a in prepared.arrays))
+    if w.name == "matmul_bf16":
+        res["arrays"] = ar.bf16_note
+    reference = w.reference(data)
+
+    t0 = time.perf_counter()
+    prepared.launch()                                   # warm-up, not counted
+    res["warmup_s"] = time.perf_counter() - t0
+    err, per_output = wl.max_abs_error(prepared, reference, ar)
+    res["max_abs_error"] = err
+    res["error_per_output"] = per_output
+    res["passed"] = bool(err <= w.tol)
+
+    times = _time_launches(prepared.launch, quick, budget_s)
+    res.update(times=times, n_timed=len(times), median_s=statistics.median(times), min_s=min(times),
+               max_s=max(times))
+    res["us_per_program"] = res["median_s"] / w.programs * 1e6
+
+    if backend == "minitriton":
+        # Peak memory of one extra, untimed launch under tracemalloc (it slows Python allocation down, so
+        # it stays out of the timed launches). NumPy allocations are tracked; the arrays already exist.
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            prepared.launch()
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        res["peak_extra_bytes"] = int(peak)
+        res["mem_ratio"] = (res["array_bytes"] + peak) / res["array_bytes"]
+    return res
+
+
+def _versions(backend):
+    import numpy
+
+    v = {"python": platform.python_version(), "numpy": numpy.__version__}
+    for pkg in ("torch", "triton"):
+        try:
+            v[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            v[pkg] = None
+    if backend == "interpreter":
+        import torch
+
+        v["torch_threads"] = torch.get_num_threads()
+    return v
+
+
+def worker_main(backend, names, quick, budget_s, timeout_s):
+    out = {"backend": backend, "results": {}, "fatal": None}
+    if backend == "interpreter":
+        os.environ["TRITON_INTERPRET"] = "1"            # must precede `import triton`
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
+    try:
+        if backend == "minitriton":
+            import minitriton
+
+            minitriton.install()
+            out["minitriton_version"] = getattr(minitriton, "__version__", None)
+        from bench import workloads as wl
+
+        ar = wl.TorchArrays() if backend == "interpreter" else wl.NumpyArrays()
+        data = wl.make_data()
+    except BaseException as exc:                         # noqa: BLE001 -- report, do not crash
+        out["fatal"] = _error_text(exc)
+        _log(f"{backend}: cannot start: {out['fatal']}")
+        traceback.print_exc(file=sys.stderr)
+        out["versions"] = _versions(backend)
+        print(RESULT_MARK + json.dumps(_jsonable(out)), flush=True)
+        return
+
+    out["versions"] = _versions(backend)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    for name in names:
+        w = wl.BY_NAME[name]
+        _log(f"{backend}: {name} ...")
+        signal.alarm(int(timeout_s) if timeout_s else 0)
+        try:
+            res = _run_workload(w, data, ar, backend, quick, budget_s)
+        except BaseException as exc:                     # noqa: BLE001 -- one workload failing is data
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            res = {"programs": w.programs, "tol": w.tol, "error": _error_text(exc)}
+            _log(f"{backend}: {name} raised {res['error']}")
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            signal.alarm(0)
+        if "median_s" in res:
+            _log(f"{backend}: {name}: median {res['median_s']:.4g} s over {res['n_timed']} launches, "
+                 f"error {res['max_abs_error']:.3g}")
+        out["results"][name] = res
+    print(RESULT_MARK + json.dumps(_jsonable(out)), flush=True)
+
+
+def _jsonable(obj):
+    """Replace non-finite floats by strings so that the JSON is standard."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return obj
+
+
+def _num(x):
+    return float(x) if isinstance(x, str) else x
+
+
+# --------------------------------------------------------------------------------------------------
+# Parent: start workers, print and save the table
+# --------------------------------------------------------------------------------------------------
+
+
+def run_worker(backend, names, args):
+    cmd = [sys.executable, "-m", "bench", "--worker", backend, "--only", ",".join(names),
+           "--max-seconds", str(args.max_seconds), "--timeout", str(args.timeout)]
+    if args.quick:
+        cmd.append("--quick")
+    env = dict(os.environ)
+    if backend == "interpreter":
+        env["TRITON_INTERPRET"] = "1"
+    else:
+        env.pop("TRITON_INTERPRET", None)
+    if args.f32_default != "env":
+        env["TRITON_F32_DEFAULT"] = args.f32_default
+    env["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc_timeout = args.timeout * len(names) + 120 if args.timeout else None
+    try:
+        proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, text=True,
+                              timeout=proc_timeout)
+    except subprocess.TimeoutExpired:
+        return {"backend": backend, "results": {}, "fatal": f"worker timed out after {proc_timeout} s"}
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(RESULT_MARK):
+            return json.loads(line[len(RESULT_MARK):])
+    tail = proc.stdout.strip().splitlines()[-5:]
+    return {"backend": backend, "results": {},
+            "fatal": f"worker exited with code {proc.returncode} without a result; stdout tail: {tail}"}
+
+
+def _busy_cpu_s():
+    """CPU seconds the whole machine has spent busy (from /proc/stat), or None off Linux."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except (OSError, IndexError):
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu_s():
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def machine_info():
+    model, cores = None, os.cpu_count()
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        m = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
+        model = m.group(1).strip() if m else None
+    except OSError:
+        pass
+    model = model or platform.processor() or platform.machine()
+    return {"cpu": model, "cores": cores, "os": platform.system(), "arch": platform.machine()}
+
+
+def machine_tag(info):
+    words = re.sub(r"\(.*?\)|\b(CPU|Processor|with|Radeon.*|@.*)\b", " ", info["cpu"] or "cpu")
+    slug = re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")[:40].strip("-") or "cpu"
+    return f"{slug}-{info['cores']}c"
+
+
+def _status(backend, name, r):
+    if r is None:
+        return "—"
+    if "error" in r:
+        return "ERROR"
+    if r["passed"]:
+        return "pass"
+    if backend == "interpreter" and name in KNOWN_INTERPRETER_BUGS:
+        return "wrong (known interpreter bug)"
+    return "FAIL"
+
+
+def _fmt_s(x):
+    return "—" if x is None else f"{x:.4g}"
+
+
+def _fmt_us(x):
+    return "—" if x is None else f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def _fmt_err(x):
+    if x is None:
+        return "—"
+    x = _num(x)
+    return "0" if x == 0 else f"{x:.2g}"
+
+
+def summarize(reports, names):
+    """Rows of the table plus the target lines; also used for the Markdown file."""
+    rows, ratios = [], {}
+    for name in names:
+        ri = reports.get("interpreter", {}).get("results", {}).get(name)
+        rm = reports.get("minitriton", {}).get("results", {}).get(name)
+        mi = ri.get("median_s") if ri else None
+        mm = rm.get("median_s") if rm else None
+        ratio = mi / mm if mi and mm else None
+        if ratio is not None:
+            ratios[name] = ratio
+        rows.append({
+            "workload": name + (" (not in geomean)" if name not in GEOMEAN_SET else ""),
+            "programs": PROGRAMS[name],
+            "interp s": _fmt_s(mi),
+            "mt s": _fmt_s(mm),
+            "interp µs/prog": _fmt_us(ri.get("us_per_program") if ri else None),
+            "mt µs/prog": _fmt_us(rm.get("us_per_program") if rm else None),
+            "ratio": "—" if ratio is None else f"{ratio:.1f}x",
+            "tol": _fmt_err(TOLERANCE[name]),
+            "interp err": _fmt_err(ri.get("max_abs_error") if ri else None),
+            "interp": _status("interpreter", name, ri),
+            "mt err": _fmt_err(rm.get("max_abs_error") if rm else None),
+            "mt": _status("minitriton", name, rm),
+            "mt mem": "—" if not rm or rm.get("mem_ratio") is None else f"{rm['mem_ratio']:.2f}x",
+        })
+
+    targets = []
+    in_mean = [ratios[n] for n in GEOMEAN_SET if n in ratios and n in names]
+    wanted = [n for n in GEOMEAN_SET if n in names]
+    if in_mean:
+        gm = math.exp(sum(math.log(r) for r in in_mean) / len(in_mean))
+        partial = "" if len(in_mean) == len(wanted) == len(GEOMEAN_SET) else f" (over {len(in_mean)} of 6)"
+        targets.append(f"geomean speed ratio{partial}: {gm:.1f}x  (target >= {TARGET_GEOMEAN:.0f}x: "
+                       f"{'MET' if gm >= TARGET_GEOMEAN else 'not met'})")
+    else:
+        targets.append(f"geomean speed ratio: — (needs both backends; target >= {TARGET_GEOMEAN:.0f}x)")
+    if "matmul_fp32" in ratios:
+        r = ratios["matmul_fp32"]
+        targets.append(f"matmul_fp32 512^3 ratio: {r:.1f}x  (target >= {TARGET_MATMUL:.0f}x: "
+                       f"{'MET' if r >= TARGET_MATMUL else 'not met'})")
+    else:
+        targets.append(f"matmul_fp32 512^3 ratio: —  (target >= {TARGET_MATMUL:.0f}x)")
+    mems = {n: r["mem_ratio"] for n, r in reports.get("minitriton", {}).get("results", {}).items()
+            if r.get("mem_ratio") is not None}
+    if mems:
+        worst = max(mems, key=mems.get)
+        targets.append(f"minitriton peak memory / array bytes, worst: {mems[worst]:.2f}x ({worst})  "
+                       f"(target <= {TARGET_MEM:.0f}x: {'MET' if mems[worst] <= TARGET_MEM else 'not met'})")
+    else:
+        targets.append(f"minitriton peak memory: —  (target <= {TARGET_MEM:.0f}x the array bytes)")
+    if "matmul_bf16" in ratios:
+        targets.append(f"matmul_bf16 ratio (shown, not in the geomean): {ratios['matmul_bf16']:.1f}x")
+    return rows, targets, ratios
+
+
+def _table(rows, markdown):
+    cols = list(rows[0].keys())
+    cells = [[str(r[c]) for c in cols] for r in rows]
+    if markdown:
+        lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+        lines += ["| " + " | ".join(c) + " |" for c in cells]
+        return "\n".join(lines)
+    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
+    fmt = lambda vals: "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in
+                                 enumerate(zip(vals, widths)))
+    return "\n".join([fmt(cols), fmt(["-" * w for w in widths])] + [fmt(c) for c in cells])
+
+
+def _problems(reports):
+    lines = []
+    for backend in BACKENDS:
+        rep = reports.get(backend)
+        if not rep:
+            continue
+        if rep.get("fatal"):
+            lines.append(f"{backend}: could not run: {rep['fatal']}")
+        for name, r in rep.get("results", {}).items():
+            if "error" in r:
+                lines.append(f"{backend} {name}: {r['error']}")
+            elif not r["passed"]:
+                known = KNOWN_INTERPRETER_BUGS.get(name) if backend == "interpreter" else None
+                what = f"known interpreter bug, {known}" if known else "outside the tolerance"
+                lines.append(f"{backend} {name}: max abs error {_fmt_err(r['max_abs_error'])} > "
+                             f"{_fmt_err(r['tol'])} ({what}); per output {r['error_per_output']}")
+    return lines
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    p.add_argument("--only", help="comma-separated workload names (default: all seven)")
+    p.add_argument("--backend", choices=["interpreter", "minitriton", "both"], default="both")
+    p.add_argument("--quick", action="store_true", help="1 timed launch per workload (smoke test)")
+    p.add_argument("--max-seconds", type=float, default=DEFAULT_BUDGET_S,
+                   help="timing budget per workload and backend: timed launches continue until this many "
+                        "seconds are spent (at least 3, at most 15 launches; default 2)")
+    p.add_argument("--timeout", type=float, default=600,
+                   help="abort a workload (reported as an error) after this many seconds (default 600)")
+    p.add_argument("--f32-default", choices=["ieee", "tf32", "env"], default="ieee",
+                   help="TRITON_F32_DEFAULT for both workers, i.e. the precision of fp32 tl.dot (default ieee: "
+                        "what the interpreter computes and what the baseline's tolerances assume; tf32 is the "
+                        "GPU's default, which minitriton emulates; env: leave the environment alone)")
+    p.add_argument("--no-save", action="store_true", help="do not write bench/results/")
+    p.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    names = WORKLOAD_NAMES if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in names if n not in WORKLOAD_NAMES]
+    if unknown:
+        p.error(f"unknown workload(s) {unknown}; choose from {WORKLOAD_NAMES}")
+
+    if args.worker:
+        worker_main(args.worker, names, args.quick, args.max_seconds, args.timeout)
+        return 0
+
+    backends = BACKENDS if args.backend == "both" else [args.backend]
+    started = datetime.datetime.now()
+    reports = {}
+    for backend in backends:
+        _log(f"starting the {backend} worker")
+        t0, busy0, own0 = time.perf_counter(), _busy_cpu_s(), _children_cpu_s()
+        reports[backend] = run_worker(backend, names, args)
+        wall = time.perf_counter() - t0
+        reports[backend]["wall_s"] = wall
+        if busy0 is not None:
+            # CPU used by *other* processes while this worker ran, in cores: contention inflates times.
+            other = (_busy_cpu_s() - busy0) - (_children_cpu_s() - own0)
+            reports[backend]["other_load_cores"] = max(0.0, other / wall)
+
+    info = machine_info()
+    versions = {}
+    for rep in reports.values():
+        versions.update({k: v for k, v in (rep.get("versions") or {}).items() if v is not None})
+    rows, targets, ratios = summarize(reports, names)
+    problems = _problems(reports)
+
+    header = (f"{started:%Y-%m-%d %H:%M}  |  {info['cpu']}, {info['cores']} cores  |  Python "
+              f"{versions.get('python', platform.python_version())}, numpy {versions.get('numpy')}, "
+              f"triton {versions.get('triton')}, torch {versions.get('torch')}"
+              + (f" ({versions['torch_threads']} threads)" if "torch_threads" in versions else ""))
+    mode = "QUICK (1 timed launch each; not a result)" if args.quick else (
+        f"median of >= {MIN_TIMED} timed launches (until {args.max_seconds:g} s, at most {MAX_TIMED})")
+    f32_default = os.environ.get("TRITON_F32_DEFAULT", "unset") if args.f32_default == "env" else args.f32_default
+    loads = {b: r["other_load_cores"] for b, r in reports.items() if "other_load_cores" in r}
+    load_note = None
+    if loads:
+        load_note = ("Other processes' CPU use during the run, in cores (of " + str(info["cores"]) + "): "
+                     + ", ".join(f"{b} worker {v:.2f}" for b, v in loads.items()))
+        if max(loads.values()) > 0.25:
+            load_note += "  -- WARNING: the machine was busy; times are inflated and ratios less reliable."
+    bf16_arrays = reports.get("minitriton", {}).get("results", {}).get("matmul_bf16", {}).get("arrays")
+    notes = [
+        "s = median seconds per launch; ratio = interpreter / minitriton; err = max abs error vs a float64 "
+        "NumPy reference; mt mem = (array bytes + tracemalloc peak of one extra launch) / array bytes.",
+        "Interpreter: TRITON_INTERPRET=1, torch CPU tensors. minitriton: NumPy arrays"
+        + (f" (matmul_bf16: {bf16_arrays})." if bf16_arrays else "."),
+        f"fp32 tl.dot precision: TRITON_F32_DEFAULT={f32_default} "
+        + ("(the interpreter ignores it and always computes plain fp32)." if f32_default != "tf32" else
+           "(the GPU default; the interpreter ignores it and computes plain fp32, so fp32 dot workloads "
+           "cannot meet the baseline's fp32 tolerances on minitriton)."),
+    ]
+
+    print()
+    print(header)
+    print(mode)
+    print()
+    print(_table(rows, markdown=False))
+    print()
+    for t in targets:
+        print("  " + t)
+    if problems:
+        print("\nProblems:")
+        for line in problems:
+            print("  - " + line)
+    for n in notes:
+        print(n)
+    if load_note:
+        print(load_note)
+
+    if not args.no_save:
+        RESULTS_DIR.mkdir(exist_ok=True)
+        tag = machine_tag(info) + ("-quick" if args.quick else "")
+        path = RESULTS_DIR / f"{started:%Y-%m-%d}-{tag}.json"
+        payload = {"date": started.isoformat(timespec="seconds"), "machine": info, "versions": versions,
+                   "options": {"only": names, "backend": args.backend, "quick": args.quick,
+                               "max_seconds": args.max_seconds, "f32_default": f32_default},
+                   "ratios": ratios, "targets": targets, "problems": problems,
+                   "reports": reports}
+        path.write_text(json.dumps(_jsonable(payload), indent=1) + "\n")
+        print(f"\nwrote {path.relative_to(REPO_ROOT)}")
+        if not args.quick:
+            md = [
+                "# minitriton speed benchmark: latest run",
+                "",
+                f"- date: {started:%Y-%m-%d %H:%M}",
+                f"- CPU: {info['cpu']}, {info['cores']} cores ({info['os']} {info['arch']})",
+                f"- Python {versions.get('python')}, numpy {versions.get('numpy')}, triton "
+                f"{versions.get('triton')}, torch {versions.get('torch')}"
+                + (f" ({versions['torch_threads']} intra-op threads)" if "torch_threads" in versions else ""),
+                f"- method: {mode}; command: `python -m bench "
+                + " ".join(a for a in (argv if argv is not None else sys.argv[1:])) + "`",
+                f"- full data: `{path.relative_to(REPO_ROOT / 'bench')}`",
+                "",
+                _table(rows, markdown=True),
+                "",
+                *[f"- {t}" for t in targets],
+                "",
+            ]
+            if problems:
+                md += ["Problems:", "", *[f"- {line}" for line in problems], ""]
+            md += [f"{n}" for n in notes] + ([load_note] if load_note else []) + [""]
+            (RESULTS_DIR / "latest.md").write_text("\n".join(md))
+            print(f"wrote {(RESULTS_DIR / 'latest.md').relative_to(REPO_ROOT)}")
+
+    bad = [l for l in problems if "known interpreter bug" not in l]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

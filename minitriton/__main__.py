@@ -1,0 +1,56 @@
+"""Command line: `python -m minitriton run SCRIPT [ARGS]` or `python -m minitriton run -m MODULE [ARGS]`.
+
+Runs unmodified Triton code on minitriton: `import triton` resolves to the emulator and TRITON_INTERPRET=1
+is set, so scripts that pick the CPU under Triton's interpreter do the same here.
+
+Such scripts were written for Triton's interpreter, which computes fp32 `tl.dot` in full fp32 (their
+tolerances assume it), so `run` sets TRITON_F32_DEFAULT=ieee unless it is already set; pass `--tf32` to get
+the GPU's default (TF32 inputs) instead. Everything else follows the GPU (bf16 rounding, casts, ...).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m minitriton", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a Triton script (or -m module) on minitriton")
+    run.add_argument("--tf32", action="store_true", help="fp32 tl.dot defaults to TF32, as on the GPU")
+    run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
+    run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    tf32 = len(argv) > 1 and argv[0] == "run" and argv[1] == "--tf32"
+    if tf32:
+        del argv[1]
+    if len(argv) >= 3 and argv[0] == "run" and argv[1] == "-m":  # keep the module's own options intact
+        args = argparse.Namespace(command="run", module=argv[2], target=argv[3:], tf32=tf32)
+    else:
+        args = parser.parse_args(argv)
+
+    import minitriton
+    os.environ["TRITON_INTERPRET"] = "1"
+    if args.tf32 or tf32:
+        os.environ["TRITON_F32_DEFAULT"] = "tf32"
+    else:
+        os.environ.setdefault("TRITON_F32_DEFAULT", "ieee")
+    minitriton.install()
+    if args.module:
+        sys.argv = [args.module] + args.target
+        sys.path.insert(0, os.getcwd())
+        runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        return 0
+    if not args.target:
+        parser.error("run needs a SCRIPT (or -m MODULE)")
+    script = args.target[0]
+    sys.argv = list(args.target)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
