@@ -36,7 +36,7 @@ class Group:
         self.program_ids = coords            # three int32 arrays of shape (size,)
         self.limit = limit                   # bytes one value may take before OverBudget
         self.peak = 0                        # largest value seen (bytes), for sizing groups
-        self.journal = [] if self.size > 1 else None
+        self.journal = [] if self.size > 1 or launch.keeps_journal() else None
         self.prints = []
         self.events = []                     # counter events, committed when the group succeeds
 
@@ -59,6 +59,8 @@ class Group:
         """The pass finished: publish its counters and prints."""
         if self.launch.recorder is not None and self.events:
             self.launch.recorder.commit(self.pids, self.events)
+        if self.journal:
+            self.launch.keep(self.journal)
         for line in self.prints:
             print(line)
         self.events = []
@@ -69,7 +71,7 @@ class Group:
         if self.journal:
             for flat, idx, old in reversed(self.journal):
                 flat[idx] = old
-        self.journal = [] if self.size > 1 else None
+        self.journal = [] if self.journal is not None else None
         self.events = []
         self.prints = []
 

@@ -28,8 +28,10 @@ class Options:
     """Engine settings. `group_size=1` runs one program per pass (the slow reference mode used by tests)."""
 
     group_size: int | None = None         # largest group; None = as large as the budget allows
-    value_budget: int = 64 * 2**20        # bytes one value of a group may take
+    group_bytes: int = 2**20              # target size of one value: groups that fit in cache run fastest
+    value_budget: int = 64 * 2**20        # bytes one value of a group may take (memory bound)
     debug: bool = False                   # tl.device_assert fires (also TRITON_DEBUG=1 or jit(debug=True))
+    undo_bytes: int = 64 * 2**20          # old values kept so a compile-time error leaves memory untouched
 
 
 options = Options()
@@ -48,6 +50,27 @@ class Launch:
         self.recorder = counters.LaunchCounters(self.n) if self.recording is not None else None
         self.debug = bool(kernel.debug) or options.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
         self.static_printed = set()
+        self.journal = []                    # old values of committed stores, newest last
+        self.journal_bytes = 0
+
+    def keeps_journal(self) -> bool:
+        """Whether stores are still journaled launch-wide (until options.undo_bytes is spent)."""
+        return self.journal is not None
+
+    def keep(self, entries: list):
+        """Keep a committed group's journal, so a later compile-time error can undo the whole launch."""
+        if self.journal is None:
+            return
+        self.journal.extend(entries)
+        self.journal_bytes += sum(old.nbytes + idx.nbytes for _, idx, old in entries)
+        if self.journal_bytes > options.undo_bytes:
+            self.journal = None
+
+    def undo(self):
+        """Restore every byte the launch wrote (best effort: only while the journal was kept)."""
+        if self.journal:
+            for flat, idx, old in reversed(self.journal):
+                flat[idx] = old
 
     def add_allocation(self, name, array, elem, original) -> Allocation:
         alloc = Allocation(len(self.allocations) + 1, name, array, elem, original)
@@ -154,14 +177,14 @@ def _schedule(run: Launch, call):
             queue.append(np.arange(next_start, stop, dtype=np.int64))
             next_start = stop
         pids = queue.pop(0)
-        lower_pending = any(q[0] < pids[0] for q in queue)
         group = Group(run, pids, budget if len(pids) > 1 else 0)
-        if lower_pending and group.journal is None:
-            group.journal = []
+        if group.journal is None and any(q[0] < pids[0] for q in queue):
+            group.journal = []  # it may have to run again after earlier programs
         outcome = _run_group(group, call)
         if outcome is None:
             if chunk is None:
-                chunk = min(cap, max(1, budget // max(group.peak, 1)))
+                target = min(budget, options.group_bytes)
+                chunk = min(cap, max(1, target // max(group.peak, 1)))
             continue
         kind, payload = outcome
         if kind == "split":
@@ -176,6 +199,8 @@ def _schedule(run: Launch, call):
             earlier = [q for q in earlier if len(q)]
             if len(pids) == 1 and not earlier:
                 _flush_prints(group)
+                if not isinstance(exc, errors.KernelRuntimeError):
+                    run.undo()  # Triton would have refused to compile: no program may have written anything
                 raise _finalize(run, exc, failing)
             later = [q[q > failing] for q in [pids] + queue]
             queue = earlier + [np.array([failing], np.int64)] + [q for q in later if len(q)]

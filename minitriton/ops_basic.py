@@ -311,10 +311,13 @@ def add(a, b):
 def _ptr_offset(p: tensor, pd, off: tensor, od, shape, sign: int) -> tensor:
     if not off.dtype.is_int():
         raise _incompatible(p.dtype, off.dtype)
-    od = od.astype(np.int64)  # unsigned offsets zero-extend, signed ones sign-extend
+    if od.dtype == np.uint64:
+        od = od.astype(np.int64)
     if p.alloc is None:
-        od = od * p.dtype.element_ty.itemsize
-    return tensor(pd + od if sign > 0 else pd - od, p.dtype, shape, p.alloc)
+        od = od.astype(np.int64) * p.dtype.element_ty.itemsize
+    # int64 arithmetic: unsigned offsets zero-extend, signed ones sign-extend (numpy widens exactly)
+    out = np.add(pd, od, dtype=np.int64) if sign > 0 else np.subtract(pd, od, dtype=np.int64)
+    return tensor(out, p.dtype, shape, p.alloc)
 
 
 def sub(a, b):

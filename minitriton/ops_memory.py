@@ -51,6 +51,8 @@ def _lanes(group, ptr: tensor, mask, shape):
     if mask is None:
         return idx, None
     m = broadcast_data(mask, shape) if mask.shape != shape else mask.data
+    if m.all():  # the common case: nothing masked off in this group
+        return idx, None
     if m.shape[0] != idx.shape[0]:
         g = max(m.shape[0], idx.shape[0])
         idx = np.broadcast_to(idx, (g,) + idx.shape[1:])
