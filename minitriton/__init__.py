@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 
 from . import language, testing
+from .buffers import Buffer
 from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from .counters import Recording, record
 from .engine import options
@@ -85,7 +86,7 @@ def uninstall() -> None:
             del sys.modules[alias]
 
 
-__all__ = ["jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
+__all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "options",
            "install", "uninstall", "TritonError", "CompilationError", "OutOfResources", "MiniTritonError",
            "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError"]

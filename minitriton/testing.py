@@ -67,3 +67,48 @@ def assert_close(x, y, atol=None, rtol=None, err_msg=""):
             f"{err_msg} {len(bad)} of {close.size} elements differ (atol={atol}, rtol={rtol}); "
             f"first at index {where}: {np.broadcast_to(a, close.shape)[where]} vs "
             f"{np.broadcast_to(b, close.shape)[where]}; max abs difference {np.nanmax(diff)}".strip())
+
+
+class Benchmark:
+    """`triton.testing.Benchmark`: the description of a `perf_report` sweep."""
+
+    def __init__(self, x_names, x_vals, line_arg, line_vals, line_names, plot_name, args, xlabel="", ylabel="",
+                 x_log=False, y_log=False, styles=None):
+        self.x_names, self.x_vals = x_names, x_vals
+        self.line_arg, self.line_vals, self.line_names = line_arg, line_vals, line_names
+        self.plot_name, self.args = plot_name, args
+        self.xlabel, self.ylabel, self.x_log, self.y_log, self.styles = xlabel, ylabel, x_log, y_log, styles
+
+
+class Mark:
+    """What `perf_report` returns: `.run(print_data=True)` sweeps the benchmark and prints a table."""
+
+    def __init__(self, fn, benchmarks):
+        self.fn = fn
+        self.benchmarks = benchmarks if isinstance(benchmarks, list) else [benchmarks]
+
+    def run(self, show_plots=False, print_data=False, save_path="", return_df=False, **kwargs):
+        tables = []
+        for bench in self.benchmarks:
+            rows = []
+            for x in bench.x_vals:
+                xs = x if isinstance(x, (list, tuple)) else [x] * len(bench.x_names)
+                row = list(xs)
+                for line in bench.line_vals:
+                    args = dict(zip(bench.x_names, xs), **{bench.line_arg: line}, **bench.args, **kwargs)
+                    value = self.fn(**args)
+                    row.append(value[0] if isinstance(value, tuple) else value)
+                rows.append(row)
+            header = list(bench.x_names) + list(bench.line_names)
+            if print_data:
+                print(f"{bench.plot_name}:")
+                print("  ".join(f"{h:>12}" for h in header))
+                for row in rows:
+                    print("  ".join(f"{v:>12.4g}" if isinstance(v, float) else f"{v!s:>12}" for v in row))
+            tables.append((header, rows))
+        return tables if return_df else None
+
+
+def perf_report(benchmarks):
+    """`@triton.testing.perf_report(Benchmark(...))`."""
+    return lambda fn: Mark(fn, benchmarks)
