@@ -40,12 +40,11 @@ class Group:
         self.prints = []
         self.events = []                     # counter events, committed when the group succeeds
 
-    def note_big(self, nbytes: int):
-        """Called when a value is larger than `limit`: record it while probing, else ask for a smaller group."""
-        if self.size > 1:
+    def see(self, nbytes: int):
+        """A value larger than any before: remember it, and ask for a smaller group past the limit."""
+        self.peak = nbytes
+        if nbytes > self.limit and self.size > 1:
             raise OverBudget()
-        self.peak = max(self.peak, nbytes)
-        self.limit = nbytes
 
     def count_flops(self, per_program: int, rows: int):
         """Record `tl.dot` FLOPs done by every program of the group."""

@@ -93,6 +93,8 @@ class dtype:
         return self
 
     def __eq__(self, other):
+        if self is other:
+            return True
         return isinstance(other, dtype) and type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self):
@@ -202,8 +204,19 @@ def integer_promote(a: dtype, b: dtype) -> dtype:
     return b if b.int_bitwidth >= a.int_bitwidth else a
 
 
+_COMPUTATION_CACHE: dict = {}
+
+
 def computation_type(a: dtype, a_is_scalar: bool, b: dtype, b_is_scalar: bool, div_or_mod: bool = False) -> dtype:
     """The type a binary operator computes in (Triton's `computation_type_impl`, rule for rule)."""
+    key = (a.name, a_is_scalar, b.name, b_is_scalar, div_or_mod)
+    found = _COMPUTATION_CACHE.get(key)
+    if found is None:
+        found = _COMPUTATION_CACHE[key] = _computation_type(a, a_is_scalar, b, b_is_scalar, div_or_mod)
+    return found
+
+
+def _computation_type(a: dtype, a_is_scalar: bool, b: dtype, b_is_scalar: bool, div_or_mod: bool) -> dtype:
     # 0) A Python scalar of a lower or equal kind (bool < int < float) does not take part.
     if a_is_scalar != b_is_scalar:
         scalar_ty, tensor_ty = (a, b) if a_is_scalar else (b, a)

@@ -100,6 +100,9 @@ def normalize_grid(grid, meta: dict) -> tuple:
         grid = grid(meta)
     if isinstance(grid, (int, np.integer)):
         grid = (grid,)
+    if not isinstance(grid, (tuple, list)):
+        raise errors.LaunchError(f"the grid must be a tuple of 1 to 3 ints (or a callable of the meta-parameters "
+                                 f"returning one), got {type(grid).__name__} ({grid!r})")
     grid = tuple(grid)
     if not 1 <= len(grid) <= 3:
         raise errors.LaunchError(f"the grid must have 1 to 3 dimensions, got {grid!r}")
@@ -167,24 +170,25 @@ def _schedule(run: Launch, call):
     if n == 0:
         return
     cap = _group_cap(run)
-    budget = _budget(run)
-    queue: list[np.ndarray] = [np.array([0], np.int64)]
-    next_start = 1
-    chunk = None
+    target = min(options.value_budget, options.group_bytes)
+    chunk = min(cap, FIRST_GROUP)      # until a finished group tells how large a program's values are
+    limit = min(options.value_budget, 4 * options.group_bytes)
+    queue: list[np.ndarray] = []
+    next_start = 0
     while queue or next_start < n:
         if not queue:
             stop = min(n, next_start + chunk)
             queue.append(np.arange(next_start, stop, dtype=np.int64))
             next_start = stop
         pids = queue.pop(0)
-        group = Group(run, pids, budget if len(pids) > 1 else 0)
+        group = Group(run, pids, limit)
         if group.journal is None and any(q[0] < pids[0] for q in queue):
             group.journal = []  # it may have to run again after earlier programs
         outcome = _run_group(group, call)
         if outcome is None:
-            if chunk is None:
-                target = min(budget, options.group_bytes)
-                chunk = min(cap, max(1, target // max(group.peak, 1)))
+            per_program = max(1, group.peak // group.size)
+            chunk = min(cap, max(1, target // per_program))
+            limit = options.value_budget
             continue
         kind, payload = outcome
         if kind == "split":
@@ -192,7 +196,7 @@ def _schedule(run: Launch, call):
         elif kind == "smaller":
             half = len(pids) // 2
             queue[:0] = [pids[:half], pids[half:]]
-            chunk = max(1, min(chunk or half, half))
+            chunk = max(1, min(chunk, half))
         else:  # an error in program `failing`
             exc, failing = payload
             earlier = [q[q < failing] for q in [pids] + queue]
@@ -204,6 +208,9 @@ def _schedule(run: Launch, call):
                 raise _finalize(run, exc, failing)
             later = [q[q > failing] for q in [pids] + queue]
             queue = earlier + [np.array([failing], np.int64)] + [q for q in later if len(q)]
+
+
+FIRST_GROUP = 64
 
 
 def _split_by_value(pids: np.ndarray, values: np.ndarray) -> list:

@@ -180,8 +180,11 @@ def tf32_truncate(x) -> np.ndarray:
     """
     x = _as_float32(x)
     r = (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
-    # A NaN whose payload sits only in the low 13 bits would otherwise become inf.
-    return np.where(np.isnan(x), x, r)
+    # A NaN whose payload sits only in the low 13 bits would otherwise become inf; such NaNs are rare,
+    # so check the cheap way first.
+    if np.isinf(r).any():
+        r = np.where(np.isnan(x), x, r)
+    return r
 
 
 @_quiet

@@ -42,6 +42,8 @@ class constexpr:
 
 def unwrap(x):
     """The Python value of a constexpr or NumPy scalar; tensors and other objects unchanged."""
+    if type(x) is tensor:
+        return x
     if isinstance(x, constexpr):
         return x.value
     if isinstance(x, np.generic):
@@ -139,7 +141,7 @@ def to_address(t: tensor) -> np.ndarray:
 
 def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None = None) -> np.ndarray:
     """Convert compute-dtype values of `src` to `dst` as the GPU does (saturating float->int, RTNE)."""
-    if src == dst:
+    if src is dst or src == dst:
         return data
     if dst.is_bool():
         return data != 0
@@ -250,36 +252,44 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
     Returns (a_data, b_data, dtype, shape, a, b); a_data/b_data are aligned NumPy arrays (or 0-d arrays for
     Python scalars) in the computation dtype. With pointers involved the data are not converted.
     """
-    a = unwrap(a)
-    b = unwrap(b)
-    a_scalar = not isinstance(a, tensor)
-    b_scalar = not isinstance(b, tensor)
+    a_scalar = type(a) is not tensor
+    b_scalar = type(b) is not tensor
+    if a_scalar:
+        a = unwrap(a)
+        a_scalar = not isinstance(a, tensor)
+    if b_scalar:
+        b = unwrap(b)
+        b_scalar = not isinstance(b, tensor)
     if a_scalar and b_scalar:
         a = to_tensor(a)
         a_scalar = False
-    if a_scalar and not isinstance(a, numbers.Number):
-        raise TypeError(f"unsupported operand type {type(a).__name__} for a tl.tensor operation")
-    if b_scalar and not isinstance(b, numbers.Number):
-        raise TypeError(f"unsupported operand type {type(b).__name__} for a tl.tensor operation")
-    ta, tb = _dtype_of(a), _dtype_of(b)
-    _check_ptr(ta, tb, allow_a_ptr)
-    _check_ptr(tb, ta, allow_b_ptr)
-    if arithmetic and not ta.is_ptr() and not tb.is_ptr():
+    if a_scalar:
+        if not isinstance(a, numbers.Number):
+            raise TypeError(f"unsupported operand type {type(a).__name__} for a tl.tensor operation")
+        ta, tb = T.of_python_scalar(a), b.dtype
+    elif b_scalar:
+        if not isinstance(b, numbers.Number):
+            raise TypeError(f"unsupported operand type {type(b).__name__} for a tl.tensor operation")
+        ta, tb = a.dtype, T.of_python_scalar(b)
+    else:
+        ta, tb = a.dtype, b.dtype
+    a_ptr, b_ptr = ta.is_ptr(), tb.is_ptr()
+    if a_ptr or b_ptr:
+        _check_ptr(ta, tb, allow_a_ptr)
+        _check_ptr(tb, ta, allow_b_ptr)
+    if arithmetic and not a_ptr and not b_ptr:
         ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
         if a_scalar:
-            ad = _scalar_in(a, ty)
-            shape = b.shape
-            bd = convert(b.data, tb, ty)
-        elif b_scalar:
-            bd = _scalar_in(b, ty)
-            shape = a.shape
-            ad = convert(a.data, ta, ty)
-        else:
-            shape = broadcast_shapes(a.shape, b.shape)
-            nd = len(shape)
-            ad = expand(convert(a.data, ta, ty), a.shape, nd)
-            bd = expand(convert(b.data, tb, ty), b.shape, nd)
-        return ad, bd, ty, shape, a, b
+            return _scalar_in(a, ty), convert(b.data, tb, ty), ty, b.shape, a, b
+        if b_scalar:
+            return convert(a.data, ta, ty), _scalar_in(b, ty), ty, a.shape, a, b
+        ad = convert(a.data, ta, ty)
+        bd = convert(b.data, tb, ty)
+        if a.shape == b.shape:
+            return ad, bd, ty, a.shape, a, b
+        shape = broadcast_shapes(a.shape, b.shape)
+        nd = len(shape)
+        return expand(ad, a.shape, nd), expand(bd, b.shape, nd), ty, shape, a, b
     a, b = to_tensor(a), to_tensor(b)
     shape = broadcast_shapes(a.shape, b.shape)
     return expand(a.data, a.shape, len(shape)), expand(b.data, b.shape, len(shape)), None, shape, a, b

@@ -101,8 +101,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     batch = a.shape[0] if ra == 3 else 1
     group.count_flops(2 * M * N * K * batch, prod.shape[0])
     if acc is not None:
-        acc_data = acc.data.astype(prod.dtype, copy=False)
-        prod = prod + acc_data
+        if prod.shape == acc.data.shape or acc.data.shape[0] == 1:
+            prod += acc.data  # in place: prod is a fresh array with the full shape
+        else:
+            prod = prod + acc.data
     if ret.is_fp16():
         prod = prod.astype(np.float16)
     elif prod.dtype != ret.np_compute:

@@ -46,7 +46,7 @@ def arange(start, end):
     start, end = unwrap(start), unwrap(end)
     if isinstance(start, tensor) or isinstance(end, tensor) or not isinstance(start, int) or not isinstance(end, int):
         raise ValueError("arange's arguments must be of type tl.constexpr")
-    if not (-2**31 <= start < 2**31 and -2**31 <= end <= 2**31):
+    if not (0 <= start < 2**31 and 0 <= end <= 2**31):  # Triton: `start >> 32 or end >> 32` (negatives too)
         raise ValueError("arange must fit in int32")
     if end <= start:
         raise ValueError("arange's end argument must be greater than the start argument")

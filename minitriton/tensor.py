@@ -53,8 +53,8 @@ class tensor:
         self.shape = shape
         self.alloc = alloc
         group = context._current
-        if group is not None and data.nbytes > group.limit:
-            group.note_big(data.nbytes)
+        if group is not None and data.nbytes > group.peak:
+            group.see(data.nbytes)
 
     # --- Triton's introspection surface ---
     @property
