@@ -494,8 +494,8 @@ def main(argv=None):
                 f"- Python {versions.get('python')}, numpy {versions.get('numpy')}, triton "
                 f"{versions.get('triton')}, torch {versions.get('torch')}"
                 + (f" ({versions['torch_threads']} intra-op threads)" if "torch_threads" in versions else ""),
-                f"- method: {mode}; command: `python -m bench "
-                + " ".join(a for a in (argv if argv is not None else sys.argv[1:])) + "`",
+                f"- method: {mode}; command: `"
+                + " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]) + "`",
                 f"- full data: `{path.relative_to(REPO_ROOT / 'bench')}`",
                 "",
                 _table(rows, markdown=True),

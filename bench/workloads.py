@@ -14,6 +14,7 @@ part (how arrays are made and read back) is an ``Arrays`` object, see ``TorchArr
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -279,10 +280,21 @@ class NumpyArrays:
     def bf16(self):
         """bf16 support: ``(make_input, make_output, to_f64, note, nbytes)``, the first that works of:
 
-        1. NumPy arrays of ``ml_dtypes.bfloat16`` (minitriton accepts them), if ml_dtypes is installed;
-        2. torch bf16 CPU tensors, which minitriton must accept (shared with it, never copied).
+        1. ``minitriton.Buffer`` (NumPy uint16 storage tagged bf16), when minitriton is loaded and has it;
+        2. NumPy arrays of ``ml_dtypes.bfloat16`` (minitriton accepts them), if ml_dtypes is installed;
+        3. torch bf16 CPU tensors, which minitriton must accept (shared with it, never copied).
         """
         if self._bf16 is None:
+            minitriton = sys.modules.get("minitriton")
+            buffer = getattr(minitriton, "Buffer", None)
+            if buffer is not None and hasattr(buffer, "from_float"):
+                bf16_type = minitriton.language.bfloat16
+                self._bf16 = (lambda a: buffer.from_float(a, bf16_type),           # RTNE
+                              lambda shape: buffer.from_float(np.full(shape, np.nan, np.float32), bf16_type),
+                              lambda t: t.to_float32().astype(np.float64),
+                              "minitriton.Buffer (NumPy uint16 storage, bf16)",
+                              lambda t: t.array.nbytes)
+                return self._bf16
             try:
                 import ml_dtypes
 

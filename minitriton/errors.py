@@ -77,9 +77,13 @@ def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "
     return text
 
 
+class OutsideKernelError(MiniTritonError, ValueError):
+    """A `tl.*` function was called with no kernel running (Triton raises ValueError)."""
+
+
 def outside_kernel(name: str) -> MiniTritonError:
     """`tl.*` called with no launch running (Triton's wording, plus the fix)."""
-    return CompilationError(
+    return OutsideKernelError(
         f"Did you forget to add @triton.jit ? (`_semantic` argument must be provided outside of JIT functions.) "
         f"tl.{name} was called outside a kernel launch; launch the kernel with kernel[grid](...)")
 

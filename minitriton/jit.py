@@ -98,9 +98,9 @@ class JITFunction(KernelInterface):
         """Reject what Triton's compiler rejects before anything runs (variables that only live in a loop)."""
         if self._checked:
             return
-        self._checked = True
         from .scoping import find_loop_scoped_names
         found = find_loop_scoped_names(self.fn)
+        self._checked = not found  # a rejected kernel stays rejected on every launch, as with Triton's compiler
         if found:
             f = found[0]
             raise errors.CompilationError(errors.compilation_text(

@@ -284,10 +284,8 @@ def c_fmod(a, b) -> np.ndarray:
     The dtype is kept (float16/32/64; fmod is exact, so no rounding happens).
     fmod(x, 0) and fmod(+-inf, y) are NaN; fmod(x, +-inf) == x.
     """
-    a = np.asarray(a)
-    b = np.asarray(b)
-    r = np.fmod(a, b)
-    return np.asarray(r, dtype=np.result_type(a, b))
+    # Python float operands stay weakly typed (NEP 50): fmod(float32 array, 2.0) is float32.
+    return np.asarray(np.fmod(a, b))
 
 
 # --- erf ----------------------------------------------------------------------------
@@ -409,18 +407,12 @@ def fma(a, b, c) -> np.ndarray:
     Boldo-Melquiond) that is correctly rounded; operands near overflow or results near
     the subnormal range use an exact ``fractions.Fraction`` evaluation instead.
     """
-    a = np.asarray(a)
-    b = np.asarray(b)
-    c = np.asarray(c)
-    dt = np.result_type(a, b, c)
+    dt = np.result_type(a, b, c)  # Python floats are weak: fma(f32 array, 2.0, 1.0) is f32
     if dt.kind != "f":
         raise TypeError(f"expected float arrays, got dtype {dt}")
     if dt == np.float64:
-        return _fma64(a.astype(np.float64, copy=False), b.astype(np.float64, copy=False),
-                      c.astype(np.float64, copy=False))
-    a64 = a.astype(np.float64)
-    b64 = b.astype(np.float64)
-    c64 = c.astype(np.float64)
+        return _fma64(np.asarray(a, dtype=dt), np.asarray(b, dtype=dt), np.asarray(c, dtype=dt))
+    a64, b64, c64 = (np.asarray(v, dtype=dt).astype(np.float64) for v in (a, b, c))
     v = _add_round_odd(a64 * b64, c64)  # the product is exact (<= 48 bits)
     return v.astype(dt)
 

@@ -58,7 +58,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     if not (ra == rb == 2 or ra == rb == 3):
         raise AssertionError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: {list(b.shape)})")
     if a.shape[-1] != b.shape[-2]:
-        raise AssertionError(
+        raise AssertionError(  # core.dot's wording (checked first in Triton), then semantic.dot's details
+            f"input and other must have equal reduction dimensions: "
             f"First input shape ({list(a.shape)}) and second input shape {list(b.shape)} are not compatible for "
             f"matmul (second index of first shape ({a.shape[-1]}) must be equal to first index of second shape "
             f"({b.shape[-2]})")

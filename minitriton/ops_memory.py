@@ -60,8 +60,11 @@ def _lanes(group, ptr: tensor, mask, shape):
     return idx, m
 
 
-def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m):
-    """The allocation and in-bounds element indices for a pointer block, or a precise OutOfBoundsError."""
+def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m, masked: bool = False):
+    """The allocation and in-bounds element indices for a pointer block, or a precise OutOfBoundsError.
+
+    `masked`: the op had a mask (possibly all true here), which changes the suggested fix.
+    """
     elem = ptr.dtype.element_ty
     alloc = ptr.alloc
     if alloc is None:
@@ -69,7 +72,7 @@ def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m):
     n = alloc.numel(elem)
     if m is None:
         if idx.size and (idx.min() < 0 or idx.max() >= n):
-            _out_of_bounds(op, group, alloc, elem, idx, None, n)
+            _out_of_bounds(op, group, alloc, elem, idx, None, n, masked)
         return alloc, idx
     safe = np.where(m, idx, 0)
     if safe.size and (safe.min() < 0 or safe.max() >= n):
@@ -98,7 +101,7 @@ def _first_bad(addr, m):
     return np.arange(addr.shape[0])[:1]
 
 
-def _out_of_bounds(op, group, alloc, elem, idx, m, n):
+def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
     bad = (idx < 0) | (idx >= n)
     if m is not None:
         bad &= m
@@ -123,7 +126,7 @@ def _out_of_bounds(op, group, alloc, elem, idx, m, n):
     details = (f"  {count} of {total} lanes are out of range (first: lane {lane_text}): offsets "
                f"{errors.format_ranges(offsets)} from `{name}`, but `{name}` has {n} elements "
                f"(valid offsets {low}…{high})\n")
-    if m is None:
+    if m is None and not masked:
         details += f"  fix: mask the tail, e.g. tl.{op}({name} + offs, mask=offs < n)"
     else:
         details += ("  fix: the mask lets these lanes through: check its bound (e.g. offs < n) "
@@ -169,7 +172,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     ptr, mask, vals, shape = _prepare("load", pointer, mask, {"other": other})
     elem = ptr.dtype.element_ty
     idx, m = _lanes(group, ptr, mask, shape)
-    alloc, safe = _resolve("load", group, ptr, idx, m)
+    alloc, safe = _resolve("load", group, ptr, idx, m, mask is not None)
     flat = alloc.flat(elem)
     _count(group, "load", alloc, elem.itemsize, safe, m, shape)
     if flat.shape[0] == 0:
@@ -197,7 +200,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     elem = ptr.dtype.element_ty
     val = cast(vals["value"], elem)
     idx, m = _lanes(group, ptr, mask, shape)
-    alloc, safe = _resolve("store", group, ptr, idx, m)
+    alloc, safe = _resolve("store", group, ptr, idx, m, mask is not None)
     if not alloc.writeable:
         raise ValueError(f"tl.store into `{alloc.name}`, which is a read-only array; pass a writeable copy")
     flat = alloc.flat(elem)
@@ -286,11 +289,12 @@ def _combine(op, elem, old, v):
 
 def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
     idx, m = _lanes(group, ptr, mask, shape)
-    alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m)
+    alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m, mask is not None)
     if not alloc.writeable:
         raise ValueError(f"tl.atomic_{op} into `{alloc.name}`, which is a read-only array")
     flat = alloc.flat(elem)
-    g = max(safe.shape[0], operand.shape[0], m.shape[0] if m is not None else 1)
+    # every program of the group does its own update, even when pointer, value and mask are uniform
+    g = max(group.size, safe.shape[0], operand.shape[0], m.shape[0] if m is not None else 1)
     full = (g,) + shape
     safe = np.broadcast_to(safe, full).reshape(-1)
     extra = operand.shape[len(full):]

@@ -1,6 +1,8 @@
 """`triton.language` for minitriton: import it as `tl` (or let `minitriton.install()` alias it)."""
 from __future__ import annotations
 
+import functools as _functools
+
 from .. import dtypes as _dtypes
 from .. import ops_basic as _ob
 from .. import ops_debug as _od
@@ -167,5 +169,32 @@ def _install_tensor_methods():
 
 
 _install_tensor_methods()
+
+
+def _builtin(fn, name):
+    """`fn` refusing to run outside a kernel, with Triton's message (ValueError)."""
+    from .. import context as _context
+    from .. import errors as _errors
+
+    @_functools.wraps(fn)
+    def builtin(*args, **kwargs):
+        if _context._current is None:
+            raise _errors.outside_kernel(name)
+        return fn(*args, **kwargs)
+    return builtin
+
+
+_BUILTINS = ["program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "reshape", "view", "ravel",
+             "trans", "permute", "expand_dims", "broadcast", "broadcast_to", "cat", "join", "split", "load", "store",
+             "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg",
+             "atomic_cas", "cast", "where", "maximum", "minimum", "clamp", "exp", "exp2", "log", "log2", "sqrt",
+             "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor", "ceil", "sigmoid", "softmax", "erf", "fma", "div_rn",
+             "fdiv", "cdiv", "umulhi", "dot", "sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce",
+             "associative_scan", "cumsum", "cumprod", "static_range", "static_print", "static_assert",
+             "device_print", "device_assert", "multiple_of", "max_contiguous", "max_constancy", "assume",
+             "debug_barrier"]
+for _name in _BUILTINS:
+    globals()[_name] = _builtin(globals()[_name], _name)
+del _name
 
 __all__ = [n for n in dir() if not n.startswith("_")]
