@@ -36,8 +36,9 @@ class Group:
         self.program_ids = coords            # three int32 arrays of shape (size,)
         self.limit = limit                   # bytes one value may take before OverBudget
         self.peak = 0                        # largest value seen (bytes), for sizing groups
-        self.journal = [] if self.size > 1 or launch.keeps_journal() else None
+        self.journal = [] if self.size > 1 else None
         self.prints = []
+        self.quiet = False                   # a replay: its prints were shown already
         self.events = []                     # counter events, committed when the group succeeds
 
     def see(self, nbytes: int):
@@ -51,6 +52,10 @@ class Group:
         if self.launch.recorder is not None:
             self.events.append(("flops", per_program))
 
+    def before_store(self, alloc):
+        """Called before every write to `alloc`."""
+        self.launch.before_write(alloc)
+
     def note_store(self, alloc, indices):
         """Hook for the sanitizers: which elements this group wrote."""
 
@@ -58,10 +63,9 @@ class Group:
         """The pass finished: publish its counters and prints."""
         if self.launch.recorder is not None and self.events:
             self.launch.recorder.commit(self.pids, self.events)
-        if self.journal:
-            self.launch.keep(self.journal)
-        for line in self.prints:
-            print(line)
+        if not self.quiet:
+            for line in self.prints:
+                print(line)
         self.events = []
         self.prints = []
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import context, counters, errors
+from . import context, counters, errors, numerics
 from .context import Diverged, Group, OverBudget
 from .memory import Allocation
 
@@ -31,7 +31,7 @@ class Options:
     group_bytes: int = 2**20              # target size of one value: groups that fit in cache run fastest
     value_budget: int = 64 * 2**20        # bytes one value of a group may take (memory bound)
     debug: bool = False                   # tl.device_assert fires (also TRITON_DEBUG=1 or jit(debug=True))
-    undo_bytes: int = 64 * 2**20          # old values kept so a compile-time error leaves memory untouched
+    undo_bytes: int = 64 * 2**20          # copies kept so a compile-time error leaves memory untouched
 
 
 options = Options()
@@ -50,27 +50,31 @@ class Launch:
         self.recorder = counters.LaunchCounters(self.n) if self.recording is not None else None
         self.debug = bool(kernel.debug) or options.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
         self.static_printed = set()
-        self.journal = []                    # old values of committed stores, newest last
-        self.journal_bytes = 0
+        self.snapshots = {}                  # allocation index -> its bytes before the launch wrote to it
+        self.snapshot_bytes = 0
 
-    def keeps_journal(self) -> bool:
-        """Whether stores are still journaled launch-wide (until options.undo_bytes is spent)."""
-        return self.journal is not None
-
-    def keep(self, entries: list):
-        """Keep a committed group's journal, so a later compile-time error can undo the whole launch."""
-        if self.journal is None:
+    def before_write(self, alloc):
+        """Keep a copy of an allocation before the launch first writes it, so that a compile-time error
+        (which on a GPU prevents the launch) can leave memory untouched. Bounded: copies stop once they
+        would exceed half the launch's array bytes (or options.undo_bytes)."""
+        if alloc.index in self.snapshots:
             return
-        self.journal.extend(entries)
-        self.journal_bytes += sum(old.nbytes + idx.nbytes for _, idx, old in entries)
-        if self.journal_bytes > options.undo_bytes:
-            self.journal = None
+        arrays = sum(a.nbytes for a in self.allocations)
+        if self.snapshot_bytes + alloc.nbytes > min(options.undo_bytes, max(arrays // 2, 2**16)):
+            self.snapshots[alloc.index] = None
+            return
+        self.snapshots[alloc.index] = alloc.raw.copy()
+        self.snapshot_bytes += alloc.nbytes
+
+    def can_undo(self) -> bool:
+        """Whether every allocation written so far has a snapshot."""
+        return all(saved is not None for saved in self.snapshots.values())
 
     def undo(self):
-        """Restore every byte the launch wrote (best effort: only while the journal was kept)."""
-        if self.journal:
-            for flat, idx, old in reversed(self.journal):
-                flat[idx] = old
+        """Restore every allocation the launch wrote (best effort: those with a snapshot)."""
+        for index, saved in self.snapshots.items():
+            if saved is not None:
+                self.allocations[index - 1].raw[...] = saved
 
     def add_allocation(self, name, array, elem, original) -> Allocation:
         alloc = Allocation(len(self.allocations) + 1, name, array, elem, original)
@@ -146,7 +150,12 @@ def launch(kernel, args, kwargs, grid, warmup=False):
         return None
     fn = kernel.kernel_fn
     with np.errstate(all="ignore"):
-        _schedule(run, lambda: fn(*call_args))
+        quiet_before = numerics.already_quiet
+        numerics.already_quiet = True
+        try:
+            _schedule(run, lambda: fn(*call_args))
+        finally:
+            numerics.already_quiet = quiet_before
     if run.recording is not None:
         run.recording.launches.append(run.recorder.report(run))
     return None
@@ -170,11 +179,21 @@ def _schedule(run: Launch, call):
     if n == 0:
         return
     cap = _group_cap(run)
-    target = min(options.value_budget, options.group_bytes)
-    chunk = min(cap, FIRST_GROUP)      # until a finished group tells how large a program's values are
-    limit = min(options.value_budget, 4 * options.group_bytes)
+    # A value of the group should fit in cache (speed) and, for small launches, stay a small fraction of the
+    # launch's arrays, so the emulator's working memory stays below the memory the kernel itself works on.
+    arrays = sum(a.nbytes for a in run.allocations)
+    target = min(options.value_budget, options.group_bytes, max(MIN_GROUP_BYTES, arrays // 8))
+    # How large one program's values get: learned from earlier launches with the same constexprs, else from
+    # the first group, which shrinks (OverBudget) until its values fit.
+    sizes = run.kernel.cache.setdefault("program_bytes", {})
+    key = tuple(sorted((k, repr(v)) for k, v in run.constexprs.items()))
+    known = sizes.get(key)
+    chunk = min(cap, max(1, target // known) if known else FIRST_GROUP)
+    limit = 2 * target if known else target
     queue: list[np.ndarray] = []
     next_start = 0
+    committed = np.zeros(n, bool)
+    replaying = False
     while queue or next_start < n:
         if not queue:
             stop = min(n, next_start + chunk)
@@ -184,24 +203,37 @@ def _schedule(run: Launch, call):
         group = Group(run, pids, limit)
         if group.journal is None and any(q[0] < pids[0] for q in queue):
             group.journal = []  # it may have to run again after earlier programs
+        if replaying:
+            group.quiet = True
         outcome = _run_group(group, call)
         if outcome is None:
-            per_program = max(1, group.peak // group.size)
+            committed[pids] = True
+            per_program = max(1, group.peak // group.size, sizes.get(key, 0))
+            sizes[key] = per_program
             chunk = min(cap, max(1, target // per_program))
-            limit = options.value_budget
+            limit = max(target, options.value_budget if chunk == 1 else 2 * target)
             continue
         kind, payload = outcome
         if kind == "split":
             queue[:0] = _split_by_value(pids, payload)
         elif kind == "smaller":
-            half = len(pids) // 2
-            queue[:0] = [pids[:half], pids[half:]]
-            chunk = max(1, min(chunk, half))
+            chunk = max(1, min(chunk, len(pids) // 2))
+            queue = [q[i:i + chunk] for q in [pids] + queue for i in range(0, len(q), chunk)]
         else:  # an error in program `failing`
             exc, failing = payload
             earlier = [q[q < failing] for q in [pids] + queue]
             earlier = [q for q in earlier if len(q)]
             if len(pids) == 1 and not earlier:
+                if isinstance(exc, errors.KernelRuntimeError) and committed[failing + 1:].any() and run.can_undo():
+                    # Later programs already ran (a split ran them early): replay the launch up to the failing
+                    # program, so memory ends as if programs had run one at a time, in order.
+                    run.undo()
+                    committed[:] = False
+                    queue = [np.arange(i, min(i + chunk, failing), dtype=np.int64) for i in range(0, failing, chunk)]
+                    queue.append(np.array([failing], np.int64))
+                    next_start = n
+                    replaying = True
+                    continue
                 _flush_prints(group)
                 if not isinstance(exc, errors.KernelRuntimeError):
                     run.undo()  # Triton would have refused to compile: no program may have written anything
@@ -211,6 +243,7 @@ def _schedule(run: Launch, call):
 
 
 FIRST_GROUP = 64
+MIN_GROUP_BYTES = 64 * 2**10
 
 
 def _split_by_value(pids: np.ndarray, values: np.ndarray) -> list:

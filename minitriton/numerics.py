@@ -38,12 +38,17 @@ __all__ = [
 _MODES = ("rtne", "rtz")
 
 
+already_quiet = False  # set by the engine while a launch runs under np.errstate(all="ignore")
+
+
 def _quiet(fn):
     """Run ``fn`` with all NumPy floating-point warnings off: NaN/inf operands (even
     signalling NaNs in a plain cast) and intended overflows must not warn."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if already_quiet:  # entering np.errstate costs more than most of these functions
+            return fn(*args, **kwargs)
         with np.errstate(all="ignore"):
             return fn(*args, **kwargs)
 

@@ -157,6 +157,11 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None =
     if src.is_floating():  # float -> int: cvt.rzi.sat
         return numerics.float_to_int(data, dst.np_compute)
     if dst.is_bf16():  # int -> bf16 rounds once, from the exact value
+        if data.dtype.itemsize == 8:  # 64-bit: float64 would round first (GPU probe: 2**62+2**54+1 -> 2**62+2**55)
+            lo = data & data.dtype.type(0xFFFFFFFF)
+            with np.errstate(all="ignore"):
+                wide = numerics._add_round_odd((data - lo).astype(np.float64), lo.astype(np.float64))
+            return numerics.round_to_bf16(wide)
         return numerics.round_to_bf16(data.astype(np.float64))
     return data.astype(dst.np_compute)
 
@@ -315,6 +320,8 @@ def add(a, b):
         if b.dtype.is_ptr():
             a, b, ad, bd = b, a, bd, ad
         return _ptr_offset(a, ad, b, bd, shape, 1)
+    if ty.is_bool():  # int1 arithmetic is modulo 2 (GPU probe: True + True == False)
+        return finish(ad ^ bd, ty, shape)
     return finish(ad + bd, ty, shape)
 
 
@@ -339,11 +346,15 @@ def sub(a, b):
             diff = (expand(to_address(a), a.shape, len(shape)) - expand(to_address(b), b.shape, len(shape)))
             return tensor(diff // a.dtype.element_ty.itemsize, T.int64, shape)
         return _ptr_offset(a, ad, b, bd, shape, -1)
+    if ty.is_bool():  # int1 arithmetic is modulo 2: x - y == x ^ y (NumPy refuses bool subtraction)
+        return finish(ad ^ bd, ty, shape)
     return finish(ad - bd, ty, shape)
 
 
 def mul(a, b):
     ad, bd, ty, shape, _, _ = operands(a, b)
+    if ty.is_bool():
+        return finish(ad & bd, ty, shape)
     return finish(ad * bd, ty, shape)
 
 
@@ -364,14 +375,19 @@ def floordiv(a, b):
 def mod(a, b):
     ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
     if ty.is_floating():
-        return finish(numerics.c_fmod(ad, bd), ty, shape)
+        # NVPTX lowers frem to fma(-trunc(x / y), y, x), x where |y| == inf (GPU probe, fp32 and fp64): C fmod
+        # when the quotient is exact, but 5.1 % 0.1 == -1.7e-07 and -0.0 % 1.0 == +0.0.
+        with np.errstate(all="ignore"):
+            q = np.trunc(np.true_divide(ad, bd))
+            r = numerics.fma(np.negative(q), bd, ad)
+        return finish(np.where(np.isinf(bd), ad, r), ty, shape)
     return finish(numerics.c_mod(ad, bd), ty, shape)
 
 
 def _bitwise(a, b):
     ad, bd, ty, shape, a, b = operands(a, b)
-    if not ty.is_int():
-        raise _incompatible(_dtype_of(a), _dtype_of(b))
+    if not ty.is_int():  # Triton checks after casting both operands to the computation type
+        raise _incompatible(ty, ty)
     return ad, bd, ty, shape
 
 
@@ -397,6 +413,13 @@ def shl(a, b):
 
 def shr(a, b):
     ad, bd, ty, shape = _bitwise(a, b)
+    # Triton (core.tensor.__rshift__) picks ashr/lshr by the signedness of the tensor operand on the left
+    # (of the right-hand tensor for `literal >> tensor`), not of the promoted type: int8 >> uint32 is ashr.
+    left = to_tensor(a if isinstance(unwrap(a), tensor) else b)
+    if left.dtype.is_int_signed() != ty.is_int_signed():
+        view = np.dtype(f"{'i' if left.dtype.is_int_signed() else 'u'}{ad.dtype.itemsize}")
+        out = numerics.shift_right(np.asarray(ad).view(view), np.asarray(bd).view(view))
+        return finish(out.view(ad.dtype), ty, shape)
     return finish(numerics.shift_right(ad, bd), ty, shape)
 
 
@@ -478,6 +501,11 @@ def _minmax(a, b, propagate_nan, pick):
             fn = np.fmax if pick == "max" else np.fmin   # maxnum: NaN loses (measured on the GPU)
         else:
             fn = np.maximum if pick == "max" else np.minimum
+        # -0.0 < +0.0 on the GPU (probe: max(0.0, -0.0) == +0.0, min(-0.0, 0.0) == -0.0); NumPy returns either.
+        # For two zeros, max is their IEEE sum and min the negated sum of the negations.
+        zeros = (ad == 0) & (bd == 0)
+        signed_zero = ad + bd if pick == "max" else -(np.negative(ad) + np.negative(bd))
+        return finish(np.where(zeros, signed_zero, fn(ad, bd)), ty, shape)
     else:
         fn = np.maximum if pick == "max" else np.minimum
     return finish(fn(ad, bd), ty, shape)

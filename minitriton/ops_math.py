@@ -123,7 +123,10 @@ def umulhi(x, y):
     _check(unwrap(x), ("int32", "int64", "uint32", "uint64"))
     _check(unwrap(y), ("int32", "int64", "uint32", "uint64"))
     xd, yd, ty, shape, _, _ = operands(x, y)
-    return finish(numerics.umulhi(xd, yd), ty, shape)
+    # MulhiUIOp: the bit patterns multiply as unsigned, also for int32/int64 (GPU probe: umulhi(-1, 2) == 1)
+    unsigned = np.dtype(f"u{xd.dtype.itemsize}")
+    hi = numerics.umulhi(np.asarray(xd).view(unsigned), np.asarray(yd).view(unsigned))
+    return finish(hi.view(xd.dtype), ty, shape)
 
 
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):

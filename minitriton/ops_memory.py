@@ -215,6 +215,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         mm = np.broadcast_to(m, full)
         sel_idx, sel_val = safe[mm], vd[mm]
     _count(group, "store", alloc, elem.itemsize, safe, m if m is None else np.broadcast_to(m, full), shape)
+    group.before_store(alloc)
     if group.journal is not None:
         group.journal.append((flat, sel_idx, flat[sel_idx]))
     flat[sel_idx] = sel_val
@@ -304,6 +305,8 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
     lanes = np.nonzero(active)[0]
     old_all = np.zeros(safe.shape, elem.np_compute)
     targets = safe[lanes]
+    if lanes.size:
+        group.before_store(alloc)
     if group.journal is not None and lanes.size:
         group.journal.append((flat, targets, flat[targets]))
     if lanes.size:

@@ -334,12 +334,9 @@ def test_errors_identical_across_groupings(monkeypatch):
     assert rec == []  # a failed launch leaves no record
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: after a split, a sub-group holding programs on both sides of a later failing program "
-    "(here [0, 3, 8] before [7]) is committed before the failure is found; program 8's atomic_add stays in "
-    "memory, which group_size=1 never runs (19 vs 18). Needs per-group journals kept until every earlier "
-    "program has finished, or a launch-wide undo and re-run up to the failing program."))
 def test_memory_after_an_error_identical_when_a_later_program_ran_early(monkeypatch):
+    """A split runs [0, 3, 8] before [7] fails: the engine undoes the launch and replays programs 0-6, so
+    program 8's atomic_add is not left in memory (as with one program at a time)."""
     steps = np.array([1, 2, 3, 1, 4, 5, 2, 6, 1], np.int32)  # program 8 shares program 0's trip count
     x = np.ones(5 * 8, np.float32)
 
