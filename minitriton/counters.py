@@ -43,10 +43,20 @@ class Recording:
 
 
 class record:
-    """Context manager recording the traffic of every launch inside it."""
+    """Context manager recording the traffic of every launch inside it.
+
+    `trace_programs`: program ids (tuples like (3,) or (1, 2), or linear indices) whose individual accesses
+    are kept too: each launch record then has "trace", a list of {"program": [x, y, z], "tensors": {name:
+    {"loaded": [...], "stored": [...], "atomic": [...]}}} with the element offsets (from the argument's
+    pointer) that the program touched; what the sandbox's memory picture draws.
+    """
+
+    def __init__(self, trace_programs=None):
+        self.trace_programs = list(trace_programs or [])
 
     def __enter__(self) -> Recording:
         self.recording = Recording()
+        self.recording.trace_programs = self.trace_programs
         _recorders.append(self.recording)
         return self.recording
 
@@ -63,8 +73,9 @@ def active() -> Recording | None:
 class LaunchCounters:
     """Counter arrays for one launch, indexed by linear program id."""
 
-    def __init__(self, n_programs: int):
+    def __init__(self, n_programs: int, traced=()):
         self.n = n_programs
+        self.traced = {int(p): {} for p in traced}   # linear program id -> {(alloc index, kind): [offsets]}
         self.tensors: dict = {}
         self.keys: dict = {}
         self.flops = np.zeros(n_programs, np.int64)
@@ -93,6 +104,11 @@ class LaunchCounters:
             byte_start = idx.astype(np.int64) * itemsize
             keys = self.keys[alloc.index]["store" if kind != "load" else "load"]
             keys.append((pids[prog], byte_start, itemsize))
+            for pid, seen in self.traced.items():
+                hit = pids[prog] == pid
+                if hit.any():
+                    offsets = byte_start[hit] // alloc.dtype.itemsize - alloc.base_offset
+                    seen.setdefault((alloc.index, kind), []).append(offsets)
 
     def report(self, launch) -> dict:
         """The JSON-serialisable launch record."""
@@ -108,7 +124,18 @@ class LaunchCounters:
                 entry["per_program"][name] = per_prog.tolist()
                 entry["totals"][name] = total
             tensors[alloc.name] = entry
+        trace = []
+        for pid, seen in self.traced.items():
+            per_tensor = {}
+            for alloc in launch.allocations:
+                entry = {}
+                for kind, label in (("load", "loaded"), ("store", "stored"), ("atomic", "atomic")):
+                    chunks = seen.get((alloc.index, kind))
+                    entry[label] = distinct(np.concatenate(chunks)).tolist() if chunks else []
+                per_tensor[alloc.name] = entry
+            trace.append({"program": list(launch.pid_tuple(pid)), "tensors": per_tensor})
         return {
+            "trace": trace,
             "kernel": launch.kernel.__name__,
             "grid": list(launch.grid),
             "num_programs": launch.n,

@@ -47,7 +47,10 @@ class Launch:
         self.constexprs = constexprs
         self.allocations: list[Allocation] = []
         self.recording = counters.active()
-        self.recorder = counters.LaunchCounters(self.n) if self.recording is not None else None
+        self.recorder = None
+        if self.recording is not None:
+            traced = [self.linear_id(p) for p in getattr(self.recording, "trace_programs", [])]
+            self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None])
         self.debug = bool(kernel.debug) or options.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
         self.static_printed = set()
         self.snapshots = {}                  # allocation index -> its bytes before the launch wrote to it
@@ -88,6 +91,15 @@ class Launch:
         y = ((pids // gz) % gy).astype(np.int32)
         x = (pids // (gy * gz)).astype(np.int32)
         return x, y, z
+
+    def linear_id(self, program):
+        """The linear index of a program given as an int or an (x[, y[, z]]) tuple; None if outside the grid."""
+        coords = (program,) if isinstance(program, (int, np.integer)) else tuple(program)
+        coords = tuple(int(c) for c in coords) + (0,) * (3 - len(coords))
+        if any(not 0 <= c < g for c, g in zip(coords, self.grid)):
+            return None
+        x, y, z = coords
+        return (x * self.grid[1] + y) * self.grid[2] + z
 
     def pid_tuple(self, pid: int) -> tuple:
         x, y, z = (int(v[0]) for v in self.coords(np.array([pid], np.int64)))
@@ -327,8 +339,10 @@ def _finalize(run: Launch, exc: BaseException, failing: int) -> BaseException:
     if isinstance(exc, errors.KernelRuntimeError):
         final = exc.finalize(f"{os.path.basename(jit_fn.file_name)}:{line}", pid)
         final.__cause__ = None
-        return final.with_traceback(user_tb)
+        return _located(final, jit_fn, line, col, pid).with_traceback(user_tb)
     if isinstance(exc, errors.CompilationError):
+        if getattr(exc, "lineno", None) is None:
+            _located(exc, jit_fn, line, col, None)
         return exc
     if isinstance(exc, (AssertionError, ValueError, TypeError, NameError, NotImplementedError, IndexError,
                         AttributeError, ZeroDivisionError, RuntimeError, KeyError, OverflowError)):
@@ -338,7 +352,17 @@ def _finalize(run: Launch, exc: BaseException, failing: int) -> BaseException:
         final = errors.CompilationError(errors.compilation_text(jit_fn, line, col, message))
         final.__cause__ = exc
         final.error = exc
-        return final.with_traceback(user_tb)
+        return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
+    return exc
+
+
+def _located(exc, jit_fn, line, col, pid):
+    """Attach where the error happened, for tools (the sandbox points at the line and the program)."""
+    exc.kernel = jit_fn.__name__
+    exc.filename = jit_fn.file_name
+    exc.lineno = line
+    exc.col = col
+    exc.program = pid
     return exc
 
 

@@ -103,7 +103,7 @@ class JITFunction(KernelInterface):
         self._checked = not found  # a rejected kernel stays rejected on every launch, as with Triton's compiler
         if found:
             f = found[0]
-            raise errors.CompilationError(errors.compilation_text(
+            raise _scoping_error(self, f, errors.compilation_text(
                 self, f.lineno, f.col_offset, f"NameError('{f.name} is not defined')",
                 extra=f"  `{f.name}` is first assigned inside the loop at line {f.loop_lineno} and used after "
                       f"it; Triton's compiler only keeps variables defined before a loop.\n"
@@ -140,6 +140,13 @@ class JITFunction(KernelInterface):
                     raise TypeError(f"{self.__name__}() missing required argument: '{p.name}'")
                 values[p.name] = p.default
         return values, options
+
+
+def _scoping_error(jit_fn, found, text):
+    exc = errors.CompilationError(text)
+    exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = (jit_fn.__name__, jit_fn.file_name, found.lineno,
+                                                                  found.col_offset, None)
+    return exc
 
 
 def _is_constexpr_annotation(annotation) -> bool:

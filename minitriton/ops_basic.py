@@ -203,7 +203,14 @@ def _bitcast(x: tensor, dst: T.dtype) -> tensor:
 def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
     """Compute-dtype values as the bit patterns memory holds (bf16: uint16)."""
     if ty.is_bf16():
-        return numerics.f32_to_bf16_bits(data)
+        # bf16 values are exact bf16 numbers held in float32: move their bits as they are (a load/store or
+        # bitcast keeps signalling-NaN payloads on the GPU); only other values are rounded.
+        data = np.asarray(data, np.float32)
+        bits = data.view(np.uint32)
+        exact = (bits & np.uint32(0xFFFF)) == 0
+        if exact.all():
+            return (bits >> np.uint32(16)).astype(np.uint16)
+        return np.where(exact, (bits >> np.uint32(16)).astype(np.uint16), numerics.f32_to_bf16_bits(data))
     return data
 
 

@@ -306,3 +306,19 @@ def test_counters_identical_for_group_size_one():
     finally:
         minitriton.options.group_size = saved
     assert records[0] == records[1]
+
+
+def test_trace_programs_lists_the_elements_one_program_touched():
+    n = 2500
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    out = np.empty_like(x)
+    with minitriton.record(trace_programs=[(2,), 0, (7,)]) as rec:
+        add_kernel[(3,)](x, y, out, n, BLOCK=1024)
+    trace = {tuple(t["program"]): t["tensors"] for t in rec.last["trace"]}
+    assert set(trace) == {(2,), (0,)}  # (7,) is outside the grid
+    assert trace[(2,)]["x_ptr"]["loaded"] == list(range(2048, n))
+    assert trace[(2,)]["out_ptr"]["stored"] == list(range(2048, n))
+    assert trace[(2,)]["out_ptr"]["loaded"] == []
+    assert trace[(0,)]["y_ptr"]["loaded"] == list(range(1024))
+    json.dumps(rec.last)
