@@ -222,6 +222,8 @@ def _copy(v):
         return v
     if hasattr(v, "clone"):
         return v.clone()
+    if hasattr(v, "triton_dtype") and hasattr(v, "array"):  # minitriton.Buffer (bf16): copy its storage
+        return type(v)(v.array.copy(), v.triton_dtype)
     return v.copy()
 
 

@@ -6,6 +6,7 @@ arrays that carry the program axis first. bf16 results are computed in float32 a
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -57,10 +58,24 @@ def _incompatible(a, b):
 
 # ---------------------------------------------------------------- shapes
 
+_BROADCAST_CACHE: dict = {}  # (shape, shape) -> broadcast shape, for the few shapes a kernel uses
+
+
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     """NumPy-style broadcasting of block shapes, with Triton's error text."""
     if a == b:
         return a
+    found = _BROADCAST_CACHE.get((a, b))
+    if found is not None:
+        return found
+    out = _broadcast_shapes(a, b)
+    if len(_BROADCAST_CACHE) > 4096:  # bounded: shapes are compile-time constants, so this rarely fills
+        _BROADCAST_CACHE.clear()
+    _BROADCAST_CACHE[(a, b)] = out
+    return out
+
+
+def _broadcast_shapes(a: tuple, b: tuple) -> tuple:
     if len(a) < len(b):
         a = (1,) * (len(b) - len(a)) + a
     elif len(b) < len(a):
@@ -102,34 +117,87 @@ def broadcast_to_shape(t: tensor, shape: tuple) -> tensor:
 
 # ---------------------------------------------------------------- values and casts
 
+# Kernels use a handful of literals (0, 1, -inf, block sizes) over and over: their arrays are made once and
+# shared, read-only (no op writes into its operands; a read-only array makes any that did fail loudly).
+_SCALAR_ARRAYS: dict = {}    # (scalar key, dtype name) -> 0-d array, see scalar_array
+_OPERAND_ARRAYS: dict = {}   # (scalar key, dtype name) -> 0-d array that passed _scalar_in's range checks
+_LITERALS: dict = {}         # scalar key -> (dtype, (1,)-array), see to_tensor
+
+
+def _scalar_key(value):
+    """An exact, hashable key for a Python bool, int or float; None for anything else (and NaN, whose
+    payloads differ). The type is part of the key (1, 1.0 and True are equal dict keys), and so is the
+    sign (0.0 == -0.0)."""
+    t = type(value)
+    if t is int or t is bool:
+        return (t, value)
+    if t is float and value == value:
+        return (t, value, math.copysign(1.0, value))
+    return None
+
+
+def _remember(cache: dict, key, value):
+    if len(cache) > 4096:  # bounded: a kernel looping over Python floats must not grow it forever
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 def scalar_array(value, ty: T.dtype) -> np.ndarray:
     """A Python number as a 0-d array of `ty`'s compute dtype (bf16 rounded to nearest even)."""
+    key = _scalar_key(value)
+    if key is not None:
+        key = (key, ty.name)
+        found = _SCALAR_ARRAYS.get(key)
+        if found is not None:
+            return found
     if ty.is_bf16():
-        return numerics.round_to_bf16(np.asarray(value, np.float64)).reshape(())
-    if ty.is_floating():
-        return np.asarray(value, np.float64).astype(ty.np_compute)
-    return np.asarray(value, ty.np_compute)
+        out = numerics.round_to_bf16(np.asarray(value, np.float64)).reshape(())
+    elif ty.is_floating():
+        out = np.asarray(value, np.float64).astype(ty.np_compute)
+    else:
+        out = np.asarray(value, ty.np_compute)
+    if key is None:
+        return out
+    out.flags.writeable = False
+    return _remember(_SCALAR_ARRAYS, key, out)
 
 
 def to_tensor(x) -> tensor:
     """A tensor for `x`: tensors pass through, Python numbers become uniform scalars of Triton's literal type."""
+    if type(x) is tensor:
+        return x
     x = unwrap(x)
     if isinstance(x, tensor):
         return x
+    key = _scalar_key(x)
+    found = _LITERALS.get(key) if key is not None else None
+    if found is not None:
+        return tensor(found[1], found[0], ())
     if isinstance(x, (bool, int, float)):
         ty = T.of_python_scalar(x)
-        return tensor(scalar_array(x, ty).reshape(1), ty, ())
+        data = scalar_array(x, ty).reshape(1)  # read-only when shared
+        if key is not None:
+            _remember(_LITERALS, key, (ty, data))
+        return tensor(data, ty, ())
     raise TypeError(f"cannot convert {x} of type {type(x)} to tensor")
 
 
 def _scalar_in(value, ty: T.dtype) -> np.ndarray:
     """A Python scalar operand converted to the computation type, with Triton's range checks."""
+    key = _scalar_key(value)
+    if key is not None:
+        key = (key, ty.name)
+        found = _OPERAND_ARRAYS.get(key)
+        if found is not None:
+            return found
     if value < 0 and ty.is_int_unsigned():
         raise ValueError("Cannot perform a binary operation between an unsigned tensor and a negative scalar. "
                          "Perform a explicit cast on one of them.")
     if ty.is_int() and not (ty.get_int_min_value() <= value <= ty.get_int_max_value()):
         raise ValueError(f"Scalar {value} is out of range for type {ty}")
-    return scalar_array(value, ty)
+    out = scalar_array(value, ty)
+    return out if key is None else _remember(_OPERAND_ARRAYS, key, out)
 
 
 def to_address(t: tensor) -> np.ndarray:
@@ -205,7 +273,9 @@ def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
     if ty.is_bf16():
         # bf16 values are exact bf16 numbers held in float32: move their bits as they are (a load/store or
         # bitcast keeps signalling-NaN payloads on the GPU); only other values are rounded.
-        data = np.asarray(data, np.float32)
+        data = np.asarray(data)
+        if data.dtype != np.float32:
+            return numerics.f32_to_bf16_bits(data)
         bits = data.view(np.uint32)
         exact = (bits & np.uint32(0xFFFF)) == 0
         if exact.all():
@@ -245,10 +315,11 @@ def _pointer_cast(x: tensor, dst: T.dtype) -> tensor:
 
 def finish(raw: np.ndarray, ty: T.dtype, shape: tuple) -> tensor:
     """Wrap a NumPy result as a tensor of `ty`, rounding bf16 and fixing NumPy's dtype choices."""
+    want = ty.np_compute
     if ty.is_bf16():
         raw = numerics.round_to_bf16(raw)
-    elif raw.dtype != ty.np_compute:
-        raw = raw.astype(ty.np_compute)
+    elif raw.dtype is not want and raw.dtype != want:  # builtin NumPy dtypes are singletons: `is` is the fast test
+        raw = raw.astype(want)
     return tensor(raw, ty, shape)
 
 
@@ -276,13 +347,9 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
         a = to_tensor(a)
         a_scalar = False
     if a_scalar:
-        if not isinstance(a, numbers.Number):
-            raise TypeError(f"unsupported operand type {type(a).__name__} for a tl.tensor operation")
-        ta, tb = T.of_python_scalar(a), b.dtype
+        ta, tb = _scalar_dtype(a), b.dtype
     elif b_scalar:
-        if not isinstance(b, numbers.Number):
-            raise TypeError(f"unsupported operand type {type(b).__name__} for a tl.tensor operation")
-        ta, tb = a.dtype, T.of_python_scalar(b)
+        ta, tb = a.dtype, _scalar_dtype(b)
     else:
         ta, tb = a.dtype, b.dtype
     a_ptr, b_ptr = ta.is_ptr(), tb.is_ptr()
@@ -292,11 +359,11 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
     if arithmetic and not a_ptr and not b_ptr:
         ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
         if a_scalar:
-            return _scalar_in(a, ty), convert(b.data, tb, ty), ty, b.shape, a, b
+            return _scalar_in(a, ty), (b.data if tb is ty else convert(b.data, tb, ty)), ty, b.shape, a, b
         if b_scalar:
-            return convert(a.data, ta, ty), _scalar_in(b, ty), ty, a.shape, a, b
-        ad = convert(a.data, ta, ty)
-        bd = convert(b.data, tb, ty)
+            return (a.data if ta is ty else convert(a.data, ta, ty)), _scalar_in(b, ty), ty, a.shape, a, b
+        ad = a.data if ta is ty else convert(a.data, ta, ty)
+        bd = b.data if tb is ty else convert(b.data, tb, ty)
         if a.shape == b.shape:
             return ad, bd, ty, a.shape, a, b
         shape = broadcast_shapes(a.shape, b.shape)
@@ -305,6 +372,14 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
     a, b = to_tensor(a), to_tensor(b)
     shape = broadcast_shapes(a.shape, b.shape)
     return expand(a.data, a.shape, len(shape)), expand(b.data, b.shape, len(shape)), None, shape, a, b
+
+
+def _scalar_dtype(x) -> T.dtype:
+    """Triton's type for a Python scalar operand; TypeError for what is not a number."""
+    t = type(x)
+    if not (t is int or t is float or t is bool or isinstance(x, numbers.Number)):
+        raise TypeError(f"unsupported operand type {t.__name__} for a tl.tensor operation")
+    return T.of_python_scalar(x)
 
 
 def _check_ptr(ta, tb, allow):

@@ -28,7 +28,7 @@ def min_dot_size(bits: int):
 
 
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
-        out_dtype=T.float32):
+        out_dtype=None):
     """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""
     group = context.current("dot")
     a, b = to_tensor(input), to_tensor(other)
@@ -52,8 +52,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     if str(input_precision).lower() not in ALLOWED_PRECISIONS:
         raise AssertionError(f"input_precision must be one of {ALLOWED_PRECISIONS}. Got {input_precision}")
     precision = str(input_precision).lower()
-    if acc is not None and out_dtype == T.float32 and isinstance(acc, tensor):
-        out_dtype = acc.dtype
+    if out_dtype is None:  # Triton 3.9: the accumulator's type when one is given (an explicit fp32 is checked)
+        out_dtype = acc.dtype if isinstance(acc, tensor) else T.float32
     ra, rb = len(a.shape), len(b.shape)
     if not (ra == rb == 2 or ra == rb == 3):
         raise AssertionError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: {list(b.shape)})")

@@ -75,7 +75,7 @@ def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m, masked: bool = Fal
             _out_of_bounds(op, group, alloc, elem, idx, None, n, masked)
         return alloc, idx
     safe = np.where(m, idx, 0)
-    if safe.size and (safe.min() < 0 or safe.max() >= n):
+    if safe.size and n and (safe.min() < 0 or safe.max() >= n):  # n == 0: the safe index 0 is itself out
         _out_of_bounds(op, group, alloc, elem, idx, m, n)
     if n == 0 and m.any():
         _out_of_bounds(op, group, alloc, elem, idx, m, n)

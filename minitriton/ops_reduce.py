@@ -119,12 +119,21 @@ def _widen_for_minmax(x: tensor) -> tensor:
     return x
 
 
+def _fmax_signed_zero(a, b):
+    """maxnum with -0.0 < +0.0, like tl.maximum on the GPU (NumPy's fmax may return either zero)."""
+    return np.where((a == 0) & (b == 0), a + b, np.fmax(a, b))
+
+
+def _fmin_signed_zero(a, b):
+    return np.where((a == 0) & (b == 0), -(np.negative(a) + np.negative(b)), np.fmin(a, b))
+
+
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """`tl.max`: NaN is ignored (maxnum), narrow types compute in fp32/int32; optionally with indices."""
     if unwrap(return_indices):
         return _with_indices(input, axis, keep_dims, "max")
     x = _widen_for_minmax(to_tensor(input))
-    fn = np.fmax if x.dtype.is_floating() else np.maximum
+    fn = _fmax_signed_zero if x.dtype.is_floating() else np.maximum
     return _reduce_data(x, axis, keep_dims, fn)
 
 
@@ -133,7 +142,7 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     if unwrap(return_indices):
         return _with_indices(input, axis, keep_dims, "min")
     x = _widen_for_minmax(to_tensor(input))
-    fn = np.fmin if x.dtype.is_floating() else np.minimum
+    fn = _fmin_signed_zero if x.dtype.is_floating() else np.minimum
     return _reduce_data(x, axis, keep_dims, fn)
 
 

@@ -135,20 +135,23 @@ def permute(input, *dims):
     if len(dims) == 1 and isinstance(unwrap(dims[0]), (tuple, list)):
         dims = tuple(unwrap(dims[0]))
     dims = tuple(int(unwrap(d)) for d in dims)
+    if len(dims) != len(x.shape):  # Triton's wording (semantic.permute)
+        raise ValueError(f"permute dims must have the same length as input shape, got {len(x.shape)} and {len(dims)}")
     if sorted(dims) != list(range(len(x.shape))):
-        raise ValueError(f"permutation {list(dims)} is not a permutation of the dimensions of shape {list(x.shape)}")
+        raise ValueError(f"permute dims must be a permutation of 0, 1, ..., n-1, but were {dims}")
     order = (0,) + tuple(d + 1 for d in dims)
     return tensor(np.transpose(x.data, order), x.dtype, tuple(x.shape[d] for d in dims), x.alloc)
 
 
 def trans(input, *dims):
-    """`tl.trans(x)`: swap the two axes of a 2-D block (or permute with `dims`)."""
+    """`tl.trans(x)`: swap the last two axes (a batched transpose for 3-D), or permute with `dims`."""
     x = to_tensor(input)
     if dims and not (len(dims) == 1 and unwrap(dims[0]) is None):
         return permute(x, *dims)
-    if len(x.shape) != 2:
-        raise ValueError(f"tl.trans without dims needs a 2-D block, got shape {list(x.shape)}")
-    return permute(x, 1, 0)
+    n = len(x.shape)
+    if n < 2:  # Triton 3.6 and 3.9 core.trans
+        raise ValueError("tl.trans invoked with a 0- or 1-dimensional tensor")
+    return permute(x, *range(n - 2), n - 1, n - 2)
 
 
 def expand_dims(input, axis):
@@ -176,7 +179,16 @@ def broadcast_to(input, *shape):
     x = to_tensor(input)
     if len(shape) == 1 and isinstance(unwrap(shape[0]), (tuple, list)):
         shape = tuple(unwrap(shape[0]))
-    return broadcast_to_shape(x, tuple(int(unwrap(d)) for d in shape))
+    shape = tuple(int(unwrap(d)) for d in shape)
+    if x.shape:  # Triton's broadcast_impl_shape: same rank, no left padding (a scalar is splatted)
+        if len(x.shape) != len(shape):
+            raise ValueError(f"Cannot broadcast, rank mismatch: {list(x.shape)}, {list(shape)}")
+        for i, item in enumerate(x.shape):
+            if shape[i] != item and item != 1:
+                raise ValueError(f"Cannot broadcast, the expanded size of the tensor ({shape[i]}) must match the "
+                                 f"existing size ({item}) at non-singleton dimension {i}: {list(x.shape)}, "
+                                 f"{list(shape)}")
+    return broadcast_to_shape(x, shape)
 
 
 def broadcast(input, other):
@@ -211,7 +223,9 @@ def join(a, b):
 def split(a):
     """`tl.split(a)`: the inverse of join: split a last axis of size 2."""
     a = to_tensor(a)
-    if not a.shape or a.shape[-1] != 2:
-        raise ValueError(f"tl.split needs a last dimension of size 2, got shape {list(a.shape)}")
+    if not a.shape:
+        raise AssertionError("split requires a non-scalar tensor")
+    if a.shape[-1] != 2:  # Triton's wording (semantic.split)
+        raise AssertionError(f"expected last dimension to be 2 for split, got {a.shape[-1]}")
     shape = a.shape[:-1]
     return tensor(a.data[..., 0], a.dtype, shape), tensor(a.data[..., 1], a.dtype, shape)

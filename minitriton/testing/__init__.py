@@ -1,4 +1,18 @@
-"""`triton.testing` for minitriton: `do_bench` (wall-clock on the CPU) and `assert_close`."""
+"""`triton.testing` for minitriton, and a kit to property-test kernels without a GPU.
+
+Triton's names: `do_bench` (wall-clock on the CPU), `assert_close`, `Benchmark`, `Mark`, `perf_report`.
+
+The kit (loaded on first use, so `import minitriton.testing` needs numpy only):
+
+* `empty(shape, dtype)`, `empty_like(x)`: outputs filled with a poison value (a NaN with a recognisable
+  payload for floats, 0xDEADBEEF-style sentinels for integers) so elements a kernel never wrote are visible;
+  `unwritten(x)` and `assert_written(x)` find them.
+* `strategies` (needs hypothesis): sizes around block boundaries, power-of-two blocks, shapes, layouts
+  (offsets into a larger buffer, strided and transposed views), dtypes and values (NaN, inf, -0.0,
+  subnormals) that break masks.
+* `check_kernel(launch, reference, inputs)` and the `@kernel_property(...)` test decorator (need hypothesis):
+  run a kernel on drawn inputs, compare with a reference, report the shrunk failing case.
+"""
 from __future__ import annotations
 
 import statistics
@@ -6,7 +20,7 @@ import time
 
 import numpy as np
 
-from .memory import as_array
+from ..memory import as_array
 
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
@@ -44,7 +58,7 @@ def _values(x):
     if found is not None:
         array, dtype = found
         if dtype.is_bf16():
-            from .numerics import bf16_bits_to_f32
+            from ..numerics import bf16_bits_to_f32
             return bf16_bits_to_f32(array)
         return array
     return np.asarray(x)
@@ -112,3 +126,40 @@ class Mark:
 def perf_report(benchmarks):
     """`@triton.testing.perf_report(Benchmark(...))`."""
     return lambda fn: Mark(fn, benchmarks)
+
+
+# ---------------------------------------------------------------- the kit, loaded on use
+
+_LAZY = {
+    "strategies": (".strategies", None),
+    "check": (".check", None),
+    "check_kernel": (".check", "check_kernel"),
+    "kernel_property": (".check", "kernel_property"),
+    "KernelCheckError": (".check", "KernelCheckError"),
+    "poison": (".poison", None),
+    "empty": (".poison", "empty"),
+    "empty_like": (".poison", "empty_like"),
+    "unwritten": (".poison", "unwritten"),
+    "assert_written": (".poison", "assert_written"),
+    "poison_bits": (".poison", "poison_bits"),
+    "Layout": (".poison", "Layout"),
+    "as_numpy": (".poison", "as_numpy"),
+}
+
+
+def __getattr__(name):
+    found = _LAZY.get(name)
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    module = importlib.import_module(found[0], __name__)
+    value = module if found[1] is None else getattr(module, found[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = ["do_bench", "assert_close", "Benchmark", "Mark", "perf_report", *_LAZY]
