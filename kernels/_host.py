@@ -114,3 +114,12 @@ def from_float(values: np.ndarray, like, dtype: str | None = None):
         from minitriton.language import bfloat16
         return Buffer.from_float(values, bfloat16)
     return np.asarray(values, dtype=dtype)
+
+
+_ITEMSIZES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2,
+              "int8": 1, "uint8": 1, "bool": 1}
+
+
+def itemsize(dtype: str) -> int:
+    """Bytes per element of a dtype name as `dtype_name` spells it ('float32', 'bfloat16', ...)."""
+    return _ITEMSIZES[dtype]

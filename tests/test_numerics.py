@@ -16,8 +16,6 @@ from minitriton import numerics as nm
 # Any RuntimeWarning (overflow, invalid, divide) escaping a helper fails the test.
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
-settings.register_profile("numerics", deadline=None, max_examples=200)
-settings.load_profile("numerics")
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
