@@ -1,0 +1,425 @@
+"""The one entry point the page calls: `handle(op, request_json) -> response_json`. It never raises.
+
+Ops (each request may carry "lang": "ru" | "en"; Russian by default):
+  exercises {}                                     -> {"exercises": [{id, title, statement, starter, hints, tests, ...}]}
+  run       {exercise, code}                       -> {ok, stdout, error, launches, seconds}
+  check     {exercise, code}                       -> {passed, tests: [{id, name, passed, message, tolerance}], stdout,
+                                                       error, launches, seconds}
+  hint      {exercise, index}                      -> {hint, index, total}
+  solution  {exercise}                             -> {code}
+  memory    {exercise, code, program, launch}      -> {launch, program, tensors: {name: {shape, strides, dtype, loaded,
+                                                       stored, ideal_bytes, program_counters}}, traffic, seconds}
+  gpu       {exercise, code}                       -> {available: false, reason} here; the lab server answers it
+Failures become {"error": Error}, Error = {type, message, line, col, program, traceback}: the line is in the
+learner's code, the program is [x, y, z].
+
+The learner's code runs as a module named "<exercise>.py" (registered with linecache, so @triton.jit can read
+its source and errors can quote it) in which `import triton` / `import triton.language` resolve to minitriton.
+Nothing is installed into sys.modules, so a process may hold real Triton too (the lab's GPU run). NumPy and
+the standard library only, no threads: this runs in Pyodide.
+"""
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import json
+import linecache
+import math
+import os
+import re
+import time
+import traceback
+import types
+
+import numpy as np
+
+import minitriton
+
+from . import messages as M
+from .exercises import EXERCISES, get as get_exercise
+from .exercises._base import Fail, Session
+
+STDOUT_LIMIT = 20_000
+OPS = ("exercises", "run", "check", "hint", "solution", "memory", "gpu")
+
+
+class RequestError(Exception):
+    """A malformed request: unknown exercise or op, a missing field."""
+
+
+# ---------------------------------------------------------------- the entry points
+
+def handle(op: str, request_json: str) -> str:
+    """JSON in, JSON out; never raises (KeyboardInterrupt from the page's Stop excepted)."""
+    try:
+        request = json.loads(request_json) if request_json else {}
+        if not isinstance(request, dict):
+            raise ValueError("the request must be a JSON object")
+    except ValueError as exc:
+        return dumps({"error": _error("BadRequest", M.say("bad_request", "ru", message=str(exc)))})
+    try:
+        result = dispatch(op, request)
+    except Exception as exc:  # the page must always get an answer
+        result = {"error": {"type": type(exc).__name__, "message": str(exc), "line": None, "col": None,
+                            "program": None, "traceback": traceback.format_exc(limit=-3)}}
+    return dumps(result)
+
+
+def dumps(result: dict) -> str:
+    try:
+        return json.dumps(result, ensure_ascii=False, allow_nan=False, default=_jsonable)
+    except ValueError:   # a NaN or inf slipped into the counters: JSON has no such numbers
+        return json.dumps(_finite(result), ensure_ascii=False, default=_jsonable)
+
+
+def dispatch(op: str, request: dict) -> dict:
+    """The dict-level API under `handle` (what the tests and the lab server call)."""
+    lang = M.lang_of(request)
+    try:
+        if op == "exercises":
+            return {"exercises": [describe(ex, lang) for ex in EXERCISES]}
+        if op not in OPS:
+            raise RequestError(M.say("unknown_op", lang, op=op, known=", ".join(OPS + ("stop",))))
+        ex = _exercise(request, lang)
+        if op == "hint":
+            return hint(ex, request, lang)
+        if op == "solution":
+            return {"code": ex.solution[lang]}
+        if op == "gpu":
+            return {"available": False, "reason": M.say("gpu_only_lab", lang)}
+        code = request.get("code")
+        if not isinstance(code, str):
+            raise RequestError(M.say("bad_request", lang, message="`code` must be a string"))
+        if op == "run":
+            return run(ex, code, lang)
+        if op == "check":
+            return check(ex, code, lang)
+        return memory(ex, code, request, lang)
+    except RequestError as exc:
+        return {"error": {"type": "BadRequest", "message": str(exc), "line": None, "col": None, "program": None,
+                          "traceback": ""}}
+
+
+def describe(ex, lang: str) -> dict:
+    return {"id": ex.id, "title": ex.title[lang], "statement": ex.statement[lang], "starter": ex.starter[lang],
+            "hints": len(ex.hints), "tests": [t.title[lang] for t in ex.tests], "test_ids": [t.id for t in ex.tests],
+            "tolerances": [(t.tolerance or {}).get(lang) for t in ex.tests],
+            "kernels": {name: list(params) for name, params in ex.kernels.items()}}
+
+
+def _exercise(request: dict, lang: str):
+    ex = get_exercise(request.get("exercise"))
+    if ex is None:
+        raise RequestError(M.say("unknown_exercise", lang, id=request.get("exercise"),
+                                 known=", ".join(e.id for e in EXERCISES)))
+    return ex
+
+
+def hint(ex, request: dict, lang: str) -> dict:
+    index = request.get("index", 0)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(ex.hints):
+        raise RequestError(M.say("bad_hint", lang, index=index, total=len(ex.hints)))
+    return {"hint": ex.hints[index][lang], "index": index, "total": len(ex.hints)}
+
+
+# ---------------------------------------------------------------- run, check, memory
+
+def run(ex, code: str, lang: str) -> dict:
+    """Run the module as __main__ (its own demo code included), then the exercise's demo."""
+    started = time.perf_counter()
+    out = Capture()
+    error = None
+    with _op(out):
+        try:
+            mod = load(ex, code, as_main=True)
+            ex.demo(mod, lang)
+        except Fail as f:
+            error = _error("ExerciseError", str(f))
+        except Exception as exc:
+            error = error_info(exc, ex, lang)
+    return {"ok": error is None, "stdout": out.text(lang), "error": error, "launches": _launches(),
+            "seconds": round(time.perf_counter() - started, 4)}
+
+
+def check(ex, code: str, lang: str) -> dict:
+    """Every test of the exercise on fresh inputs; messages in kernel terms."""
+    started = time.perf_counter()
+    out = Capture()
+    results = []
+    first_error = None
+    with _op(out):
+        try:
+            mod = load(ex, code, as_main=False)
+        except Exception as exc:
+            first_error = error_info(exc, ex, lang)
+            message = M.say("module_failed", lang, message=first_error["message"])
+            results = [_result(t, lang, False, message) for t in ex.tests]
+        else:
+            for test in ex.tests:
+                Session.label = test.id
+                Session.counters = test.counters
+                try:
+                    passed, message = test.fn(mod, lang)
+                except Fail as f:
+                    passed, message = False, str(f)
+                except Exception as exc:
+                    info = error_info(exc, ex, lang)
+                    first_error = first_error or info
+                    passed, message = False, info["message"]
+                results.append(_result(test, lang, bool(passed), message))
+    return {"passed": all(r["passed"] for r in results), "tests": results, "stdout": out.text(lang),
+            "error": first_error, "launches": _launches(), "seconds": round(time.perf_counter() - started, 4)}
+
+
+def _result(test, lang, passed, message):
+    return {"id": test.id, "name": test.title[lang], "passed": passed, "message": message,
+            "tolerance": (test.tolerance or {}).get(lang)}
+
+
+def memory(ex, code: str, request: dict, lang: str) -> dict:
+    """The demo again, tracing one program: which elements of each tensor it loaded and stored."""
+    started = time.perf_counter()
+    program = request.get("program", [0, 0, 0])
+    which = request.get("launch", 0)
+    if (not isinstance(program, list) or not 1 <= len(program) <= 3
+            or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in program)):
+        raise RequestError(M.say("bad_request", lang, message="`program` must be a list of 1 to 3 ints >= 0"))
+    if not isinstance(which, int) or isinstance(which, bool) or which < 0:
+        raise RequestError(M.say("bad_request", lang, message="`launch` must be an int >= 0"))
+    program = list(program) + [0] * (3 - len(program))
+    out = Capture()
+    with _op(out, trace=[tuple(program)]):
+        try:
+            mod = load(ex, code, as_main=False)
+            ex.demo(mod, lang)
+        except Fail as f:
+            return {"error": _error("ExerciseError", str(f)), "stdout": out.text(lang)}
+        except Exception as exc:
+            return {"error": error_info(exc, ex, lang), "stdout": out.text(lang)}
+        launches = list(Session.launches)
+    if which >= len(launches):
+        return {"error": _error("BadRequest", M.say("no_launch", lang, launch=which, count=len(launches)))}
+    record = launches[which]
+    grid = list(record["grid"])
+    trace = next((t for t in record.get("trace", []) if _pad(t["program"]) == program), None)
+    if trace is None:
+        return {"error": _error("BadRequest", M.say("outside_grid", lang, program=M.program(program),
+                                                    grid=M.program(grid)))}
+    linear = (program[0] * grid[1] + program[1]) * grid[2] + program[2]
+    tensors, traffic = {}, {}
+    total = {"loaded_bytes": 0, "stored_bytes": 0, "ideal_bytes": 0}
+    for name, info in record["tensors"].items():
+        shape = list(info["shape"])
+        size = _itemsize(info)
+        numel = math.prod(int(n) for n in shape)
+        t = info["totals"]
+        pp = info["per_program"]
+        ideal = numel * size * ((t["loaded_elements"] > 0) + (t["stored_elements"] + t["atomic_elements"] > 0))
+        prog = {k: int(pp[k][linear]) for k in ("loaded_elements", "loaded_bytes", "masked_load_lanes",
+                                                "stored_elements", "stored_bytes", "masked_store_lanes")}
+        tensors[name] = {"shape": shape, "strides": _contiguous_strides(shape), "dtype": info["dtype"],
+                         "loaded": trace["tensors"][name]["loaded"], "stored": trace["tensors"][name]["stored"],
+                         "ideal_bytes": ideal or None, "program_counters": prog}
+        moved = t["loaded_bytes"] + t["stored_bytes"]
+        traffic[name] = {"loaded_bytes": t["loaded_bytes"], "unique_loaded_bytes": t["unique_loaded_bytes"],
+                         "stored_bytes": t["stored_bytes"], "ideal_bytes": ideal,
+                         "ratio": round(moved / ideal, 2) if ideal else None,
+                         "masked_load_lanes": t["masked_load_lanes"], "masked_store_lanes": t["masked_store_lanes"],
+                         "program_loaded_bytes": prog["loaded_bytes"], "program_stored_bytes": prog["stored_bytes"]}
+        total["loaded_bytes"] += t["loaded_bytes"]
+        total["stored_bytes"] += t["stored_bytes"]
+        total["ideal_bytes"] += ideal
+    moved = total["loaded_bytes"] + total["stored_bytes"]
+    total["ratio"] = round(moved / total["ideal_bytes"], 2) if total["ideal_bytes"] else None
+    traffic["total"] = total
+    launch = {k: v for k, v in record.items() if k != "trace"}
+    return {"launch": launch, "launch_index": which, "program": program, "tensors": tensors, "traffic": traffic,
+            "stdout": out.text(lang), "seconds": round(time.perf_counter() - started, 4)}
+
+
+def _pad(p):
+    return list(p) + [0] * (3 - len(p))
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.insert(0, step)
+        step *= max(int(n), 1)
+    return strides
+
+
+def _itemsize(info) -> int:
+    t = info["totals"]
+    for e, b in (("loaded_elements", "loaded_bytes"), ("stored_elements", "stored_bytes")):
+        if t[e]:
+            return t[b] // t[e]
+    bits = re.search(r"\d+", info["dtype"])
+    return max(1, int(bits.group()) // 8) if bits else 4
+
+
+def _launches():
+    return [{k: v for k, v in r.items() if not (k == "trace" and not v)} for r in Session.launches]
+
+
+# ---------------------------------------------------------------- the learner's module
+
+def load(ex, code: str, as_main: bool):
+    """Execute `code` as the module "<exercise>.py"; `import triton` gives minitriton."""
+    filename = f"{ex.id}.py"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    mod = types.ModuleType("__main__" if as_main else f"sandbox_{ex.id}")
+    mod.__file__ = filename
+    mod.__dict__["__builtins__"] = _BUILTINS
+    exec(compile(code, filename, "exec"), mod.__dict__)
+    return mod
+
+
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    if level == 0 and (name == "triton" or name.startswith("triton.")):
+        name = "minitriton" + name[len("triton"):]
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+_BUILTINS = dict(builtins.__dict__)
+_BUILTINS["__import__"] = _import
+
+
+class Capture(io.TextIOBase):
+    """stdout and stderr of an op, kept up to STDOUT_LIMIT characters."""
+
+    def __init__(self):
+        self.parts, self.size, self.cut = [], 0, False
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        if self.size < STDOUT_LIMIT:
+            keep = s[: STDOUT_LIMIT - self.size]
+            self.parts.append(keep)
+            self.size += len(keep)
+            self.cut = self.cut or len(keep) < len(s)
+        elif s:
+            self.cut = True
+        return len(s)
+
+    def text(self, lang: str) -> str:
+        text = "".join(self.parts)
+        return text + M.say("stdout_cut", lang, n=M.num(STDOUT_LIMIT)) if self.cut else text
+
+
+@contextlib.contextmanager
+def _op(out: Capture, trace=()):
+    """One op's surroundings: captured output, fresh launch list, and fp32 `tl.dot` at the GPU's default (TF32)
+    whatever TRITON_F32_DEFAULT the host process has (so Check grades the same everywhere)."""
+    Session.reset(trace)
+    saved = os.environ.pop("TRITON_F32_DEFAULT", None)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), np.errstate(all="ignore"):
+            yield
+    finally:
+        if saved is not None:
+            os.environ["TRITON_F32_DEFAULT"] = saved
+        Session.label = None
+
+
+# ---------------------------------------------------------------- errors, in kernel terms
+
+def _error(type_: str, message: str) -> dict:
+    return {"type": type_, "message": message, "line": None, "col": None, "program": None, "traceback": ""}
+
+
+def error_info(exc: BaseException, ex, lang: str) -> dict:
+    """The Error dict for an exception from the learner's code; its message is one kernel-terms sentence."""
+    filename = f"{ex.id}.py"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    line = col = program = None
+    if getattr(exc, "filename", None) == filename and getattr(exc, "lineno", None) is not None:
+        line = int(exc.lineno)
+        if isinstance(exc, SyntaxError):
+            col = (exc.offset - 1) if exc.offset else None
+        else:
+            col = getattr(exc, "col", None)
+            program = getattr(exc, "program", None)
+    elif frames:
+        line = frames[-1].lineno
+        col = getattr(frames[-1], "colno", None)
+    kind = type(exc).__name__
+    summary = summarize(exc, kind, line, program, bool(frames) or line is not None, lang)
+    if program is not None:
+        program = _pad([int(p) for p in program])
+    tb = "".join(traceback.format_list(frames)) if frames else ""
+    tb = ("Traceback (most recent call last):\n" + tb if tb else "") + "".join(
+        traceback.format_exception_only(type(exc), exc)).replace("minitriton.errors.", "")
+    return {"type": kind, "message": summary, "line": line, "col": col, "program": program, "traceback": tb}
+
+
+_OOB_HEAD = re.compile(r"tl\.(\w+) (?:reads|writes|updates) (past the end of|before the start of) `([^`]+)`")
+_OOB_BODY = re.compile(r"offsets (.+?) from `[^`]+`, but `[^`]+` has (\d+) elements")
+
+
+def summarize(exc, kind: str, line, program, ours: bool, lang: str) -> str:
+    """One sentence: what happened, where (line, program), and for memory errors the offsets and the fix."""
+    text = str(exc)
+    first = text.strip().splitlines()[0] if text.strip() else kind
+    if isinstance(exc, minitriton.OutOfBoundsError):
+        head, body = _OOB_HEAD.search(text), _OOB_BODY.search(text)
+        if head and body:
+            op = head.group(1)
+            verb = "oob_load" if op == "load" else "oob_store" if op == "store" else "oob_atomic"
+            offsets = re.sub(r"-?\d+", lambda m: M.num(m.group()), body.group(1))
+            fix = M.say("fix_mask" if "fix: mask the tail" in text else "fix_bound", lang)
+            return M.say("oob", lang, program=M.program(program), verb=M.say(verb, lang), offsets=offsets,
+                         where=M.say("oob_past" if head.group(2).startswith("past") else "oob_before", lang),
+                         tensor=head.group(3), n=M.num(body.group(2)), line=line, fix=fix)
+    if isinstance(exc, minitriton.CompilationError):
+        return M.say("compile_error", lang, kernel=getattr(exc, "kernel", "?"), line=line,
+                     message=_compile_message(text))
+    if isinstance(exc, SyntaxError):
+        return M.say("host_error", lang, type=kind, line=line, message=exc.msg)
+    if getattr(exc, "kernel", None) is not None and program is not None:
+        return M.say("kernel_error", lang, type=kind, kernel=exc.kernel, line=line, program=M.program(program),
+                     message=_strip_location(first))
+    if ours and line is not None:
+        return M.say("host_error", lang, type=kind, line=line, message=first)
+    if isinstance(exc, minitriton.MiniTritonError):
+        return M.say("error_plain", lang, type=kind, message=first)
+    return M.say("internal_error", lang, message=f"{kind}: {first}")
+
+
+def _compile_message(text: str) -> str:
+    """The message part of Triton's compile-error layout (after the caret line, before 'in kernel')."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == "^":
+            rest = [l for l in lines[i + 1:] if not l.startswith("  in kernel")]
+            return " ".join(l.strip() for l in rest[:2] if l.strip()) or text
+    return lines[-1] if lines else text
+
+
+def _strip_location(first: str) -> str:
+    return re.sub(r" \([^()]*\.py:\d+, program \([^)]*\)\)", "", first)
+
+
+# ---------------------------------------------------------------- JSON
+
+def _jsonable(v):
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+def _finite(v):
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v

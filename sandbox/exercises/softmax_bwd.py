@@ -1,0 +1,227 @@
+"""Exercise 3: the softmax backward pass, dx = y ⊙ (dy − ⟨dy, y⟩), one program per row."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import messages as M
+from ._base import (Exercise, Numpy, Test, both, compare, expect_traffic, filled, kernel, launch, randn, rng,
+                    unwritten_message, untouched_padding, verdict)
+
+PARAMS = ("y_ptr", "dy_ptr", "dx_ptr", "n_cols", "stride", "BLOCK_SIZE")
+
+COMMENTS = {
+    "row": {"ru": "одна программа — одна строка", "en": "one program per row"},
+    "load_todo": {"ru": "TODO: загрузите строки y и dy (адреса ptr + row * stride + cols, хвост как 0.0, во FP32)",
+                  "en": "TODO: load the rows of y and dy (addresses ptr + row * stride + cols, the tail as 0.0, in FP32)"},
+    "dx_todo": {"ru": "TODO: dx = y * (dy - ⟨dy, y⟩), где ⟨dy, y⟩ = tl.sum(dy * y, axis=0) — одно число на строку",
+                "en": "TODO: dx = y * (dy - <dy, y>), where <dy, y> = tl.sum(dy * y, axis=0) is one number per row"},
+    "store_todo": {"ru": "TODO: запишите dx с маской, приведя к типу dx_ptr",
+                   "en": "TODO: store dx with the mask, cast to dx_ptr's type"},
+    "zero": {"ru": "хвост как 0: 0 · 0 не меняет сумму", "en": "the tail as 0: 0 · 0 leaves the sum alone"},
+    "formula": {"ru": "градиент softmax: y ⊙ (dy − ⟨dy, y⟩)", "en": "softmax's gradient: y ⊙ (dy − <dy, y>)"},
+}
+
+HEAD = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_bwd_kernel(y_ptr, dy_ptr, dx_ptr, n_cols, stride, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)                      # «row»
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+'''
+
+STARTER = HEAD + '''\
+    # «load_todo»
+    # «dx_todo»
+    # «store_todo»
+'''
+
+SOLUTION = HEAD + '''\
+    y = tl.load(y_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)    # «zero»
+    dy = tl.load(dy_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    dx = y * (dy - tl.sum(dy * y, axis=0))      # «formula»
+    tl.store(dx_ptr + row * stride + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+'''
+
+STATEMENT = {
+    "ru": """\
+Обратный проход softmax по строкам. Если `y = softmax(x)` и `dy` — градиент по выходу, то градиент по входу
+(якобиан softmax из урока 1.3.2):
+
+**dx = y ⊙ (dy − ⟨dy, y⟩)**, где ⟨dy, y⟩ = Σⱼ dyⱼ·yⱼ — одно число на строку.
+
+Это та же схема, что и у прямого прохода: одна программа на строку, строка целиком в блоке, одна редукция.
+Отличие в хвосте: здесь его читают как `0.0`, а не как `-inf` (`0 · (-inf)` дало бы NaN). Считайте во FP32
+и приводите к типу `dx` при записи. Строки лежат через `stride` элементов — одинаково в `y`, `dy` и `dx`.
+
+```python
+softmax_bwd_kernel[(n_rows,)](y, dy, dx, n_cols, stride, BLOCK_SIZE=triton.next_power_of_2(n_cols))
+```
+
+Ответ сверяется с формулой в float64: atol = 1e-6, rtol = 1e-5. Ещё один тест проверяет свойство самого
+градиента: сумма каждой строки `dx` равна нулю (потому что выходы softmax в сумме дают 1). Тест трафика:
+`y` и `dy` прочитаны по одному разу, `dx` записан один раз.
+""",
+    "en": """\
+The backward pass of a row softmax. If `y = softmax(x)` and `dy` is the gradient with respect to the
+output, the gradient with respect to the input (softmax's Jacobian, lesson 1.3.2) is
+
+**dx = y ⊙ (dy − ⟨dy, y⟩)**, where ⟨dy, y⟩ = Σⱼ dyⱼ·yⱼ is one number per row.
+
+The shape is the forward pass's: one program per row, the whole row in one block, one reduction. The
+difference is the tail: here it is read as `0.0`, not `-inf` (`0 · (-inf)` would give NaN). Compute in FP32
+and cast to `dx`'s type when storing. Rows are `stride` elements apart, the same in `y`, `dy` and `dx`.
+
+```python
+softmax_bwd_kernel[(n_rows,)](y, dy, dx, n_cols, stride, BLOCK_SIZE=triton.next_power_of_2(n_cols))
+```
+
+The result is compared with the formula in float64: atol = 1e-6, rtol = 1e-5. Another test checks a
+property of the gradient itself: each row of `dx` sums to zero (because softmax's outputs sum to 1). The
+traffic test: `y` and `dy` read once each, `dx` written once.
+""",
+}
+
+HINTS = (
+    {"ru": "Загрузка как в RMSNorm: `y = tl.load(y_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)`, "
+           "и так же `dy`.",
+     "en": "Load as in RMSNorm: `y = tl.load(y_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)`, "
+           "and `dy` the same way."},
+    {"ru": "Скалярное произведение строк — редукция: `s = tl.sum(dy * y, axis=0)`. Вычитание числа из блока "
+           "бродкастится само: `dx = y * (dy - s)`.",
+     "en": "The rows' dot product is a reduction: `s = tl.sum(dy * y, axis=0)`. Subtracting a number from a block "
+           "broadcasts by itself: `dx = y * (dy - s)`."},
+    {"ru": "Запись: `tl.store(dx_ptr + row * stride + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)`.",
+     "en": "Store: `tl.store(dx_ptr + row * stride + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)`."},
+)
+
+
+def softmax64(x):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def reference(y, dy):
+    y, dy = y.astype(np.float64), dy.astype(np.float64)
+    return y * (dy - (dy * y).sum(axis=1, keepdims=True))
+
+
+def _inputs(seed, rows, cols):
+    g = rng(seed)
+    y = softmax64(randn(g, (rows, cols))).astype(np.float32)
+    return y, randn(g, (rows, cols))
+
+
+def run_bwd(mod, lang, y, dy, backend=Numpy):
+    k = kernel(mod, "softmax_bwd_kernel", PARAMS, lang)
+    rows, cols = y.shape
+    dx = backend.put(filled(y.shape, np.float32))
+    rec = launch(k, (rows,), backend.put(y), backend.put(dy), dx, cols, cols,
+                 BLOCK_SIZE=1 << max(0, (cols - 1).bit_length()))
+    return backend.get(dx), rec
+
+
+def _diagnose(lang):
+    def diagnose(got, exp):
+        return M.say("diag_tail_inf", lang) if not np.isfinite(got.astype(np.float64)).all() else None
+    return diagnose
+
+
+def test_small(mod, lang):
+    y, dy = _inputs(31, 4, 8)
+    dx, _ = run_bwd(mod, lang, y, dy)
+    return compare("dx", dx, reference(y, dy), lang, atol=1e-6, rtol=1e-5, diagnose=_diagnose(lang))
+
+
+def test_tail(mod, lang):
+    y, dy = _inputs(32, 257, 781)
+    dx, _ = run_bwd(mod, lang, y, dy)
+    return compare("dx", dx, reference(y, dy), lang, atol=1e-6, rtol=1e-5, diagnose=_diagnose(lang))
+
+
+def test_strided_rows(mod, lang):
+    rows, cols, stride = 32, 781, 1024
+    y, dy = _inputs(33, rows, cols)
+    ybuf = np.full((rows, stride), 1e3, dtype=np.float32)
+    dybuf = np.full((rows, stride), 1e3, dtype=np.float32)
+    ybuf[:, :cols], dybuf[:, :cols] = y, dy
+    dxbuf = filled((rows, stride), np.float32)
+    k = kernel(mod, "softmax_bwd_kernel", PARAMS, lang)
+    launch(k, (rows,), ybuf[:, :cols], dybuf[:, :cols], dxbuf[:, :cols], cols, stride, BLOCK_SIZE=1024)
+    note = M.say("note_stride", lang, stride=stride, n_cols=cols)
+    passed, message = compare("dx", dxbuf[:, :cols], reference(y, dy), lang, atol=1e-6, rtol=1e-5, note=note)
+    if not passed:
+        return passed, message
+    clean, outside = untouched_padding("dx", dxbuf, cols, lang)
+    return (True, message) if clean else (False, f"{outside} {note}")
+
+
+def test_rows_sum_to_zero(mod, lang):
+    y, dy = _inputs(34, 64, 100)
+    dx, _ = run_bwd(mod, lang, y, dy)
+    missing = unwritten_message("dx", dx, lang)
+    if missing:
+        return False, missing
+    d = dx.astype(np.float64)
+    sums = d.sum(axis=1)
+    bound = 1e-5 * (1.0 + np.abs(d).sum(axis=1))
+    bad = ~(np.abs(sums) <= bound)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        return False, M.say("sum_not_zero", lang, row=r, value=M.real(sums[r]))
+    return True, M.say("ok_sum_zero", lang, value=M.err(np.abs(sums).max()))
+
+
+def test_traffic(mod, lang):
+    rows, cols = 16, 300
+    y, dy = _inputs(35, rows, cols)
+    _, rec = run_bwd(mod, lang, y, dy)
+    formula = f"n_rows·n_cols = {rows}·{cols}"
+    return expect_traffic(rec, lang, [
+        ("y_ptr", "load", rows * cols, formula, lambda p: cols),
+        ("dy_ptr", "load", rows * cols, formula, lambda p: cols),
+        ("dx_ptr", "store", rows * cols, formula, lambda p: cols),
+    ])
+
+
+def _t(ru, en):
+    return {"ru": ru, "en": en}
+
+
+TOL = _t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")
+TESTS = (
+    Test("small", _t("4 × 8, целый блок", "4 x 8, a whole block"), test_small, TOL),
+    Test("tail", _t("257 × 781, блок 1024", "257 x 781, block 1024"), test_tail, TOL),
+    Test("strided_rows", _t("строки через stride = 1024 при n_cols = 781", "rows stride = 1024 apart, n_cols = 781"),
+         test_strided_rows, TOL),
+    Test("rows_sum_to_zero", _t("каждая строка dx в сумме даёт 0", "each row of dx sums to 0"), test_rows_sum_to_zero,
+         _t("|Σ dx| ≤ 1e-5·(1 + Σ|dx|)", "|Σ dx| ≤ 1e-5·(1 + Σ|dx|)")),
+    Test("traffic", _t("трафик: y и dy прочитаны, dx записан по одному разу", "traffic: y, dy read once, dx written once"),
+         test_traffic),
+)
+
+
+def demo(mod, lang, backend=Numpy):
+    y, dy = _inputs(6, 6, 20)
+    dx, _ = run_bwd(mod, lang, y, dy, backend=backend)
+    print("softmax_bwd_kernel, 6 x 20, BLOCK_SIZE = 32:", "—", verdict(dx, reference(y, dy), 1e-6, lang))
+    print("dx[0, :6] =", np.array2string(dx[0, :6], precision=4))
+    return [("dx", dx)]
+
+
+EXERCISE = Exercise(
+    id="softmax_bwd",
+    order=3,
+    title={"ru": "Обратный проход softmax", "en": "Softmax backward"},
+    statement=STATEMENT,
+    starter=both(STARTER, COMMENTS),
+    solution=both(SOLUTION, COMMENTS),
+    hints=HINTS,
+    tests=TESTS,
+    demo=demo,
+    kernels={"softmax_bwd_kernel": PARAMS},
+)

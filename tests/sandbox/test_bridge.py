@@ -1,0 +1,262 @@
+"""sandbox.bridge: the JSON protocol the page (Pyodide) and the lab server speak, under CPython."""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox import bridge, messages
+from sandbox.exercises import EXERCISES, get
+
+SANDBOX = Path(bridge.__file__).resolve().parent
+PRACTICE = get("practice").solution["en"]
+S = messages.NNBSP
+
+
+def call(op: str, request) -> dict:
+    """Through the string entry point, as the page does; the answer must be strict JSON (no NaN)."""
+    text = bridge.handle(op, json.dumps(request))
+    return json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c} in the answer"))
+
+
+def error_keys(err):
+    assert set(err) == {"type", "message", "line", "col", "program", "traceback"}, err
+    return err
+
+
+# ---------------------------------------------------------------- exercises, hint, solution
+
+def test_exercises_lists_the_four_in_order_in_each_language():
+    for lang in ("ru", "en"):
+        data = call("exercises", {"lang": lang})["exercises"]
+        assert [e["id"] for e in data] == ["practice", "rmsnorm", "softmax_bwd", "flash_attention"]
+        for e, ex in zip(data, EXERCISES):
+            assert e["title"] == ex.title[lang] and e["statement"] == ex.statement[lang]
+            assert e["starter"] == ex.starter[lang]
+            assert e["hints"] == len(ex.hints)
+            assert e["tests"] == [t.title[lang] for t in ex.tests] and e["test_ids"] == [t.id for t in ex.tests]
+            compile(e["starter"], "starter.py", "exec")
+    assert call("exercises", {})["exercises"][0]["title"] == get("practice").title["ru"]   # Russian by default
+    assert call("exercises", {"lang": "de"})["exercises"][0]["title"] == get("practice").title["ru"]
+
+
+def test_hints_come_one_at_a_time():
+    ex = get("rmsnorm")
+    for k in range(len(ex.hints)):
+        r = call("hint", {"exercise": "rmsnorm", "index": k, "lang": "en"})
+        assert r == {"hint": ex.hints[k]["en"], "index": k, "total": len(ex.hints)}
+    for bad in (len(ex.hints), -1, "0", True, None):
+        err = error_keys(call("hint", {"exercise": "rmsnorm", "index": bad, "lang": "en"})["error"])
+        assert err["type"] == "BadRequest" and err["message"].startswith("there is no hint")
+
+
+def test_solution_returns_the_hidden_reference():
+    assert call("solution", {"exercise": "softmax_bwd", "lang": "ru"}) == {"code": get("softmax_bwd").solution["ru"]}
+    assert "solution" not in json.dumps(call("exercises", {"lang": "en"}))  # not leaked by the listing
+    assert get("softmax_bwd").solution["en"] not in json.dumps(call("exercises", {"lang": "en"}))
+
+
+# ---------------------------------------------------------------- the bridge never raises
+
+@pytest.mark.parametrize("op, text, message", [
+    ("run", "[1, 2]", "неверный запрос: the request must be a JSON object"),
+    ("run", "{not json", "неверный запрос: "),
+    ("teleport", "{}", "неизвестная операция «teleport»"),
+    ("run", '{"exercise": "nope", "code": ""}', "нет упражнения «nope» (есть: practice, rmsnorm, softmax_bwd, "
+                                                 "flash_attention)"),
+    ("check", '{"exercise": "practice"}', "неверный запрос: `code` must be a string"),
+    ("memory", '{"exercise": "practice", "code": "", "program": [-1]}', "неверный запрос: `program` must be"),
+    ("memory", '{"exercise": "practice", "code": "", "program": [0], "launch": "x"}', "неверный запрос: `launch`"),
+])
+def test_bad_requests_become_errors(op, text, message):
+    answer = json.loads(bridge.handle(op, text))
+    err = error_keys(answer["error"])
+    assert err["type"] == "BadRequest" and err["message"].startswith(message)
+
+
+def test_gpu_is_a_lab_only_op():
+    assert call("gpu", {"exercise": "practice", "code": PRACTICE, "lang": "en"}) == {
+        "available": False, "reason": "running on the GPU needs lab mode (python -m minitriton serve)"}
+
+
+# ---------------------------------------------------------------- run
+
+def test_run_shows_the_demo_its_prints_and_counters():
+    code = PRACTICE.replace("    pid = tl.program_id(0)                      # this program's number: 0, 1, 2, ...\n",
+                            "    pid = tl.program_id(0)\n    print(\"pid\", pid)\n") + \
+        '\nprint("module level")\nif __name__ == "__main__":\n    print("main block")\n'
+    r = call("run", {"exercise": "practice", "code": code, "lang": "en"})
+    assert r["ok"] and r["error"] is None and isinstance(r["seconds"], float)
+    out = r["stdout"]
+    assert out.startswith("module level\nmain block\n")
+    assert [line for line in out.splitlines() if line.startswith("pid (")] == [
+        f"pid ({p}, 0, 0) idx () pid: {p}" for p in range(3)]       # add_kernel, n = 10, BLOCK = 4: 3 programs
+    assert "add_kernel, n = 10, BLOCK = 4: [ 1.  2.  3.  4.  5.  6.  7.  8.  9. 10.] — matches NumPy" in out
+    assert [(x["kernel"], x["grid"]) for x in r["launches"]] == [
+        ("add_kernel", [3, 1, 1]), ("softmax_kernel", [4, 1, 1]), ("matmul_kernel", [3, 3, 1])]
+    add = r["launches"][0]["tensors"]
+    assert add["out_ptr"]["totals"]["stored_bytes"] == 10 * 4
+    assert add["x_ptr"]["per_program"]["masked_load_lanes"] == [0, 0, 2]
+
+
+def test_check_does_not_run_the_main_block():
+    code = PRACTICE + '\nif __name__ == "__main__":\n    print("main block")\n'
+    r = call("check", {"exercise": "practice", "code": code, "lang": "en"})
+    assert r["passed"] and "main block" not in r["stdout"]
+
+
+def test_run_points_at_the_line_and_program_of_a_kernel_error():
+    code = PRACTICE.replace("    y = tl.load(y_ptr + offs, mask=mask)\n", "    y = tl.load(y_ptr + offs)\n")
+    line = code.splitlines().index("    y = tl.load(y_ptr + offs)") + 1
+    r = call("run", {"exercise": "practice", "code": code, "lang": "ru"})
+    assert not r["ok"]
+    err = error_keys(r["error"])
+    assert (err["type"], err["line"], err["program"]) == ("OutOfBoundsError", line, [2, 0, 0])
+    assert err["message"] == (f"программа 2 читает смещения 10…11 за концом `y_ptr` (в нём n = 10 элементов), строка "
+                              f"{line}. Закройте хвост маской: mask=offs < n.")
+    # the traceback keeps the learner's frames only
+    assert f'File "practice.py", line {line}, in add_kernel' in err["traceback"]
+    assert "minitriton/" not in err["traceback"] and "sandbox/" not in err["traceback"]
+    assert err["traceback"].rstrip().splitlines()[-1].startswith("  fix: mask the tail")
+
+
+def test_host_errors_point_at_the_line():
+    code = "import triton\n\n\ndef helper():\n    return 1 / 0\n\n\nhelper()\n"
+    err = error_keys(call("run", {"exercise": "rmsnorm", "code": code, "lang": "en"})["error"])
+    assert (err["type"], err["line"], err["program"]) == ("ZeroDivisionError", 5, None)
+    assert err["message"] == "ZeroDivisionError at line 5: division by zero"
+    assert 'File "rmsnorm.py", line 8, in <module>' in err["traceback"]
+
+
+def test_a_missing_kernel_in_run_is_an_exercise_error():
+    r = call("run", {"exercise": "rmsnorm", "code": "import triton\n", "lang": "en"})
+    assert not r["ok"] and r["error"]["type"] == "ExerciseError"
+    assert r["error"]["message"].startswith("there is no `rmsnorm_kernel` in your code")
+
+
+def test_output_is_capped():
+    r = call("run", {"exercise": "practice", "code": 'print("x" * 50_000)\n', "lang": "en"})
+    assert r["stdout"] == "x" * bridge.STDOUT_LIMIT + f"\n… (output cut at 20{S}000 characters)"
+
+
+def test_imports_of_triton_give_minitriton_without_touching_sys_modules():
+    before = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
+    code = ("import triton\nimport triton.language as tl\nfrom triton.language.extra import libdevice\n"
+            "print(triton.__name__, tl.__name__, libdevice.__name__)\n")
+    r = call("run", {"exercise": "practice", "code": code, "lang": "en"})
+    assert r["stdout"].splitlines()[0] == "minitriton minitriton.language minitriton.language.extra.libdevice"
+    assert {k: sys.modules.get(k) for k in before} == before
+
+
+def test_fp32_dots_default_to_tf32_whatever_the_host_sets(monkeypatch):
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "ieee")
+    code = 'import os\nprint(os.environ.get("TRITON_F32_DEFAULT"))\n'
+    assert call("run", {"exercise": "practice", "code": code})["stdout"] == "None\n"
+    assert os.environ["TRITON_F32_DEFAULT"] == "ieee"
+    # and so the boss's reference without input_precision="ieee" fails even here
+    tf32 = get("flash_attention").solution["en"].replace(', input_precision="ieee"', "")
+    assert not call("check", {"exercise": "flash_attention", "code": tf32})["passed"]
+
+
+def test_each_op_starts_afresh():
+    first = call("run", {"exercise": "practice", "code": PRACTICE + "\nCOUNT = globals().get('COUNT', 0) + 1\n"
+                                                                     "print(COUNT)\n"})
+    second = call("run", {"exercise": "practice", "code": PRACTICE + "\nCOUNT = globals().get('COUNT', 0) + 1\n"
+                                                                      "print(COUNT)\n"})
+    assert first["stdout"].startswith("1\n") and second["stdout"].startswith("1\n")
+    assert len(first["launches"]) == len(second["launches"]) == 3
+
+
+# ---------------------------------------------------------------- check
+
+def test_check_answer_shape():
+    r = call("check", {"exercise": "rmsnorm", "code": get("rmsnorm").solution["ru"], "lang": "ru"})
+    assert set(r) == {"passed", "tests", "stdout", "error", "launches", "seconds"}
+    assert r["passed"] and r["error"] is None
+    for t, spec in zip(r["tests"], get("rmsnorm").tests):
+        assert t == {"id": spec.id, "name": spec.title["ru"], "passed": True, "message": t["message"],
+                     "tolerance": (spec.tolerance or {}).get("ru")}
+    assert {x["test"] for x in r["launches"]} == {t.id for t in get("rmsnorm").tests}
+    assert all("trace" not in x for x in r["launches"])
+
+
+def test_value_only_tests_run_without_counters():
+    """The boss's tests compare values only: their launches run unrecorded (the counters' bookkeeping would
+    double the check's time), so Check lists no launches; Run still shows the demo's counters."""
+    code = get("flash_attention").solution["en"]
+    assert call("check", {"exercise": "flash_attention", "code": code})["launches"] == []
+    assert [x["grid"] for x in call("run", {"exercise": "flash_attention", "code": code})["launches"]] == [[2, 2, 1]]
+
+
+# ---------------------------------------------------------------- memory
+
+def test_memory_picture_of_the_last_add_program():
+    r = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [2, 0, 0], "launch": 0, "lang": "en"})
+    assert r["program"] == [2, 0, 0] and r["launch"]["kernel"] == "add_kernel" and "trace" not in r["launch"]
+    t = r["tensors"]
+    # n = 10, BLOCK = 4: program 2 owns offsets 8…11, of which 10 and 11 are masked off
+    assert (t["x_ptr"]["loaded"], t["x_ptr"]["stored"]) == ([8, 9], [])
+    assert (t["out_ptr"]["loaded"], t["out_ptr"]["stored"]) == ([], [8, 9])
+    assert t["x_ptr"]["program_counters"]["masked_load_lanes"] == 2
+    assert t["out_ptr"]["program_counters"]["masked_store_lanes"] == 2
+    assert t["x_ptr"]["shape"] == [10] and t["x_ptr"]["strides"] == [1] and t["x_ptr"]["dtype"] == "fp32"
+    assert t["x_ptr"]["ideal_bytes"] == 40
+    assert r["traffic"]["total"] == {"loaded_bytes": 80, "stored_bytes": 40, "ideal_bytes": 120, "ratio": 1.0}
+
+
+def test_memory_picture_of_a_matmul_tile():
+    r = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [1, 2], "launch": 2, "lang": "en"})
+    t = r["tensors"]
+    # the demo: A 40 x 20, B 20 x 36, 16-tiles; program (1, 2) computes C rows 16…31, columns 32…35
+    assert t["a_ptr"]["loaded"] == sorted(r_ * 20 + k for r_ in range(16, 32) for k in range(20))
+    assert t["b_ptr"]["loaded"] == sorted(k * 36 + c for k in range(20) for c in range(32, 36))
+    assert t["c_ptr"]["stored"] == sorted(r_ * 36 + c for r_ in range(16, 32) for c in range(32, 36))
+    assert t["a_ptr"]["shape"] == [40, 20] and t["a_ptr"]["strides"] == [20, 1]
+    # each row of A tiles is read once per column of tiles (3), each column of B once per row of tiles (3)
+    assert r["traffic"]["a_ptr"]["loaded_bytes"] == 40 * 20 * 4 * 3 and r["traffic"]["a_ptr"]["ratio"] == 3.0
+    assert r["traffic"]["b_ptr"]["loaded_bytes"] == 20 * 36 * 4 * 3
+    assert r["traffic"]["a_ptr"]["program_loaded_bytes"] == 16 * 20 * 4
+
+
+def test_memory_refuses_programs_outside_the_grid_and_missing_launches():
+    err = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [5], "launch": 2, "lang": "en"})["error"]
+    assert err["message"] == "program (5, 0, 0) is outside the grid (3, 3, 1)"
+    err = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [0], "launch": 3, "lang": "en"})["error"]
+    assert err["message"] == "there is no launch 3: the demo made 3"
+    starter_oob = PRACTICE.replace("    x = tl.load(x_ptr + offs, mask=mask)\n", "    x = tl.load(x_ptr + offs)\n")
+    err = call("memory", {"exercise": "practice", "code": starter_oob, "program": [0], "lang": "en"})["error"]
+    assert err["type"] == "OutOfBoundsError" and err["program"] == [2, 0, 0]
+
+
+# ---------------------------------------------------------------- what the browser can run
+
+BROWSER_MODULES = ["bridge.py", "messages.py", "__init__.py"] + [
+    f"exercises/{p.name}" for p in sorted((SANDBOX / "exercises").glob("*.py"))]
+FORBIDDEN = {"threading", "subprocess", "signal", "multiprocessing", "socket", "http", "asyncio", "concurrent",
+             "torch", "triton"}
+
+
+@pytest.mark.parametrize("module", BROWSER_MODULES)
+def test_browser_side_imports_numpy_stdlib_and_minitriton_only(module):
+    tree = ast.parse((SANDBOX / module).read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+    assert not names & FORBIDDEN
+    assert names <= {"__future__", "builtins", "contextlib", "io", "json", "linecache", "math", "os", "re", "time",
+                     "traceback", "types", "dataclasses", "typing", "math", "numpy", "minitriton"}
+
+
+def test_importing_the_bridge_does_not_import_the_server():
+    code = "import sys, sandbox.bridge; print('sandbox.server' in sys.modules)"
+    import subprocess
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=SANDBOX.parent,
+                         timeout=120, check=True).stdout
+    assert out.strip() == "False"

@@ -1,0 +1,213 @@
+"""The lab server (`python -m minitriton serve`) in a subprocess on a free 127.0.0.1 port: token and Origin
+checks, the API round trips, Stop and the time limit ending a `while True:`, and the GPU op's answer here."""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from sandbox.exercises import get
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Server:
+    def __init__(self, *args, dist=None):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MINITRITON_")}
+        env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        cmd = [sys.executable, "-m", "minitriton", "serve", "--no-browser", *args]
+        if dist is not None:
+            cmd += ["--dist", str(dist)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                     cwd=REPO)
+        self.first_line = self.proc.stdout.readline().strip()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=(\S+)", self.first_line)
+        if not found:
+            self.proc.kill()
+            raise AssertionError(f"no URL printed: {self.first_line!r} {self.proc.stderr.read()[-2000:]}")
+        self.port, self.token = int(found.group(1)), found.group(2)
+        self.origin = f"http://127.0.0.1:{self.port}"
+
+    def request(self, method, path, body=None, headers=None, host=None, timeout=120):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.putrequest(method, path, skip_host=host is not None)
+            if host is not None:
+                conn.putheader("Host", host)
+            data = body.encode() if isinstance(body, str) else body
+            for k, v in (headers or {}).items():
+                conn.putheader(k, v)
+            if data is not None:
+                conn.putheader("Content-Type", "application/json")
+                conn.putheader("Content-Length", str(len(data)))
+            conn.endheaders(data)
+            response = conn.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            conn.close()
+
+    def api(self, op, request, token=True, origin=True, **kw):
+        headers = {}
+        if token:
+            headers["X-Token"] = self.token if token is True else token
+        if origin:
+            headers["Origin"] = self.origin if origin is True else origin
+        status, _, body = self.request("POST", f"/api/{op}", json.dumps(request), headers, **kw)
+        return status, json.loads(body)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dist")
+    (d / "index.html").write_text("<!doctype html><title>sandbox</title>", encoding="utf-8")
+    (d / "app.js").write_text("export const x = 1;\n", encoding="utf-8")
+    (d.parent / "secret.txt").write_text("not for the browser", encoding="utf-8")
+    return d
+
+
+@pytest.fixture(scope="module")
+def server(dist):
+    s = Server("--port", "0", "--time-limit", "60", dist=dist)
+    yield s
+    s.close()
+
+
+def test_prints_a_url_with_a_random_token(server):
+    assert re.fullmatch(r"minitriton lab: http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{32}", server.first_line)
+
+
+def test_the_api_needs_the_token(server):
+    assert server.api("exercises", {}, token=False)[0] == 403
+    status, body = server.api("exercises", {}, token="wrong" + server.token)
+    assert status == 403 and body["error"]["type"] == "Forbidden"
+    assert "X-Token" in body["error"]["message"]
+
+
+def test_the_api_refuses_other_origins_and_hosts(server):
+    status, body = server.api("exercises", {}, origin="http://evil.example")
+    assert status == 403 and body["error"]["message"] == "requests from http://evil.example are refused"
+    assert server.api("exercises", {}, origin=f"http://127.0.0.1:{server.port + 1}")[0] == 403
+    assert server.api("exercises", {}, origin="null")[0] == 403
+    assert server.api("exercises", {}, host=f"evil.example:{server.port}")[0] == 403     # DNS rebinding
+    status, body = server.api("exercises", {"lang": "en"})
+    assert status == 200 and [e["id"] for e in body["exercises"]][0] == "practice"
+    assert server.api("exercises", {}, origin=False)[0] == 200                            # curl, same-origin GET
+
+
+def test_static_files_and_nothing_outside_dist(server):
+    status, headers, body = server.request("GET", "/")
+    assert status == 200 and body == b"<!doctype html><title>sandbox</title>"
+    status, headers, body = server.request("GET", "/app.js")
+    assert status == 200 and headers["Content-Type"] == "text/javascript" and body == b"export const x = 1;\n"
+    assert server.request("GET", "/../secret.txt")[0] == 404
+    assert server.request("GET", "/%2e%2e/secret.txt")[0] == 404
+    assert server.request("GET", "/missing.js")[0] == 404
+    assert server.request("GET", "/api/run")[0] == 405
+    assert server.request("GET", "/", host="evil.example")[0] == 403
+    status, _, body = server.request("POST", "/api/run", b"[1]", {"X-Token": server.token})
+    assert status == 400
+
+
+def test_run_check_hint_round_trips(server):
+    status, body = server.api("check", {"exercise": "rmsnorm", "code": get("rmsnorm").solution["en"], "lang": "en"})
+    assert status == 200 and body["passed"] and len(body["tests"]) == 6
+    status, body = server.api("run", {"exercise": "practice", "code": get("practice").starter["ru"]})
+    assert status == 200 and body["ok"] and [x["kernel"] for x in body["launches"]] == [
+        "add_kernel", "softmax_kernel", "matmul_kernel"]
+    assert "часть выхода не записана" in body["stdout"]
+    status, body = server.api("hint", {"exercise": "practice", "index": 1, "lang": "en"})
+    assert body == {"hint": get("practice").hints[1]["en"], "index": 1, "total": 4}
+    status, body = server.api("check", {"exercise": "practice", "code": "def broken(:\n", "lang": "en"})
+    assert body["error"]["type"] == "SyntaxError" and body["error"]["line"] == 1
+    status, body = server.api("teleport", {})
+    assert status == 200 and body["error"]["type"] == "BadRequest"
+
+
+def test_output_written_to_the_raw_file_descriptor_cannot_corrupt_the_answer(server):
+    code = 'import os\nos.write(1, b"{garbage")\nprint("printed")\n'
+    status, body = server.api("run", {"exercise": "practice", "code": code})
+    assert status == 200 and body["stdout"] == "printed\n"
+
+
+def test_stop_ends_a_runaway_loop(server):
+    answer = {}
+
+    def run():
+        answer["result"] = server.api("run", {"exercise": "practice", "code": "while True:\n    pass\n"})
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 30
+    stopped = 0
+    while not stopped and time.monotonic() < deadline:
+        time.sleep(0.2)
+        stopped = server.api("stop", {})[1]["stopped"]
+    thread.join(timeout=30)
+    assert stopped == 1 and not thread.is_alive()
+    status, body = answer["result"]
+    assert status == 200 and body["error"]["type"] == "Stopped" and body["error"]["message"] == "остановлено"
+    # and the server keeps serving
+    assert server.api("run", {"exercise": "practice", "code": "print(1)\n"})[1]["stdout"] == "1\n"
+
+
+def _cuda_available() -> bool | None:
+    probe = "import torch; print(torch.cuda.is_available())"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    return None if done.returncode else done.stdout.strip() == "True"
+
+
+def test_gpu_op_reports_why_it_is_unavailable(server):
+    cuda = _cuda_available()
+    if cuda:
+        pytest.skip("this machine has CUDA: the GPU comparison itself runs (not covered here)")
+    status, body = server.api("gpu", {"exercise": "practice", "code": get("practice").solution["en"]}, timeout=300)
+    assert status == 200 and body["available"] is False
+    expected = "CUDA is not available to torch" if cuda is False else "torch does not import"
+    assert body["reason"].startswith(expected)
+
+
+def test_time_limit_unbuilt_page_and_a_clean_exit(tmp_path):
+    s = Server("--time-limit", "1.5", dist=tmp_path / "nowhere")
+    try:
+        status, _, page = s.request("GET", "/")
+        assert status == 200 and b"not built yet" in page and b"node build.mjs" in page
+        status, body = s.api("run", {"exercise": "practice", "code": "while True:\n    pass\n", "lang": "en"})
+        assert status == 200 and body["error"] == {"type": "TimeLimit", "message": "stopped after the 1.5 s limit",
+                                                   "line": None, "col": None, "program": None, "traceback": ""}
+    finally:
+        code = s.close()
+    assert code == 0          # SIGTERM shuts down like Ctrl-C, its worker processes with it
+
+
+def test_gpu_comparison_of_outputs():
+    """What the GPU op reports per output, on arrays made here (the GPU run itself needs CUDA)."""
+    import numpy as np
+
+    from sandbox.exercises._base import filled
+    from sandbox.server import compare_outputs
+    emu = filled(4, np.float32)
+    emu[:2] = [1.0, 2.0]                                  # elements 2 and 3 never written
+    gpu = np.array([1.0, 2.5, 3.0, np.inf], np.float32)
+    row = compare_outputs([("out", emu)], [("out", gpu)])[0]
+    assert row == {"output": "out", "shape": [4], "bitwise_equal": False, "max_abs_diff": 0.5,
+                   "max_rel_diff": 0.5 / (2.5 + 1e-6), "unwritten_emulator": 2, "unwritten_gpu": 0,
+                   "nonfinite_mismatch": 1}
+    same = compare_outputs([("c", filled((2, 2), np.float16))], [("c", filled((2, 2), np.float16))])[0]
+    assert same["bitwise_equal"] and same["max_abs_diff"] == 0.0 and same["unwritten_gpu"] == 4
