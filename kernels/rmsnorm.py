@@ -1,0 +1,285 @@
+"""RMSNorm, forward and backward.
+
+What it teaches (lesson: «RMSNorm»): a *row reduction feeding an elementwise op* in one kernel, with the
+precision rule of every normalisation kernel — storage may be bf16, but the mean of squares, the rsqrt and
+the products are computed in fp32. Forward: y = x * rstd * w with rstd = 1 / sqrt(mean(x²) + eps) per row;
+padding lanes load 0, which leaves the sum of squares unchanged (the mean divides by the true n_cols).
+The forward also stores rstd (one fp32 per row) for the backward, so the backward never recomputes it.
+
+The backward shows the other half of reductions: a gradient *across rows*. With g = dy * w,
+    dx = rstd * (g - x * rstd² * mean(g * x))         (per row)
+    dw = sum over rows of dy * x * rstd                 (per column, over all rows)
+dx is per row, like the forward. dw sums over every row, i.e. over many programs. Programs must not race
+on it: here each program walks a contiguous chunk of rows, accumulates its dw in fp32 registers and writes
+one partial row into a (n_programs, n_cols) fp32 buffer; a second small kernel sums the partials down the
+columns in a fixed order. No atomics: fp32 atomic adds would land in whatever order the hardware runs
+the programs, so dw would change in its last bits from run to run; this way it is bit-stable. The partials
+cost 2 · n_programs · n_cols · 4 extra bytes, small next to x, dy and dx when rows are many.
+
+Host wrappers take NumPy arrays, `minitriton.Buffer`s (bf16) or torch tensors; RMSNorm runs over the last
+dimension, whose length must fit one block (MAX_COLS).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import triton
+import triton.language as tl
+
+from . import _host
+
+# Tuned on an H200 (Triton 3.6.0, bf16, 8192 rows of 896 to 16384 columns).
+MAX_COLS = 65536          # a row is held whole in registers
+FWD_ELEMENTS = 4096       # forward: BLOCK_M = FWD_ELEMENTS // BLOCK_N rows per program (896 columns: 4)
+BWD_ELEMENTS = 2048       # backward: rows per loop step likewise
+BWD_PROGRAMS = 528        # backward programs (4 per H200 multiprocessor) = rows of the dw partial buffer
+
+_FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+# ----------------------------------------------------------------------------- device code
+
+@triton.jit
+def rmsnorm_fwd_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, n_rows, n_cols, x_row_stride, y_row_stride, eps,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # BLOCK_M whole rows per program; w is loaded once per program and shared by its rows.
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    row_mask = rows < n_rows
+    col_mask = cols < n_cols
+    mask = row_mask[:, None] & col_mask[None, :]
+    offs = rows.to(tl.int64)[:, None]
+    x = tl.load(x_ptr + offs * x_row_stride + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=col_mask, other=0.0).to(tl.float32)
+    mean_sq = tl.sum(x * x, axis=1) / n_cols
+    rstd = 1.0 / tl.sqrt(mean_sq + eps)
+    y = x * rstd[:, None] * w[None, :]
+    tl.store(y_ptr + offs * y_row_stride + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
+    tl.store(rstd_ptr + rows, rstd, mask=row_mask)
+
+
+@triton.jit
+def rmsnorm_bwd_kernel(x_ptr, w_ptr, rstd_ptr, dy_ptr, dx_ptr, dw_partial_ptr, n_rows, n_cols, rows_per_program,
+                       x_row_stride, dy_row_stride, dx_row_stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Program p handles rows [p * rows_per_program, (p + 1) * rows_per_program), BLOCK_M at a time
+    # (rows_per_program is a multiple of BLOCK_M), and writes its share of dw to dw_partial[p, :].
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    col_mask = cols < n_cols
+    w = tl.load(w_ptr + cols, mask=col_mask, other=0.0).to(tl.float32)
+    dw = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)     # reduced over its BLOCK_M rows once, after the loop
+    first_row = pid * rows_per_program
+    for start in range(0, rows_per_program, BLOCK_M):
+        rows = first_row + start + tl.arange(0, BLOCK_M)
+        row_mask = rows < n_rows
+        mask = row_mask[:, None] & col_mask[None, :]
+        offs = rows.to(tl.int64)[:, None]
+        x = tl.load(x_ptr + offs * x_row_stride + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + offs * dy_row_stride + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        rstd = tl.load(rstd_ptr + rows, mask=row_mask, other=0.0)[:, None]
+        g = dy * w[None, :]
+        c = tl.sum(g * x, axis=1)[:, None] / n_cols   # mean(g * x) per row
+        dx = (g - x * (rstd * rstd * c)) * rstd
+        tl.store(dx_ptr + offs * dx_row_stride + cols[None, :], dx.to(dx_ptr.dtype.element_ty), mask=mask)
+        dw += dy * x * rstd                           # padding rows and lanes are 0 and add nothing
+    tl.store(dw_partial_ptr + pid * n_cols + cols, tl.sum(dw, axis=0), mask=col_mask)
+
+
+@triton.jit
+def dw_reduce_kernel(partial_ptr, dw_ptr, n_partials, n_cols, BLOCK_P: tl.constexpr, BLOCK_N: tl.constexpr):
+    # dw[c] = sum over p of partial[p, c], for BLOCK_N columns per program, in a fixed order.
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    col_mask = cols < n_cols
+    acc = tl.zeros([BLOCK_P, BLOCK_N], tl.float32)
+    for start in range(0, n_partials, BLOCK_P):
+        p = start + tl.arange(0, BLOCK_P)
+        mask = (p < n_partials)[:, None] & col_mask[None, :]
+        acc += tl.load(partial_ptr + p.to(tl.int64)[:, None] * n_cols + cols[None, :], mask=mask, other=0.0)
+    tl.store(dw_ptr + cols, tl.sum(acc, axis=0).to(dw_ptr.dtype.element_ty), mask=col_mask)
+
+
+# ----------------------------------------------------------------------------- host code
+
+def _check(x, w):
+    for name, a in (("x", x), ("w", w)):
+        if _host.dtype_name(a) not in _FLOAT_DTYPES:
+            raise TypeError(f"rmsnorm: {name} must be float32, float16 or bfloat16, got {_host.dtype_name(a)}")
+    shape = _host.shape(x)
+    if len(shape) == 0 or _host.shape(w) != (shape[-1],):
+        raise ValueError(f"rmsnorm: w must have shape (x.shape[-1],) = ({shape[-1] if shape else '?'},), "
+                         f"got {_host.shape(w)}")
+    if shape[-1] > MAX_COLS:
+        raise ValueError(f"rmsnorm: rows of {shape[-1]} columns do not fit one block (at most {MAX_COLS})")
+
+
+def _rows(x):
+    """`x` as (rows, n_cols) with contiguous columns (2-D inputs keep their row stride)."""
+    shape = _host.shape(x)
+    if len(shape) == 2 and _host.stride(x, 1) == 1:
+        return x
+    x = _host.contiguous(x)
+    n_cols = shape[-1]
+    return _host.reshape(x, (_host.numel(x) // n_cols if n_cols else 0, n_cols))
+
+
+@functools.lru_cache(maxsize=256)
+def config(n_rows: int, n_cols: int) -> dict:
+    """The forward launch: BLOCK_M rows of BLOCK_N columns per program, num_warps, grid (cached: read only)."""
+    block_n = triton.next_power_of_2(n_cols)
+    block_m = max(1, min(FWD_ELEMENTS // block_n, triton.next_power_of_2(n_rows)))
+    num_warps = max(2, min(32, block_m * block_n // 2048))      # ~64 fp32 values per thread
+    return {"BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": num_warps,
+            "grid": (triton.cdiv(n_rows, block_m),)}
+
+
+@functools.lru_cache(maxsize=256)
+def backward_config(n_rows: int, n_cols: int, programs: int | None = None) -> dict:
+    """The backward launch: BLOCK_M rows per step, rows_per_program (a multiple of BLOCK_M), grid."""
+    block_n = triton.next_power_of_2(n_cols)
+    block_m = max(1, min(BWD_ELEMENTS // block_n, triton.next_power_of_2(n_rows)))
+    num_warps = max(4, min(16, block_m * block_n // 512))       # ~16 fp32 values per thread
+    programs = BWD_PROGRAMS if programs is None else programs
+    rows_per_program = triton.cdiv(triton.cdiv(max(n_rows, 1), programs), block_m) * block_m
+    return {"BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": num_warps, "rows_per_program": rows_per_program,
+            "grid": (triton.cdiv(max(n_rows, 1), rows_per_program),)}
+
+
+def rmsnorm_forward(x, w, eps: float = 1e-6):
+    """(y, rstd): y = x * rstd * w over the last dimension, rstd = 1/sqrt(mean(x²) + eps) per row (fp32)."""
+    _check(x, w)
+    shape = _host.shape(x)
+    x2 = _rows(x)
+    n_rows, n_cols = _host.shape(x2)
+    y = _host.empty(shape, x)
+    rstd = _host.empty((n_rows,), x, "float32")
+    if n_rows == 0 or n_cols == 0:
+        return y, rstd
+    y2 = _host.reshape(y, (n_rows, n_cols))
+    cfg = config(n_rows, n_cols)
+    rmsnorm_fwd_kernel[cfg["grid"]](x2, w, y2, rstd, n_rows, n_cols, _host.stride(x2, 0), _host.stride(y2, 0),
+                                    float(eps), BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"],
+                                    num_warps=cfg["num_warps"])
+    return y, rstd
+
+
+def rmsnorm(x, w, eps: float = 1e-6):
+    """RMSNorm over the last dimension of `x` with weight `w` (any array kind; y has x's dtype)."""
+    return rmsnorm_forward(x, w, eps)[0]
+
+
+def rmsnorm_backward(x, w, rstd, dy, programs: int | None = None):
+    """(dx, dw) for y = rmsnorm(x, w), given the forward's rstd and the upstream gradient dy.
+
+    dx has dy's dtype, dw has w's. `programs` (default BWD_PROGRAMS) sets how many partial dw rows the
+    first kernel writes.
+    """
+    _check(x, w)
+    shape = _host.shape(x)
+    if _host.shape(dy) != shape:
+        raise ValueError(f"rmsnorm_backward: x is {shape} but dy is {_host.shape(dy)}")
+    x2, dy2 = _rows(x), _rows(dy)
+    n_rows, n_cols = _host.shape(x2)
+    dx = _host.empty(shape, dy)
+    if n_rows == 0 or n_cols == 0:
+        return dx, _host.zeros((n_cols,), w)
+    dx2 = _host.reshape(dx, (n_rows, n_cols))
+    cfg = backward_config(n_rows, n_cols, programs)
+    n_partials = cfg["grid"][0]
+    partial = _host.empty((n_partials, n_cols), x, "float32")
+    rmsnorm_bwd_kernel[cfg["grid"]](x2, w, rstd, dy2, dx2, partial, n_rows, n_cols, cfg["rows_per_program"],
+                                    _host.stride(x2, 0), _host.stride(dy2, 0), _host.stride(dx2, 0),
+                                    BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], num_warps=cfg["num_warps"])
+    dw = _host.empty((n_cols,), w)
+    block_n = min(256, triton.next_power_of_2(n_cols))
+    block_p = max(1, min(32, triton.next_power_of_2(n_partials)))
+    dw_reduce_kernel[(triton.cdiv(n_cols, block_n),)](partial, dw, n_partials, n_cols, BLOCK_P=block_p,
+                                                      BLOCK_N=block_n, num_warps=4)
+    return dx, dw
+
+
+# ----------------------------------------------------------------------------- references and models
+
+def reference_rmsnorm(x, w, eps: float = 1e-6) -> np.ndarray:
+    """x / sqrt(mean(x²) + eps) * w over the last axis, in float64."""
+    x, w = _host.to_float64(x), _host.to_float64(w)
+    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * w
+
+
+def reference_rstd(x, eps: float = 1e-6) -> np.ndarray:
+    """1 / sqrt(mean(x²) + eps) per row (all axes but the last), in float64."""
+    x = _host.to_float64(x)
+    return 1.0 / np.sqrt((x * x).mean(axis=-1) + eps)
+
+
+def reference_rmsnorm_backward(x, w, dy, eps: float = 1e-6):
+    """(dx, dw) in float64, from the chain rule (independent of the kernel's regrouping of the formula).
+
+    y_j = x_j w_j r with r = (mean(x²) + eps)^(-1/2) and dr/dx_k = -r³ x_k / n, so
+    dx_k = r w_k dy_k - (r³ x_k / n) Σ_j dy_j w_j x_j and dw_j = Σ_rows dy_j x_j r.
+    """
+    x, w, dy = _host.to_float64(x), _host.to_float64(w), _host.to_float64(dy)
+    n = x.shape[-1]
+    r = 1.0 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)
+    dx = r * w * dy - r ** 3 * x / n * (dy * w * x).sum(axis=-1, keepdims=True)
+    dw = (dy * x * r).reshape(-1, n).sum(axis=0)
+    return dx, dw
+
+
+def traffic(n_rows: int, n_cols: int, dtype: str = "float32", w_dtype: str | None = None,
+            backward: bool = False) -> dict:
+    """Bytes an ideal kernel moves and its FLOPs for an (n_rows, n_cols) RMSNorm.
+
+    Forward: read x and w once, write y and rstd (fp32 per row). FLOPs: x², sum, scale by rstd, by w (4 per
+    element) + mean, add eps, sqrt, reciprocal (4 per row).
+    Backward: read x, dy, w, rstd once, write dx and dw. FLOPs per element: g = dy·w, g·x, sum, x·c, g − ·,
+    · rstd, dy·x·rstd (2) and its sum (9), + 4 per row. The dw partial buffer (2 · programs · n_cols · 4
+    bytes) and re-reads of w by several programs are what the real kernel adds to this ideal.
+    """
+    n = n_rows * n_cols
+    size = _host.itemsize(dtype)
+    w_size = _host.itemsize(w_dtype or dtype)
+    if backward:
+        return {"bytes": 3 * n * size + 2 * n_cols * w_size + 4 * n_rows, "flops": 9 * n + 4 * n_rows}
+    return {"bytes": 2 * n * size + n_cols * w_size + 4 * n_rows, "flops": 4 * n + 4 * n_rows}
+
+
+# ----------------------------------------------------------------------------- torch.autograd
+
+_AUTOGRAD = None
+
+
+def autograd_function():
+    """`TritonRMSNorm`: torch.autograd.Function with apply(x, w, eps) (imports torch on first call)."""
+    global _AUTOGRAD
+    if _AUTOGRAD is None:
+        import torch
+
+        class TritonRMSNorm(torch.autograd.Function):
+            """RMSNorm with the Triton kernels; saves x, w and rstd for the backward."""
+
+            @staticmethod
+            def forward(ctx, x, w, eps=1e-6):
+                y, rstd = rmsnorm_forward(x, w, eps)
+                ctx.save_for_backward(x, w, rstd)
+                return y
+
+            @staticmethod
+            def backward(ctx, dy):
+                x, w, rstd = ctx.saved_tensors
+                dx, dw = rmsnorm_backward(x, w, rstd, dy)
+                return dx, dw, None
+
+        _AUTOGRAD = TritonRMSNorm
+    return _AUTOGRAD
+
+
+def triton_rmsnorm(x, w, eps: float = 1e-6):
+    """RMSNorm differentiable through torch.autograd (gradients for x and w)."""
+    return autograd_function().apply(x, w, eps)
+
+
+def __getattr__(name):
+    if name == "TritonRMSNorm":
+        return autograd_function()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
