@@ -19,6 +19,14 @@ needs only y (saved by the forward), never x. `autograd_function()` wraps both k
 
 Host wrappers take NumPy arrays, `minitriton.Buffer`s (bf16) or torch tensors of any shape; softmax runs
 over the last dimension.
+
+Measured on an H200 (Triton 3.6.0, bf16, ideal bytes / time, triton.testing.do_bench, L2 flushed): 4096 rows
+of 256 / 1024 / 4096 / 16384 columns: forward 0.74-0.79 / 1.9 / 3.1 / 3.6 TB/s (torch.softmax 0.56 / 1.2 /
+1.2 / 2.1, the lesson's kernel 0.56 / 1.8 / 3.1 / 3.0), backward 0.85-1.06 / 2.1 / 3.4 / 3.9 (torch 0.62 / 1.3
+/ 1.8 / 2.0); 1024 rows of 32768 and of 65536 (online) columns: forward 2.6 and 2.4 (torch 1.9), backward
+3.5 and 2.4 (torch 1.7). Where a call's GPU time is below its host time (~25-50 us through these wrappers,
+~15 of them Triton's launch; torch.softmax ~8), timings of the wrappers vary from run to run; timed under
+CUDA graphs the wrappers equal the bare kernels.
 """
 from __future__ import annotations
 

@@ -158,6 +158,8 @@ def _unique_bytes(chunks, n_programs):
     prog = np.concatenate(progs).astype(np.int64)
     start = np.concatenate(starts)
     size = np.concatenate(sizes)
+    if size.size == 0:  # every access was masked off
+        return per_prog, 0
     if size.min() == size.max():  # one element size: count distinct elements
         s = int(size[0])
         span = int(start.max()) // s + 1 if start.size else 1

@@ -95,7 +95,7 @@ class dtype:
     def __eq__(self, other):
         if self is other:
             return True
-        return isinstance(other, dtype) and type(other) is type(self) and self._key() == other._key()
+        return type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self):
         return hash(self._key())
@@ -173,7 +173,10 @@ def from_numpy(np_dtype) -> dtype:
 
 def of_python_scalar(value) -> dtype:
     """The type Triton gives a Python literal: int1, int32/uint32/int64/uint64 by range, fp32 or fp64."""
-    if isinstance(value, (bool, np.bool_)):
+    if type(value) is int:  # the common literal: skips the bool tests (bool subclasses int)
+        if -2**31 <= value < 2**31:
+            return int32
+    elif isinstance(value, (bool, np.bool_)):
         return int1
     if isinstance(value, (int, np.integer)):
         value = int(value)

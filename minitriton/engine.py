@@ -52,6 +52,8 @@ class Launch:
             traced = [self.linear_id(p) for p in getattr(self.recording, "trace_programs", [])]
             self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None])
         self.debug = bool(kernel.debug) or options.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
+        # fp32 tl.dot's default precision: read once per launch (Triton reads it once per compile), not per dot
+        self.f32_default = os.environ.get("TRITON_F32_DEFAULT") or "tf32"
         self.static_printed = set()
         self.snapshots = {}                  # allocation index -> its bytes before the launch wrote to it
         self.snapshot_bytes = 0

@@ -32,6 +32,10 @@ class DeviceAssertionError(MiniTritonError, AssertionError):
     """`tl.device_assert` failed while debug mode was on."""
 
 
+class SanitizerError(MiniTritonError, RuntimeError):
+    """A sanitizer finding: a race between programs, an order-dependent read, a read of unwritten memory."""
+
+
 class LaunchError(MiniTritonError, ValueError):
     """The launch itself is wrong: the grid, the arguments, or a limit of the GPU."""
 

@@ -26,6 +26,8 @@ class Allocation:
         self.nbytes = self.raw.shape[0]
         self._views = {}
         self.writeable = bool(array.flags.writeable)
+        from .sanitizer import registry
+        self.shadow = registry.lookup(array)   # initialisation tracking, for arrays made by testing.empty
 
     @property
     def base_address(self) -> int:

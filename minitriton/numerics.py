@@ -90,18 +90,32 @@ def _f64_to_f32(x: np.ndarray, how: str) -> np.ndarray:
     return t
 
 
+_U32_16 = np.uint32(16)
+_U32_1 = np.uint32(1)
+_U32_7FFF = np.uint32(0x7FFF)
+_U32_HIGH = np.uint32(0xFFFF0000)
+_U32_QUIET = np.uint32(0x00400000)
+
+
 def _bf16_round_bits32(b: np.ndarray, mode: str) -> np.ndarray:
     """float32 bit patterns (uint32) -> bf16-rounded bit patterns with the low 16 bits clear."""
     if mode == "rtne":
         # Adding 0x7FFF plus the kept LSB carries into the upper half exactly when the
         # dropped half is > 0.5 ulp, or == 0.5 ulp with an odd kept part. Works for
         # subnormals and overflows to inf; uint32 wrap-around only hits NaN patterns.
-        r = (b + (np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1)))) & np.uint32(0xFFFF0000)
+        # (In place on the fresh intermediate: this runs after every bf16 operation.)
+        r = np.right_shift(b, _U32_16)
+        r &= _U32_1
+        r += _U32_7FFF
+        r += b
+        r &= _U32_HIGH
     else:
-        r = b & np.uint32(0xFFFF0000)
+        r = b & _U32_HIGH
     # Without this the trick above turns NaN 0x7f800001 into inf (and rtz would too).
-    nan = (b & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
-    return np.where(nan, (b | np.uint32(0x00400000)) & np.uint32(0xFFFF0000), r)
+    nan = np.isnan(b.view(np.float32))
+    if nan.any():
+        return np.where(nan, (b | _U32_QUIET) & _U32_HIGH, r)
+    return r if b.ndim else np.asarray(r)  # a 0-d input gives a 0-d array, as np.where would
 
 
 @_quiet
@@ -272,6 +286,9 @@ def c_div(a, b) -> np.ndarray:
     Division by zero gives all-ones bits (-1 signed, max unsigned) as the GPU does;
     INT_MIN / -1 wraps to INT_MIN. Exact for 64-bit integers; no warnings.
     """
+    a, b = _int_pair(a, b)
+    if _floor_is_trunc(a, b):
+        return np.asarray(np.floor_divide(a, b), dtype=a.dtype)
     return _c_divmod(a, b)[0]
 
 
@@ -279,7 +296,18 @@ def c_div(a, b) -> np.ndarray:
 def c_mod(a, b) -> np.ndarray:
     """Integer remainder with C semantics: the result has the sign of ``a``
     (-7 % 2 == -1, 7 % -2 == 1). Remainder by zero gives ``a``; INT_MIN % -1 == 0."""
+    a, b = _int_pair(a, b)
+    if _floor_is_trunc(a, b):
+        return np.asarray(np.remainder(a, b), dtype=a.dtype)
     return _c_divmod(a, b)[1]
+
+
+def _floor_is_trunc(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether NumPy's floor division is C's here, with no special divisor: the common case of
+    indexing arithmetic (a >= 0, b > 0), checked first because _c_divmod costs a dozen NumPy calls."""
+    if a.dtype.kind == "u":
+        return bool((b != 0).all())
+    return bool((b > 0).all()) and bool((a >= 0).all())
 
 
 @_quiet

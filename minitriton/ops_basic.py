@@ -236,6 +236,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None =
 
 def cast(x, dst, fp_downcast_rounding=None, bitcast=False) -> tensor:
     """`x.to(dst)`: Triton's cast rules (see `triton.language.semantic.cast`), on every lane."""
+    if type(x) is tensor and x.dtype is dst:  # already that type (whatever the other arguments say)
+        return x
     x = to_tensor(x)
     dst = unwrap(dst)
     fp_downcast_rounding = unwrap(fp_downcast_rounding)
@@ -357,7 +359,10 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
         _check_ptr(ta, tb, allow_a_ptr)
         _check_ptr(tb, ta, allow_b_ptr)
     if arithmetic and not a_ptr and not b_ptr:
-        ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
+        if ta is tb and not (div_or_mod or a_scalar or b_scalar):
+            ty = ta  # two tensors of one type, no division: Triton's rules keep that type
+        else:
+            ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
         if a_scalar:
             return _scalar_in(a, ty), (b.data if tb is ty else convert(b.data, tb, ty)), ty, b.shape, a, b
         if b_scalar:
@@ -416,7 +421,23 @@ def _ptr_offset(p: tensor, pd, off: tensor, od, shape, sign: int) -> tensor:
         od = od.astype(np.int64) * p.dtype.element_ty.itemsize
     # int64 arithmetic: unsigned offsets zero-extend, signed ones sign-extend (numpy widens exactly)
     out = np.add(pd, od, dtype=np.int64) if sign > 0 else np.subtract(pd, od, dtype=np.int64)
-    return tensor(out, p.dtype, shape, p.alloc)
+    result = tensor(out, p.dtype, shape, p.alloc)
+    if p.bounds is not None and not off.shape:  # `ptr += step` in a loop: keep the block's known bounds
+        result.bounds = _shifted_bounds(p.bounds, od, sign)
+    return result
+
+
+def _shifted_bounds(bounds: tuple, od: np.ndarray, sign: int) -> tuple:
+    """Bounds of `p + od` (sign 1) or `p - od` (sign -1) from p's bounds and a scalar's (per-program) offsets.
+
+    Exact Python ints: where the int64 offsets wrapped around, the bounds leave the int64 range, so no
+    allocation accepts them and the load checks the offsets themselves."""
+    if od.size == 1:
+        lo = hi = int(od.item())
+    else:
+        lo, hi = int(od.min()), int(od.max())
+    plo, phi = bounds
+    return (plo + lo, phi + hi) if sign > 0 else (plo - hi, phi - lo)
 
 
 def sub(a, b):
@@ -586,6 +607,8 @@ def _minmax(a, b, propagate_nan, pick):
         # -0.0 < +0.0 on the GPU (probe: max(0.0, -0.0) == +0.0, min(-0.0, 0.0) == -0.0); NumPy returns either.
         # For two zeros, max is their IEEE sum and min the negated sum of the negations.
         zeros = (ad == 0) & (bd == 0)
+        if not np.count_nonzero(zeros):  # the common case: no pair of zeros to order
+            return finish(fn(ad, bd), ty, shape)
         signed_zero = ad + bd if pick == "max" else -(np.negative(ad) + np.negative(bd))
         return finish(np.where(zeros, signed_zero, fn(ad, bd)), ty, shape)
     else:

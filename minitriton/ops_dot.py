@@ -8,8 +8,6 @@ Shape limits are those of Triton 3.6 on NVIDIA (the lab GPU): K >= 16 (K >= 32 f
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from . import context
@@ -20,6 +18,7 @@ from .tensor import tensor
 
 ALLOWED_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 _INPUT_TYPES = (T.int8, T.uint8, T.float16, T.bfloat16, T.float32, T.float64)
+_INPUT_NAMES = frozenset(t.name for t in _INPUT_TYPES)  # a name test: dtype.__eq__ is a Python call
 
 
 def min_dot_size(bits: int):
@@ -38,9 +37,9 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     out_dtype = unwrap(out_dtype)
     if not a.shape or not b.shape:
         raise AssertionError("dot operands must be block tensors (not scalars)")
-    if a.dtype not in _INPUT_TYPES:
+    if a.dtype.name not in _INPUT_NAMES:
         raise AssertionError(f"Unsupported lhs dtype {a.dtype}")
-    if b.dtype not in _INPUT_TYPES:
+    if b.dtype.name not in _INPUT_NAMES:
         raise AssertionError(f"Unsupported rhs dtype {b.dtype}")
     if a.dtype != b.dtype:
         raise AssertionError(f"Both operands must be same dtype. Got {a.dtype} and {b.dtype}")
@@ -48,10 +47,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         if allow_tf32 is not None:
             input_precision = "tf32" if allow_tf32 else "ieee"
         else:
-            input_precision = os.environ.get("TRITON_F32_DEFAULT") or "tf32"
-    if str(input_precision).lower() not in ALLOWED_PRECISIONS:
-        raise AssertionError(f"input_precision must be one of {ALLOWED_PRECISIONS}. Got {input_precision}")
+            input_precision = group.launch.f32_default
     precision = str(input_precision).lower()
+    if precision not in ALLOWED_PRECISIONS:
+        raise AssertionError(f"input_precision must be one of {ALLOWED_PRECISIONS}. Got {input_precision}")
     if out_dtype is None:  # Triton 3.9: the accumulator's type when one is given (an explicit fp32 is checked)
         out_dtype = acc.dtype if isinstance(acc, tensor) else T.float32
     ra, rb = len(a.shape), len(b.shape)

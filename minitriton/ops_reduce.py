@@ -66,14 +66,31 @@ def _finish_reduce(datas, dtypes, shape, axis, keep_dims, orig_ndim, original_ax
     return results
 
 
-def _reduce_data(x: tensor, axis, keep_dims, combine_np, out_ty=None):
+def _tree1(data: np.ndarray, axis: int, combine) -> np.ndarray:
+    """`_tree` for one array (the common case, without its lists)."""
+    n = data.shape[axis]
+    lead = (slice(None),) * axis
+    while n > 1:
+        h = n // 2
+        out = combine(data[lead + (slice(0, h),)], data[lead + (slice(h, 2 * h),)])
+        if n % 2:
+            out = np.concatenate([out, data[lead + (slice(2 * h, n),)]], axis=axis)
+        data, n = out, n - h
+    return data[lead + (0,)]
+
+
+def _reduce_data(x: tensor, axis, keep_dims, combine_np, out_ty=None, reduce_np=None):
+    """Reduce `x` along `axis` by a pairwise tree of `combine_np`; `reduce_np(data, axis)`, when given, computes
+    the same result in one NumPy call (or returns None where it cannot: the tree then runs)."""
     x = to_tensor(x)
     orig_ndim = len(x.shape)
     axis = _axis(axis, orig_ndim)
     none = axis is None
     x, axis = _flatten_if_none(x, axis)
     ty = out_ty or x.dtype
-    data = _tree([x.data], axis + 1, lambda l, r: [combine_np(l[0], r[0])])[0]
+    data = reduce_np(x.data, axis + 1) if reduce_np is not None else None
+    if data is None:
+        data = _tree1(x.data, axis + 1, combine_np)
     if ty.is_bf16():
         data = numerics.round_to_bf16(data)
     return _finish_reduce([data], [ty], x.shape, axis, unwrap(keep_dims), orig_ndim, none)[0]
@@ -100,7 +117,12 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
     x = to_tensor(input)
     out = _sum_dtype(x.dtype, unwrap(dtype))
     x = cast(x, out)
-    return _reduce_data(x, axis, keep_dims, _rounded(np.add, out))
+    return _reduce_data(x, axis, keep_dims, _rounded(np.add, out), reduce_np=_int_sum if out.is_int() else None)
+
+
+def _int_sum(data, axis):
+    # Wrapping integer addition is associative: any order gives the tree's result.
+    return np.add.reduce(data, axis=axis, dtype=data.dtype)
 
 
 def xor_sum(input, axis=None, keep_dims=False):
@@ -108,7 +130,7 @@ def xor_sum(input, axis=None, keep_dims=False):
     x = to_tensor(input)
     if not x.dtype.is_int():
         raise ValueError("xor_sum only supported for integers")
-    return _reduce_data(x, axis, keep_dims, np.bitwise_xor)
+    return _reduce_data(x, axis, keep_dims, np.bitwise_xor, reduce_np=np.bitwise_xor.reduce)
 
 
 def _widen_for_minmax(x: tensor) -> tensor:
@@ -128,13 +150,40 @@ def _fmin_signed_zero(a, b):
     return np.where((a == 0) & (b == 0), -(np.negative(a) + np.negative(b)), np.fmin(a, b))
 
 
+def _fmax_reduce(data, axis):
+    return _signed_zero_reduce(np.fmax, data, axis, keep_negative=False)
+
+
+def _fmin_reduce(data, axis):
+    return _signed_zero_reduce(np.fmin, data, axis, keep_negative=True)
+
+
+def _signed_zero_reduce(fn, data, axis, keep_negative):
+    """The tree of _fmax_signed_zero / _fmin_signed_zero in one NumPy reduction.
+
+    With -0.0 < +0.0 and NaN losing, max/min are associative, so the tree's value is the max/min of the
+    numbers; NumPy's reduction finds it up to the sign of a zero result, fixed here (a max of zeros is +0.0
+    if the row holds one, a min of zeros -0.0 if the row holds one). Rows of NaN only: None (the tree picks
+    which NaN)."""
+    r = fn.reduce(data, axis=axis)
+    if np.isnan(r).any():
+        return None
+    zero = r == 0
+    if np.count_nonzero(zero):
+        signed = np.logical_and(data == 0, np.signbit(data) == keep_negative).any(axis=axis)
+        wanted = r.dtype.type(-0.0 if keep_negative else 0.0)
+        r = np.where(zero, np.where(signed, wanted, -wanted), r)
+    return r
+
+
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """`tl.max`: NaN is ignored (maxnum), narrow types compute in fp32/int32; optionally with indices."""
     if unwrap(return_indices):
         return _with_indices(input, axis, keep_dims, "max")
     x = _widen_for_minmax(to_tensor(input))
-    fn = _fmax_signed_zero if x.dtype.is_floating() else np.maximum
-    return _reduce_data(x, axis, keep_dims, fn)
+    if x.dtype.is_floating():
+        return _reduce_data(x, axis, keep_dims, _fmax_signed_zero, reduce_np=_fmax_reduce)
+    return _reduce_data(x, axis, keep_dims, np.maximum, reduce_np=np.maximum.reduce)
 
 
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
@@ -142,8 +191,9 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     if unwrap(return_indices):
         return _with_indices(input, axis, keep_dims, "min")
     x = _widen_for_minmax(to_tensor(input))
-    fn = _fmin_signed_zero if x.dtype.is_floating() else np.minimum
-    return _reduce_data(x, axis, keep_dims, fn)
+    if x.dtype.is_floating():
+        return _reduce_data(x, axis, keep_dims, _fmin_signed_zero, reduce_np=_fmin_reduce)
+    return _reduce_data(x, axis, keep_dims, np.minimum, reduce_np=np.minimum.reduce)
 
 
 def argmax(input, axis, tie_break_left=True, keep_dims=False):

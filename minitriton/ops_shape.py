@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as T
-from .ops_basic import (broadcast_data, broadcast_shapes, broadcast_to_shape, cast, scalar_array, to_tensor,
-                        unwrap)
+from .ops_basic import (_remember, _scalar_key, broadcast_data, broadcast_shapes, broadcast_to_shape, cast,
+                        scalar_array, to_tensor, unwrap)
 from .tensor import tensor
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
@@ -41,8 +41,15 @@ def _shape_arg(shape):
     return tuple(shape)
 
 
+_ARANGES: dict = {}  # (start, end) -> read-only data of a valid arange (kernels call it with the same bounds)
+
+
 def arange(start, end):
     """`tl.arange(start, end)`: int32 [start, end); both constexpr, end - start a power of 2."""
+    if type(start) is int and type(end) is int:
+        data = _ARANGES.get((start, end))
+        if data is not None:
+            return tensor(data, T.int32, data.shape[1:])
     start, end = unwrap(start), unwrap(end)
     if isinstance(start, tensor) or isinstance(end, tensor) or not isinstance(start, int) or not isinstance(end, int):
         raise ValueError("arange's arguments must be of type tl.constexpr")
@@ -55,7 +62,11 @@ def arange(start, end):
         raise ValueError("arange's range must be a power of 2")
     if n > TRITON_MAX_TENSOR_NUMEL:
         raise ValueError(f"numel ({n}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
-    return tensor(np.arange(start, end, dtype=np.int32).reshape(1, n), T.int32, (n,))
+    data = np.arange(start, end, dtype=np.int32).reshape(1, n)
+    data.flags.writeable = False  # shared by every arange(start, end) (no op writes into its operands)
+    if type(start) is int and type(end) is int and len(_ARANGES) < 1024:
+        _ARANGES[(start, end)] = data
+    return tensor(data, T.int32, (n,))
 
 
 def full(shape, value, dtype):
@@ -69,8 +80,22 @@ def full(shape, value, dtype):
         v = cast(value, dtype)
         data = v.data.reshape((v.data.shape[0],) + (1,) * len(shape))
     else:
+        key = _scalar_key(value)
+        if key is not None and isinstance(dtype, T.dtype):
+            key = (shape, key, dtype.name)
+            found = _FULLS.get(key)
+            if found is None:
+                found = _remember(_FULLS, key, _full_data(scalar_array(value, dtype), shape))
+            return tensor(found, dtype, shape)
         data = scalar_array(value, dtype).reshape((1,) + (1,) * len(shape))
     return tensor(np.broadcast_to(data, (data.shape[0],) + shape), dtype, shape)
+
+
+_FULLS: dict = {}  # (shape, scalar key, dtype name) -> the (read-only, broadcast) data of tl.full(shape, value, dtype)
+
+
+def _full_data(value: np.ndarray, shape: tuple) -> np.ndarray:
+    return np.broadcast_to(value.reshape((1,) + (1,) * len(shape)), (1,) + shape)
 
 
 def zeros(shape, dtype):
@@ -88,13 +113,14 @@ def getitem(x, index):
     """`x[None, :]`-style indexing: `None` inserts a size-1 axis, `:` keeps one; nothing else is allowed."""
     if not isinstance(index, tuple):
         index = (index,)
-    shape, key, dim = [], [slice(None)], 0
+    shape, key, dim = [], [_ALL], 0
     for item in index:
-        item = unwrap(item)
+        if item is not None and type(item) is not slice:
+            item = unwrap(item)
         if item is None:
             shape.append(1)
             key.append(None)
-        elif isinstance(item, slice) and item == slice(None):
+        elif isinstance(item, slice) and item == _ALL:
             if dim >= len(x.shape):
                 raise ValueError(f"too many indices for a block of shape {list(x.shape)}")
             shape.append(x.shape[dim])
@@ -104,7 +130,12 @@ def getitem(x, index):
             raise ValueError(f"unsupported tensor index: {item!r} (only None and full slices `:` are allowed; "
                              f"use tl.reshape, tl.where or a masked load to pick elements)")
     shape.extend(x.shape[dim:])
-    return tensor(x.data[tuple(key)], x.dtype, tuple(shape), x.alloc)
+    out = tensor(x.data[tuple(key)], x.dtype, tuple(shape), x.alloc)
+    out.bounds = x.bounds  # the same offsets (pointers)
+    return out
+
+
+_ALL = slice(None)
 
 
 def reshape(input, *shape, can_reorder=False):

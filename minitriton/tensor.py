@@ -44,7 +44,7 @@ class block_type:
 class tensor:
     """A Triton value: a scalar (shape `()`) or a block, evaluated for every program of the group."""
 
-    __slots__ = ("data", "dtype", "shape", "alloc")
+    __slots__ = ("data", "dtype", "shape", "alloc", "bounds")
     __array_priority__ = 1000  # numpy scalars must defer to our operators
 
     def __init__(self, data: np.ndarray, dtype, shape: tuple, alloc=None):
@@ -52,6 +52,9 @@ class tensor:
         self.dtype = dtype
         self.shape = shape
         self.alloc = alloc
+        # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known
+        # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
+        self.bounds = None
         group = context._current
         if group is not None and data.nbytes > group.peak:
             group.see(data.nbytes)

@@ -99,6 +99,19 @@ def test_zero_rows_give_zero_output_and_finite_gradients():
     assert_close(dw, ref_dw, "float32", "dw")
 
 
+def test_strided_weight_and_rows():
+    """A weight that is a strided view and rows sliced out of a wider matrix give the same results."""
+    w_wide, wide = _randn(400, 70).astype(np.float32), _randn((30, 300), 71).astype(np.float32)
+    w, x = w_wide[::2], wide[:, :200]                 # w: stride 2 (copied); x: row stride 300 (read in place)
+    dy = _randn((30, 200), 72).astype(np.float32)
+    y, rstd = rn.rmsnorm_forward(x, w)
+    assert_close(y, rn.reference_rmsnorm(x, w), "float32", "y")
+    dx, dw = rn.rmsnorm_backward(x, w, rstd, dy)
+    ref_dx, ref_dw = rn.reference_rmsnorm_backward(x, w, dy)
+    assert_close(dx, ref_dx, "float32", "dx")
+    assert_close(dw, ref_dw, "float32", "dw")
+
+
 def test_mixed_dtypes_bf16_activations_fp32_weight():
     x = minitriton.Buffer.from_float(_randn((64, 200), 40).astype(np.float32))
     w = _randn(200, 41).astype(np.float32)
@@ -158,6 +171,8 @@ def test_bad_arguments_are_rejected():
         rn.rmsnorm(np.zeros((2, 8), np.int64), np.zeros(8, np.float32))
     with pytest.raises(ValueError, match="rmsnorm: rows of 65537 columns do not fit one block"):
         rn.rmsnorm(np.zeros((1, 65537), np.float32), np.zeros(65537, np.float32))
+    with pytest.raises(ValueError, match=r"rmsnorm_backward: rstd must hold one value per row \(2\), got 3"):
+        rn.rmsnorm_backward(x, np.zeros(8, np.float32), np.ones(3, np.float32), x)
     with pytest.raises(ValueError, match=r"rmsnorm_backward: x is \(2, 8\) but dy is \(8, 2\)"):
         rn.rmsnorm_backward(x, np.zeros(8, np.float32), np.ones(2, np.float32), np.zeros((8, 2), np.float32))
 

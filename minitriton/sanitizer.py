@@ -1,0 +1,241 @@
+"""Sanitizers: races between programs, order-dependent reads, reads of never-written memory.
+
+Switched on by `minitriton.options.sanitize = True` (or MINITRITON_SANITIZE=1); the test kit and the sandbox
+turn it on. Per launch and per written or read allocation they keep shadow arrays indexed by element:
+* `writer`: the program that last stored the element in this launch (-1: none);
+* `reader`: the program that first loaded it (-1: none), or -2 once several programs have;
+and, for arrays made by `minitriton.testing.empty` (registered here), which elements hold a value and which
+program's store mask last left an element out. Shadow updates are journaled with the group's stores, so a
+group that is split or replayed leaves no trace, and the findings do not depend on the grouping.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from . import errors
+
+_NONE, _SEVERAL = -1, -2
+
+
+class Registry:
+    """Arrays whose initialisation minitriton tracks (made by minitriton.testing.empty and friends)."""
+
+    def __init__(self):
+        self._by_base = {}   # id of the base array -> (weakref to it, shadow)
+
+    def register(self, array: np.ndarray, written: bool = False):
+        """Track `array` (a base array, not a view): every element starts unwritten unless `written`."""
+        shadow = Shadow(array.size, written)
+        key = id(array)
+        self._by_base[key] = (weakref.ref(array, lambda _ref, key=key: self._by_base.pop(key, None)), shadow)
+        return shadow
+
+    def lookup(self, array: np.ndarray):
+        """The shadow of `array` if it (or the array it views) is tracked and covers the same memory."""
+        base = array
+        while base is not None:
+            entry = self._by_base.get(id(base))
+            if entry is not None and entry[0]() is base:
+                if base.size == array.size and np.shares_memory(base, array) and array.flags.c_contiguous:
+                    return entry[1]
+                return None
+            base = base.base if isinstance(base.base, np.ndarray) else None
+        return None
+
+
+class Shadow:
+    """Initialisation state of a tracked array: written flags and the last program that masked each out."""
+
+    def __init__(self, size: int, written: bool):
+        self.written = np.full(size, written, bool)
+        self.masked_by = np.full(size, _NONE, np.int64)
+
+
+registry = Registry()
+
+
+class LaunchSanitizer:
+    """Shadow state of one launch."""
+
+    def __init__(self, launch):
+        self.launch = launch
+        self.writer = {}
+        self.reader = {}
+        self.saved = {}      # allocation index -> copies of its shadow at the start of the launch
+
+    def _save(self, alloc):
+        if alloc.shadow is not None and alloc.index not in self.saved:
+            self.saved[alloc.index] = (alloc.shadow.written.copy(), alloc.shadow.masked_by.copy())
+
+    def _arrays(self, alloc, numel):
+        w = self.writer.get(alloc.index)
+        if w is None:
+            w = self.writer[alloc.index] = np.full(numel, _NONE, np.int64)
+            self.reader[alloc.index] = np.full(numel, _NONE, np.int64)
+        return w, self.reader[alloc.index]
+
+    def reset(self):
+        """Forget everything (the launch is being replayed from its start)."""
+        self.writer.clear()
+        self.reader.clear()
+        for index, (written, masked_by) in self.saved.items():
+            shadow = self.launch.allocations[index - 1].shadow
+            shadow.written[...] = written
+            shadow.masked_by[...] = masked_by
+
+    def on_load(self, group, alloc, idx, prog, shape):
+        """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`."""
+        if idx.size == 0:
+            return
+        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
+        writers = w[idx]
+        clash = (writers != _NONE) & (writers != prog)
+        if clash.any():
+            k = int(np.argmax(clash))
+            self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]),
+                        reader_first=False)
+        shadow = alloc.shadow
+        if shadow is not None:
+            self._save(alloc)
+            unset = ~shadow.written[idx]
+            if unset.any():
+                self._raise(group, prog[unset], "uninit", alloc, idx[unset], first=int(prog[np.argmax(unset)]))
+        old = r[idx]
+        new = np.where(old == _NONE, prog, np.where(old == prog, old, _SEVERAL))
+        # several programs reading one element in this very op
+        order = np.lexsort((prog, idx))
+        same = idx[order][1:] == idx[order][:-1]
+        differ = prog[order][1:] != prog[order][:-1]
+        if (same & differ).any():
+            both = np.zeros(idx.size, bool)
+            both[order[1:][same & differ]] = True
+            new = np.where(both, _SEVERAL, new)
+        self._journal(group, r, idx, old)
+        r[idx] = new
+
+    def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None):
+        """Check and record stores (no atomics) of elements `idx` by programs `prog`."""
+        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
+        if idx.size:
+            writers = w[idx]
+            clash = (writers != _NONE) & (writers != prog)
+            if clash.any():
+                k = int(np.argmax(clash))
+                self._raise(group, prog[clash], "race", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]))
+            order = np.lexsort((prog, idx))
+            same = idx[order][1:] == idx[order][:-1]
+            differ = prog[order][1:] != prog[order][:-1]
+            if (same & differ).any():
+                k = int(np.argmax(same & differ))
+                a, b = int(prog[order][k]), int(prog[order][k + 1])
+                hit = idx[order][1:][same & differ]
+                self._raise(group, np.array([b]), "race", alloc, hit, other=a, first=b)
+            readers = r[idx]
+            clash = (readers != _NONE) & (readers != prog)
+            if clash.any():
+                k = int(np.argmax(clash))
+                self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(readers[k]), first=int(prog[k]),
+                            reader_first=True)
+            self._journal(group, w, idx, w[idx])
+            w[idx] = prog
+        shadow = alloc.shadow
+        if shadow is not None:
+            self._save(alloc)
+            if idx.size:
+                self._journal(group, shadow.written, idx, shadow.written[idx])
+                shadow.written[idx] = True
+            if masked_idx is not None and masked_idx.size:
+                inside = (masked_idx >= 0) & (masked_idx < shadow.masked_by.size)
+                mi, mp = masked_idx[inside], masked_prog[inside]
+                self._journal(group, shadow.masked_by, mi, shadow.masked_by[mi])
+                shadow.masked_by[mi] = mp
+
+    def on_atomic(self, group, alloc, idx):
+        """Atomics may hit one element from many programs; they only count as writes for initialisation."""
+        shadow = alloc.shadow
+        if shadow is not None and idx.size:
+            self._save(alloc)
+            self._journal(group, shadow.written, idx, shadow.written[idx])
+            shadow.written[idx] = True
+
+    @staticmethod
+    def _journal(group, array, idx, old):
+        if group.journal is not None:
+            group.journal.append((array, idx, np.array(old, copy=True)))
+
+    def _raise(self, group, progs, kind, alloc, idx, other=None, first=None, reader_first=False):
+        launch = self.launch
+        pos = np.searchsorted(group.pids, np.unique(progs))
+        name = alloc.name
+        offsets = errors.format_ranges(idx - alloc.base_offset)
+        me = launch.pid_tuple(first)
+        if kind == "race":
+            them = launch.pid_tuple(other)
+            headline = f"tl.store races with program {them}: both write `{name}`"
+            details = (f"  offsets {offsets} of `{name}` are written by programs {them} and {me} in one launch "
+                       f"without atomics; the GPU runs programs in any order, so either value may win\n"
+                       f"  fix: give each program its own elements (check the offsets, e.g. pid * BLOCK + "
+                       f"tl.arange(0, BLOCK)), or combine the values with tl.atomic_add/atomic_max")
+        elif kind == "order":
+            them = launch.pid_tuple(other) if other >= 0 else "(several)"
+            if reader_first:
+                headline = f"tl.store writes `{name}` elements that program {them} reads in the same launch"
+            else:
+                headline = f"tl.load reads `{name}` elements that program {them} writes in the same launch"
+            details = (f"  offsets {offsets}: the result depends on the order in which programs run, which the "
+                       f"GPU does not fix\n  fix: read and write different arrays, or split the work into two "
+                       f"launches")
+        else:
+            headline = f"tl.load reads `{name}` elements that were never written"
+            details = (f"  offsets {offsets} of `{name}` hold no value yet (the array was made uninitialised, "
+                       f"e.g. by minitriton.testing.empty)\n  fix: mask the load (mask=offs < n) or write these "
+                       f"elements first")
+        raise errors.KernelRuntimeError(errors.SanitizerError, headline, details, pos)
+
+
+def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
+    """None when every element of a tracked array was written, else a message naming the gaps and the
+    programs whose store masks excluded them ('elements 98 304–98 431 of out were never written: program
+    96's store mask excluded them')."""
+    shadow = registry.lookup(array)
+    if shadow is None:
+        return None
+    missing = np.nonzero(~shadow.written)[0]
+    if missing.size == 0:
+        return None
+    text = f"elements {errors.format_ranges(missing)} of {name} were never written"
+    masked = shadow.masked_by[missing]
+    progs = sorted(set(int(p) for p in masked if p >= 0))
+    if progs:
+        names = ", ".join(_pid(p, launch_grid) for p in progs[:3])
+        if len(progs) == 1:
+            text += f": program {names}'s store mask excluded them"
+        else:
+            more = "" if len(progs) <= 3 else f" and {len(progs) - 3} more"
+            text += f": the store masks of programs {names}{more} excluded them"
+    else:
+        text += ": no program stored there (check the grid size and the offsets)"
+    return text
+
+
+def _pid(linear, grid) -> str:
+    if not grid or len(grid) == 1:
+        return str(linear)
+    grid = tuple(grid) + (1, 1)
+    gy, gz = grid[1], grid[2]
+    z, y, x = linear % gz, (linear // gz) % gy, linear // (gy * gz)
+    return str((x, y)) if len(grid) == 4 else str((x, y, z))
+
+
+def lanes(group, idx: np.ndarray, m):
+    """(element indices, linear program ids) of the active lanes of an access, and of the masked-off ones."""
+    g = group.size
+    full = (g,) + idx.shape[1:]
+    idx = np.broadcast_to(idx, full)
+    prog = np.broadcast_to(group.pids.reshape((g,) + (1,) * (idx.ndim - 1)), full)
+    if m is None:
+        return idx.reshape(-1), prog.reshape(-1), None, None
+    m = np.broadcast_to(m, full)
+    return idx[m], prog[m], idx[~m], prog[~m]

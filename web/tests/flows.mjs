@@ -1,0 +1,294 @@
+// The user flows, shared by the lab-mode and the Pyodide-mode tests. Each takes a page already on the site.
+import assert from "node:assert/strict";
+import { waitReady } from "./helpers.mjs";
+
+export const OOB_SNIPPET = [
+  "import numpy as _np",
+  "import triton as _triton",
+  "import triton.language as _tl",
+  "",
+  "",
+  "@_triton.jit",
+  "def _oob_kernel(x_ptr, BLOCK: _tl.constexpr):",
+  "    offs = _tl.program_id(0) * BLOCK + _tl.arange(0, BLOCK)",
+  "    _tl.store(x_ptr + offs, _tl.load(x_ptr + offs) + 1)",
+  "",
+  "",
+  "_oob_kernel[(2,)](_np.zeros(100, _np.float32), BLOCK=64)",
+  "",
+];
+const OOB_LINE = 9;   // the tl.store(tl.load(...)) line within the snippet (1-based)
+
+export const code = (page) => page.evaluate(() => window.__sandbox.code);
+export const setCode = (page, text) => page.evaluate((s) => window.__sandbox.setCode(s), text);
+
+// A fresh page on `url` with empty storage, ready to run.
+export async function openFresh(page, url) {
+  await page.goto(url);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await waitReady(page);
+  await page.locator("#exercise-list a").first().waitFor();
+}
+
+export async function exercises(page) {
+  return page.evaluate(() => window.__sandbox.state.exercises.map((e) => ({ id: e.id, starter: e.starter, hints: e.hints, tests: e.tests })));
+}
+
+async function acceptNextDialog(page, accept = true) {
+  page.once("dialog", (d) => (accept ? d.accept() : d.dismiss()));
+}
+
+export async function loadSolution(page) {
+  await acceptNextDialog(page);
+  const before = await page.evaluate(() => window.__sandbox.state.replacements || 0);
+  await page.click("#solution");
+  await page.waitForFunction((b) => (window.__sandbox.state.replacements || 0) > b, before);
+  return code(page);
+}
+
+async function finished(page) {
+  await page.waitForFunction(() => !document.body.dataset.busy, null, { timeout: 120000 });
+}
+
+export async function clickRun(page) {
+  await page.click("#run");
+  await finished(page);
+}
+
+export async function clickCheck(page) {
+  await page.click("#check");
+  await finished(page);
+}
+
+// type + run: keyboard typing at the top of the solution, then Ctrl+Enter; the print and counters show.
+export async function flowTypeAndRun(page) {
+  await loadSolution(page);
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+Home");
+  await page.keyboard.type('print("hello from the editor", 6 * 7)');
+  await page.keyboard.press("Enter");
+  assert.match(await code(page), /^print\("hello from the editor", 6 \* 7\)\n/);
+  await page.keyboard.press("Control+Enter");
+  await page.waitForFunction(() => document.body.dataset.busy === "1" || document.getElementById("output").textContent, null, { timeout: 5000 });
+  await finished(page);
+  const out = await page.locator("#output").innerText();
+  assert.match(out, /hello from the editor 42/);
+  assert.equal(await page.locator("#error").isHidden(), true, await page.locator("#error").innerText().catch(() => ""));
+  const launches = await page.evaluate(() => window.__sandbox.state.lastResult.launches);
+  assert.ok(launches.length >= 1, "Run should launch the kernel at least once (the exercise's demo)");
+  const first = page.locator("table.counters").first();
+  await first.waitFor();
+  assert.equal(await first.getAttribute("data-kernel"), launches[0].kernel);
+  // the counters table shows the record's numbers (stored bytes of the first tensor that stored anything)
+  const [name, info] = Object.entries(launches[0].tensors).find(([, v]) => v.totals.stored_bytes > 0);
+  const row = await first.locator("tr", { has: page.locator(`th:text-is("${name}")`) }).innerText();
+  const digits = row.replace(/[\s\u00a0\u202f]/g, "");
+  assert.ok(digits.includes(String(info.totals.stored_bytes)), `row ${row} should show ${info.totals.stored_bytes}`);
+}
+
+// check: the solution passes every test; the starter does not.
+export async function flowCheck(page) {
+  const solution = await loadSolution(page);
+  await clickCheck(page);
+  const result = await page.evaluate(() => window.__sandbox.state.lastResult);
+  assert.equal(result.error, null, JSON.stringify(result.error));
+  assert.equal(result.passed, true, JSON.stringify(result.tests));
+  const n = result.tests.length;
+  assert.ok(n >= 1);
+  assert.equal(await page.locator("#tests li.pass").count(), n);
+  assert.match(await page.locator("#summary").innerText(), new RegExp(`${n}\\D+${n}`));
+  // back to the starter: Check fails, and says why (a failed test with a message, or an error)
+  await acceptNextDialog(page);
+  await page.click("#reset");
+  const ex = (await exercises(page))[0];
+  assert.equal(await code(page), ex.starter);
+  assert.notEqual(solution, ex.starter);
+  await clickCheck(page);
+  const bad = await page.evaluate(() => window.__sandbox.state.lastResult);
+  assert.equal(bad.passed, false);
+  const failedWithMessage = (bad.tests || []).some((x) => !x.passed && x.message);
+  assert.ok(failedWithMessage || bad.error, `the starter should fail with a message: ${JSON.stringify(bad).slice(0, 500)}`);
+  if (failedWithMessage) {
+    assert.ok(await page.locator("#tests li.fail").count() >= 1);
+    assert.equal(await page.locator("#tests li.fail details[open]").count(), 1, "the first failure is expanded");
+  } else {
+    assert.equal(await page.locator("#error").isVisible(), true);
+  }
+}
+
+export async function flowHint(page) {
+  const ex = (await exercises(page))[0];
+  assert.ok(ex.hints >= 1, "the exercise has hints");
+  await page.click("#hint");
+  const first = page.locator("#hints .hint").first();
+  await first.waitFor();
+  const heading = await first.locator("h3").innerText();
+  assert.match(heading, new RegExp(`1\\D+${ex.hints}`));
+  assert.ok((await first.innerText()).length > heading.length + 3, "the hint has a text");
+  if (ex.hints >= 2) {
+    await page.click("#hint");
+    await page.locator("#hints .hint").nth(1).waitFor();
+    assert.match(await page.locator("#hints .hint h3").nth(1).innerText(), new RegExp(`2\\D+${ex.hints}`));
+  }
+}
+
+export async function flowReset(page) {
+  const ex = (await exercises(page))[0];
+  await setCode(page, ex.starter + "\n# my change\n");
+  await acceptNextDialog(page, false);           // cancel: nothing changes
+  await page.click("#reset");
+  assert.match(await code(page), /# my change/);
+  await acceptNextDialog(page, true);            // confirm: the starter is back
+  await page.click("#reset");
+  assert.equal(await code(page), ex.starter);
+  await page.click("#undo");                     // one undo
+  assert.match(await code(page), /# my change/);
+}
+
+export async function flowAutosave(page) {
+  const list = await exercises(page);
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n# autosaved marker 1729");
+  const typed = await code(page);
+  await page.reload();
+  await waitReady(page);
+  await page.locator("#exercise-list a").first().waitFor();
+  assert.equal(await code(page), typed, "the code survives a reload");
+  if (list.length >= 2) {                        // saved per exercise
+    await page.click(`#exercise-list a[data-id="${list[1].id}"]`);
+    assert.equal(await code(page), list[1].starter);
+    await page.click(`#exercise-list a[data-id="${list[0].id}"]`);
+    assert.equal(await code(page), typed);
+  }
+}
+
+// stop a `while True:` loop; afterwards Run works again. Returns the stop latency (click -> UI idle), ms.
+export async function flowStop(page) {
+  await setCode(page, 'print("start")\nwhile True:\n    pass\n');
+  await page.click("#run");
+  await page.locator("#stop").waitFor({ state: "visible" });
+  await page.waitForTimeout(500);
+  assert.equal(await page.evaluate(() => document.body.dataset.busy), "1", "still running before Stop");
+  const t0 = Date.now();
+  await page.click("#stop");
+  await page.waitForFunction(() => !document.body.dataset.busy, null, { timeout: 10000 });
+  const latency = Date.now() - t0;
+  const status = await page.locator("#run-status").innerText();
+  const err = await page.evaluate(() => window.__sandbox.state.lastResult?.error?.type);
+  assert.ok(/Остановлено|Stopped/.test(status) || err === "KeyboardInterrupt", `status after Stop: ${status} / ${err}`);
+  await waitReady(page);                        // a terminated worker boots again
+  await setCode(page, 'print("alive", 1 + 1)\n');
+  await clickRun(page);
+  assert.match(await page.locator("#output").innerText(), /alive 2/);
+  return latency;
+}
+
+// an out-of-bounds store is reported at the student's line, with the program id, and the line is highlighted.
+export async function flowErrorLine(page) {
+  const solution = await loadSolution(page);
+  const text = solution.replace(/\n*$/, "\n\n\n") + OOB_SNIPPET.join("\n");
+  const line = solution.replace(/\n*$/, "\n\n\n").split("\n").length - 1 + OOB_LINE;
+  assert.match(text.split("\n")[line - 1], /_tl\.store\(x_ptr \+ offs/);
+  await setCode(page, text);
+  await clickRun(page);
+  const err = await page.evaluate(() => window.__sandbox.state.lastResult.error);
+  assert.ok(err, "an error is reported");
+  assert.equal(err.type, "OutOfBoundsError", err.message);
+  assert.equal(err.line, line, `error line ${err.line}, expected ${line}: ${err.message}`);
+  assert.deepEqual(err.program.slice(0, 1), [1]);
+  assert.match(err.message, /x_ptr/);
+  const head = await page.locator("#error .error-head").innerText();
+  assert.match(head, new RegExp(`(строка|line) ${line}`));
+  assert.match(head, /\(1, 0, 0\)|\(1\)/);
+  // the highlighted editor line is that line
+  const highlighted = await page.locator(".cm-error-line").innerText();
+  assert.equal(highlighted.trim(), text.split("\n")[line - 1].trim());
+}
+
+// the memory picture for program 1 of the solution's demo launch
+export async function flowMemory(page) {
+  await loadSolution(page);
+  await clickRun(page);
+  const launch = await page.evaluate(() => window.__sandbox.state.lastResult.launches[0]);
+  const programs = launch.num_programs;
+  await page.click("#memory");
+  await finished(page);
+  await page.locator("#memory-view figure.tensor").first().waitFor();
+  const m0 = await page.evaluate(() => window.__sandbox.state.lastMemory);
+  assert.equal(m0.error ?? null, null, JSON.stringify(m0.error));
+  const names = Object.keys(m0.tensors);
+  assert.ok(names.length >= 1);
+  assert.equal(await page.locator("#memory-view figure.tensor").count(), names.length);
+  assert.equal(await page.locator("#memory-view canvas").count(), names.length);
+  const anyLoaded = names.find((n) => m0.tensors[n].loaded.length > 0);
+  assert.ok(anyLoaded, "program 0 loads something");
+  const row = await page.locator(`figure[data-tensor="${anyLoaded}"] table tr`).nth(1).innerText();
+  const count = new Set(m0.tensors[anyLoaded].loaded).size;
+  assert.ok(row.replace(/[\s\u00a0\u202f]/g, "").includes(String(count)), `${row} should show ${count}`);
+  // the picture has loaded-coloured pixels
+  const blue = await page.locator(`figure[data-tensor="${anyLoaded}"] canvas`).evaluate((c) => {
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] === 0x2f && d[i + 1] === 0x7f && d[i + 2] === 0xd1) n++;
+    return n;
+  });
+  assert.ok(blue > 0, "loaded elements are drawn");
+  assert.ok((await page.locator("#traffic").innerText()).length > 10, "the traffic table is shown");
+  if (programs >= 2) {
+    await page.fill('#memory-form input[name="p0"]', "1");
+    await page.click('#memory-form button[type="submit"]');
+    await page.waitForFunction(() => JSON.stringify(window.__sandbox.state.lastMemory.program).startsWith("[1"));
+    const m1 = await page.evaluate(() => window.__sandbox.state.lastMemory);
+    assert.notDeepEqual(m1.tensors[anyLoaded].loaded, m0.tensors[anyLoaded].loaded, "program 1 loads other elements");
+  }
+}
+
+export async function flowLanguage(page) {
+  assert.match(await page.locator("#run").innerText(), /Запустить/);
+  await page.click("#lang");
+  await page.waitForFunction(() => document.documentElement.lang === "en");
+  assert.match(await page.locator("#run").innerText(), /^Run/);
+  assert.match(await page.locator("#check").innerText(), /^Check/);
+  await page.reload();
+  await waitReady(page);
+  assert.match(await page.locator("#run").innerText(), /^Run/, "the language choice is kept");
+  await page.click("#lang");
+  await page.waitForFunction(() => document.documentElement.lang === "ru");
+}
+
+// Check the reference solution of every exercise; returns [{id, ms, passed, tests}].
+export async function checkAllSolutions(page) {
+  const list = await exercises(page);
+  const out = [];
+  for (const ex of list) {
+    await page.click(`#exercise-list a[data-id="${ex.id}"]`);
+    await page.waitForFunction((id) => window.__sandbox.state.current?.id === id, ex.id);
+    await loadSolution(page);
+    const t0 = Date.now();
+    await clickCheck(page);
+    const ms = Date.now() - t0;
+    const r = await page.evaluate(() => window.__sandbox.state.lastResult);
+    out.push({ id: ex.id, ms, passed: r.passed, tests: r.tests?.length ?? 0, error: r.error?.message?.slice(0, 300) ?? null, bridgeSeconds: r.seconds });
+  }
+  return out;
+}
+
+// saved code made from an older starter is kept, and the page says the starter changed
+export async function flowStarterChanged(page) {
+  const ex = (await exercises(page))[0];
+  const url = page.url();
+  await page.goto(new URL("config.json", url).href);   // same origin, without the app (which saves on unload)
+  await page.evaluate((id) => localStorage.setItem(`minitriton:code:${id}`,
+    JSON.stringify({ code: "x = 1  # from an older starter\n", starter: "0", saved: Date.now() })), ex.id);
+  await page.goto(url);
+  await waitReady(page);
+  await page.locator("#exercise-list a").first().waitFor();
+  assert.equal(await code(page), "x = 1  # from an older starter\n");
+  assert.equal(await page.locator("#starter-changed").isVisible(), true);
+  page.once("dialog", (d) => d.accept());
+  await page.click("#reset");
+  assert.equal(await code(page), ex.starter);
+  assert.equal(await page.locator("#starter-changed").isVisible(), false);
+}
