@@ -32,6 +32,7 @@ class Options:
     value_budget: int = 64 * 2**20        # bytes one value of a group may take (memory bound)
     debug: bool = False                   # tl.device_assert fires (also TRITON_DEBUG=1 or jit(debug=True))
     undo_bytes: int = 64 * 2**20          # copies kept so a compile-time error leaves memory untouched
+    sanitize: bool = False                # races, order-dependent reads, unwritten reads (also MINITRITON_SANITIZE=1)
 
 
 options = Options()
@@ -55,6 +56,10 @@ class Launch:
         # fp32 tl.dot's default precision: read once per launch (Triton reads it once per compile), not per dot
         self.f32_default = os.environ.get("TRITON_F32_DEFAULT") or "tf32"
         self.static_printed = set()
+        self.sanitizer = None
+        if options.sanitize or os.environ.get("MINITRITON_SANITIZE", "0") not in ("", "0"):
+            from .sanitizer import LaunchSanitizer
+            self.sanitizer = LaunchSanitizer(self)
         self.snapshots = {}                  # allocation index -> its bytes before the launch wrote to it
         self.snapshot_bytes = 0
 
@@ -242,6 +247,8 @@ def _schedule(run: Launch, call):
                     # Later programs already ran (a split ran them early): replay the launch up to the failing
                     # program, so memory ends as if programs had run one at a time, in order.
                     run.undo()
+                    if run.sanitizer is not None:
+                        run.sanitizer.reset()
                     committed[:] = False
                     queue = [np.arange(i, min(i + chunk, failing), dtype=np.int64) for i in range(0, failing, chunk)]
                     queue.append(np.array([failing], np.int64))
@@ -251,6 +258,8 @@ def _schedule(run: Launch, call):
                 _flush_prints(group)
                 if not isinstance(exc, errors.KernelRuntimeError):
                     run.undo()  # Triton would have refused to compile: no program may have written anything
+                    if run.sanitizer is not None:
+                        run.sanitizer.reset()
                 raise _finalize(run, exc, failing)
             later = [q[q > failing] for q in [pids] + queue]
             queue = earlier + [np.array([failing], np.int64)] + [q for q in later if len(q)]

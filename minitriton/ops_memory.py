@@ -202,6 +202,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     alloc, safe = _resolve("load", group, ptr, idx, m, mask is not None)
     flat = alloc.flat(elem)
     _count(group, "load", alloc, elem.itemsize, safe, m, shape)
+    if group.launch.sanitizer is not None:
+        group.launch.sanitizer.check_load(group, alloc, elem, safe, idx, m)
     if flat.shape[0] == 0:
         raw = np.zeros(safe.shape, elem.np_storage)
     else:
@@ -246,6 +248,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         m = np.ascontiguousarray(_to_full(m, full))  # a broadcast mask makes boolean indexing ~3x slower
         sel_idx, sel_val = safe[m], vd[m]
     _count(group, "store", alloc, elem.itemsize, safe, m, shape)
+    if group.launch.sanitizer is not None:
+        group.launch.sanitizer.check_store(group, alloc, elem, safe, idx, m)
     group.before_store(alloc)
     if group.journal is not None:
         group.journal.append((flat, sel_idx, flat[sel_idx]))
@@ -338,6 +342,8 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
     targets = safe[lanes]
     if lanes.size:
         group.before_store(alloc)
+        if group.launch.sanitizer is not None:
+            group.launch.sanitizer.check_atomic(group, alloc, elem, targets)
     if group.journal is not None and lanes.size:
         group.journal.append((flat, targets, flat[targets]))
     if lanes.size:

@@ -85,6 +85,22 @@ class LaunchSanitizer:
             shadow.written[...] = written
             shadow.masked_by[...] = masked_by
 
+    # --- entry points for ops_memory (indices in the pointer's element type, program axis first) ---
+    def check_load(self, group, alloc, elem, safe, raw, m):
+        idx, prog, _, _ = lanes(group, safe, m)
+        self.on_load(group, alloc, _units(idx, elem, alloc), prog, None)
+
+    def check_store(self, group, alloc, elem, safe, raw, m):
+        idx, prog, _, _ = lanes(group, safe, m)
+        masked_idx = masked_prog = None
+        if m is not None:
+            _, _, masked_idx, masked_prog = lanes(group, raw, m)
+            masked_idx = _units(masked_idx, elem, alloc)
+        self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
+
+    def check_atomic(self, group, alloc, elem, targets):
+        self.on_atomic(group, alloc, _units(targets, elem, alloc))
+
     def on_load(self, group, alloc, idx, prog, shape):
         """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`."""
         if idx.size == 0:
@@ -227,6 +243,13 @@ def _pid(linear, grid) -> str:
     gy, gz = grid[1], grid[2]
     z, y, x = linear % gz, (linear // gz) % gy, linear // (gy * gz)
     return str((x, y)) if len(grid) == 4 else str((x, y, z))
+
+
+def _units(idx, elem, alloc):
+    """Indices in the pointer's element type as indices in the allocation's own element type."""
+    if elem.itemsize == alloc.dtype.itemsize:
+        return idx
+    return idx * elem.itemsize // alloc.dtype.itemsize
 
 
 def lanes(group, idx: np.ndarray, m):
