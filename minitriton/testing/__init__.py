@@ -141,6 +141,7 @@ _LAZY = {
     "empty_like": (".poison", "empty_like"),
     "unwritten": (".poison", "unwritten"),
     "assert_written": (".poison", "assert_written"),
+    "mark_written": (".poison", "mark_written"),
     "poison_bits": (".poison", "poison_bits"),
     "Layout": (".poison", "Layout"),
     "as_numpy": (".poison", "as_numpy"),

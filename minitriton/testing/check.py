@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from ..buffers import Buffer
 from ..engine import options as _options
 from ..memory import as_array
-from .poison import (Layout, as_numpy, describe_array, empty, ranges, triton_dtype, unwritten, unwritten_message,
-                     written_outside)
+from .poison import (Layout, as_numpy, describe_array, empty, ranges, triton_dtype, unwritten, unwritten_attribution,
+                     unwritten_message, written_outside)
 
 __all__ = ["check_kernel", "kernel_property", "KernelCheckError"]
 
@@ -45,28 +45,46 @@ class KernelCheckError(AssertionError):
 
 
 def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0, rtol: float = 0.0,
-                 out_layout=None, group_sizes=(None,), modifies=(), max_examples: int | None = None,
-                 settings: hypothesis.settings | None = None, seed: int | None = None):
+                 out_layout=None, group_sizes=None, modifies=(), sanitize: bool = True,
+                 max_examples: int | None = None, settings: hypothesis.settings | None = None,
+                 seed: int | None = None):
     """Property-test `launch(**inputs, **outputs)` against `reference(**inputs)` on drawn inputs.
 
     `inputs`: a strategy of dicts (e.g. `strategies.inputs(...)`), a dict of strategies, or a function
     `draw -> dict` (hypothesis' `draw`); `reference` returns the expected output (an array, a tuple for
     several `outputs`, or a dict by name) with the output's dtype: each output is allocated poisoned with
     the reference result's shape and dtype, at `out_layout` (a `Layout`, or a strategy of them; default
-    plain contiguous). `atol`/`rtol` 0 (default) compare exactly (NaN equals NaN). `group_sizes`: run once
-    per `minitriton.options.group_size` (None = the default grouping) and require identical outputs.
-    `modifies`: names of inputs the kernel may write. `max_examples`/`settings`/`seed` tune hypothesis
+    plain contiguous; a dict gives one per output name). `atol`/`rtol` 0 (default) compare exactly (NaN
+    equals NaN). `group_sizes` (e.g. `(None, 1)`): run once per `minitriton.options.group_size` (None = the
+    default grouping) and require identical outputs; by default the launch runs once, under the options as
+    they are.
+    `modifies`: names of inputs the kernel may write. `sanitize` (default on) runs the launch with
+    `minitriton.options.sanitize`: races between programs, order-dependent reads and loads of never-written
+    output elements are reported (call `mark_written(out)` after filling an output on the host), and
+    unwritten elements are attributed to the programs whose store masks excluded them.
+    `max_examples`/`settings`/`seed` tune hypothesis
     (the active profile by default; no example database). Raises `KernelCheckError` for the shrunk case.
     """
     names = (outputs,) if isinstance(outputs, str) else tuple(outputs)
     case_strategy = _as_case_strategy(inputs)
     label = getattr(launch, "__name__", "launch")
+    sizes = (_KEEP,) if group_sizes is None else tuple(group_sizes)
 
-    fixed_layout = Layout() if out_layout is None else out_layout
+    per_output = out_layout if isinstance(out_layout, dict) else {n: out_layout for n in names}
+    unknown = set(per_output) - set(names)
+    if unknown:
+        raise TypeError(f"out_layout names {sorted(unknown)}, which are not outputs {names}")
+    fixed = {n: Layout() if per_output.get(n) is None else per_output[n] for n in names}
+    drawn_names = [n for n in names if isinstance(fixed[n], st.SearchStrategy)]
 
-    def run_case(case, **drawn_layout):
-        layout = drawn_layout.get("layout", fixed_layout)
-        _check_case(label, launch, reference, names, case, layout, atol, rtol, tuple(group_sizes), set(modifies))
+    def run_case(case, **drawn):
+        layouts = {n: drawn.get(f"layout_{n}", fixed[n]) for n in names}
+        saved = _options.sanitize
+        _options.sanitize = bool(sanitize)
+        try:
+            _check_case(label, launch, reference, names, case, layouts, atol, rtol, sizes, set(modifies))
+        finally:
+            _options.sanitize = saved
 
     overrides = dict(deadline=None, database=None, report_multiple_bugs=False,
                      suppress_health_check=list(HealthCheck),
@@ -74,8 +92,8 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
     if max_examples is not None:
         overrides["max_examples"] = max_examples
     drawn = {"case": case_strategy}
-    if isinstance(out_layout, st.SearchStrategy):
-        drawn["layout"] = out_layout
+    for n in drawn_names:
+        drawn[f"layout_{n}"] = fixed[n]
     test = given(**drawn)(run_case)
     test = hypothesis.settings(settings, **overrides)(test) if settings is not None else \
         hypothesis.settings(**overrides)(test)
@@ -116,15 +134,15 @@ def _as_case_strategy(inputs):
     raise TypeError("inputs must be a hypothesis strategy of dicts, a dict of strategies, or a function draw -> dict")
 
 
-def _check_case(label, launch, reference, names, case, layout, atol, rtol, group_sizes, modifies):
+def _check_case(label, launch, reference, names, case, layouts, atol, rtol, group_sizes, modifies):
     pristine = {k: _clone(v) for k, v in case.items()}
     expected = _expected(reference, names, {k: _clone(v) for k, v in case.items()})
-    report = _Report(label, pristine, layout, expected)
+    report = _Report(label, pristine, layouts, expected)
     results = []
     for g in group_sizes:
-        outs, _ = _run(launch, case, expected, layout, g, False, modifies, report)
+        outs, _ = _run(launch, case, expected, layouts, g, False, modifies, report)
         for name in names:
-            _check_output(launch, case, expected, layout, g, modifies, report, outs, name, atol, rtol)
+            _check_output(launch, case, expected, layouts, g, modifies, report, outs, name, atol, rtol)
         results.append((g, outs))
     g0, first = results[0]
     for g, outs in results[1:]:
@@ -136,9 +154,12 @@ def _check_case(label, launch, reference, names, case, layout, atol, rtol, group
                                         f"{ranges(where)}: results must not depend on how programs are grouped")
 
 
+_KEEP = object()  # "leave minitriton.options.group_size as it is"
+
+
 class _Report:
-    def __init__(self, label, case, layout, expected):
-        self.label, self.case, self.layout, self.expected = label, case, layout, expected
+    def __init__(self, label, case, layouts, expected):
+        self.label, self.case, self.layouts, self.expected = label, case, layouts, expected
         self.group_size = None
 
     def fail(self, kind, diagnosis, cause=None):
@@ -148,7 +169,8 @@ class _Report:
         for name, exp in self.expected.items():
             a, ty = as_array(exp)
             dt = "bfloat16" if ty.is_bf16() else a.dtype.name
-            where = "" if self.layout.is_plain() else f", placed by {self.layout}"
+            layout = self.layouts[name]
+            where = "" if layout.is_plain() else f", placed by {layout}"
             lines.append(f"    {name}: {dt}[{', '.join(str(s) for s in a.shape)}] (output{where})")
         if self.group_size is not None:
             lines.append(f"    with minitriton.options.group_size = {self.group_size}")
@@ -219,13 +241,14 @@ def _alloc_output(exp, layout, alternate):
     return empty(a.shape, ty, layout=layout, alternate=alternate)
 
 
-def _run(launch, case, expected, layout, group_size, alternate, modifies, report):
+def _run(launch, case, expected, layouts, group_size, alternate, modifies, report):
     args = {k: _clone(v) for k, v in case.items()}
     before = {k: _buffer_bytes(v) for k, v in args.items()}
-    outs = {n: _alloc_output(e, layout, alternate) for n, e in expected.items()}
+    outs = {n: _alloc_output(e, layouts[n], alternate) for n, e in expected.items()}
     saved = _options.group_size
-    _options.group_size = group_size
-    report.group_size = group_size
+    if group_size is not _KEEP:
+        _options.group_size = group_size
+        report.group_size = group_size
     try:
         launch(**args, **outs)
     except KernelCheckError:
@@ -259,7 +282,7 @@ def _bits(x):
     return array.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[array.itemsize])
 
 
-def _check_output(launch, case, expected, layout, g, modifies, report, outs, name, atol, rtol):
+def _check_output(launch, case, expected, layouts, g, modifies, report, outs, name, atol, rtol):
     out = outs[name]
     array, ty = as_array(out)
     if array.base is not None and not ty.is_bool():
@@ -271,11 +294,12 @@ def _check_output(launch, case, expected, layout, g, modifies, report, outs, nam
     suspect = (array == False) if ty.is_bool() else unwritten(out)  # noqa: E712
     if suspect.any():
         # the element may hold the poison legitimately: it is unwritten if a re-run with the other fill keeps it
-        again, _ = _run(launch, case, expected, layout, g, True, modifies, report)
+        again, _ = _run(launch, case, expected, layouts, g, True, modifies, report)
         other = as_array(again[name])[0]
         certain = suspect & ((other == True) if ty.is_bool() else unwritten(again[name], alternate=True))  # noqa
         if certain.any():
-            report.fail("unwritten", unwritten_message(certain, name))
+            why = unwritten_attribution(out, certain) if _options.sanitize else None
+            report.fail("unwritten", unwritten_message(certain, name, why))
     _compare(report, case, name, out, expected[name], atol, rtol)
 
 

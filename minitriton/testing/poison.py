@@ -106,9 +106,11 @@ class Layout:
         else:
             base[...] = 0
         big = base[self.offset:self.offset + inner].reshape(big_shape)
+        if nd == 0:
+            return big, base  # a 0-d view (indexing with () would give a scalar copy)
         view = big[tuple(slice(0, e, s) for e, s in zip(extent, steps))]
-        view = view.transpose(np.argsort(order)) if nd else view
-        view = view[tuple(slice(None, None, -1) if f else slice(None) for f in flip)] if nd else view
+        view = view.transpose(np.argsort(order))
+        view = view[tuple(slice(None, None, -1) if f else slice(None) for f in flip)]
         return view, base
 
 
@@ -139,17 +141,42 @@ def empty(shape, dtype=np.float32, *, layout: Layout | None = None, alternate: b
     """A poisoned output of `shape`: every element holds `poison_bits(dtype)` (bf16 gives a `Buffer`).
 
     With `layout`, the array is a view inside a larger buffer that is poisoned too (`array.base`), so
-    writes outside the view can be found by `written_outside`.
+    writes outside the view can be found by `written_outside`. The sanitizer (minitriton.options.sanitize)
+    tracks plain (layout-less) arrays from here: loading an element no kernel stored is reported.
     """
     ty = triton_dtype(dtype)
-    view, _ = (layout or Layout()).allocate(shape, _storage(ty), poison_bits(ty, alternate))
+    view, base = (layout or Layout()).allocate(shape, _storage(ty), poison_bits(ty, alternate))
+    from ..sanitizer import registry
+    registry.register(base)  # with minitriton.options.sanitize on, loads of unwritten elements are reported
     return _wrap(view, ty)
 
 
-def empty_like(x, *, layout: Layout | None = None):
+def mark_written(x) -> None:
+    """Tell the sanitizer that host code filled an `empty` array (e.g. `out[...] = 0` before a kernel that
+    accumulates into it): otherwise its loads count as reads of never-written memory."""
+    from ..sanitizer import registry
+    shadow = registry.lookup(_storage_of(x)[0])
+    if shadow is not None:
+        shadow.written[...] = True
+
+
+def unwritten_attribution(x, bad: np.ndarray) -> str | None:
+    """Which programs' store masks excluded the unwritten elements `bad` of an `empty` array ("program 96's
+    store mask excluded them"), from the sanitizer's records; None when it has none that agree (the array
+    is a view at an offset, or the launch ran without minitriton.options.sanitize)."""
+    from ..sanitizer import registry, unwritten_report
+    array = _storage_of(x)[0]
+    shadow = registry.lookup(array)
+    if shadow is None or not np.array_equal(~shadow.written, np.asarray(bad).reshape(-1)):
+        return None
+    text = unwritten_report(array, "x")
+    return text.split(": ", 1)[1] if text and ": " in text else None
+
+
+def empty_like(x, *, layout: Layout | None = None, alternate: bool = False):
     """`empty` with the shape and dtype of `x` (a NumPy array, a `Buffer` or a torch CPU tensor)."""
     array, ty = _storage_of(x)
-    return empty(array.shape, ty, layout=layout)
+    return empty(array.shape, ty, layout=layout, alternate=alternate)
 
 
 def _storage_of(x):
@@ -187,22 +214,26 @@ def describe_array(x, limit: int = 16) -> str:
 
 
 def assert_written(x, name: str = "out") -> None:
-    """Raise AssertionError naming the elements of `x` a kernel never wrote (they still hold the poison)."""
+    """Raise AssertionError naming the elements of `x` a kernel never wrote (they still hold the poison);
+    with minitriton.options.sanitize on, it also names the programs whose store masks excluded them."""
     bad = unwritten(x)
     if bad.any():
-        raise AssertionError(unwritten_message(bad, name))
+        from ..engine import options
+        why = unwritten_attribution(x, bad) if options.sanitize else None
+        raise AssertionError(unwritten_message(bad, name, why))
 
 
-def unwritten_message(bad: np.ndarray, name: str) -> str:
-    """'elements 128…129 of `out` were never written (2 of 130; ...)' for a mask of unwritten elements."""
+def unwritten_message(bad: np.ndarray, name: str, why: str | None = None) -> str:
+    """'elements 128…129 of `out` were never written (2 of 130; ...)' for a mask of unwritten elements;
+    `why` (the sanitizer's attribution to store masks) replaces the note about the poison value."""
     flat = np.flatnonzero(bad.reshape(-1))
     where = ""
     if bad.ndim > 1:
         first = tuple(int(i) for i in np.unravel_index(int(flat[0]), bad.shape))
         where = f", first at index {first}"
     what = f"element {flat[0]} of `{name}` was" if len(flat) == 1 else f"elements {ranges(flat)} of `{name}` were"
-    return (f"{what} never written ({len(flat)} of {bad.size}{where}; flat indices in C order): "
-            f"still the poison value minitriton.testing.empty filled the output with")
+    why = why or "still the poison value minitriton.testing.empty filled the output with"
+    return f"{what} never written ({len(flat)} of {bad.size}{where}; flat indices in C order): {why}"
 
 
 def ranges(values, limit: int = 4) -> str:
@@ -234,8 +265,12 @@ def written_outside(view, base, alternate: bool = False) -> np.ndarray:
 
 def _element_addresses(array: np.ndarray) -> np.ndarray:
     start = array.__array_interface__["data"][0]
-    grids = np.indices(array.shape, dtype=np.int64)
-    return start + sum(g * s for g, s in zip(grids, array.strides)).reshape(-1)
+    offsets = np.zeros(array.shape, np.int64)
+    for axis, stride in enumerate(array.strides):
+        shape = [1] * array.ndim
+        shape[axis] = array.shape[axis]
+        offsets = offsets + np.arange(array.shape[axis], dtype=np.int64).reshape(shape) * stride
+    return start + offsets.reshape(-1)
 
 
 def as_numpy(x) -> np.ndarray:
@@ -256,5 +291,5 @@ def storage_base(x):
     return array if array.base is None else array.base
 
 
-__all__ = ["Layout", "empty", "empty_like", "unwritten", "assert_written", "poison_bits", "as_numpy",
+__all__ = ["Layout", "empty", "empty_like", "unwritten", "assert_written", "poison_bits", "as_numpy", "mark_written",
            "written_outside", "triton_dtype", "ranges", "describe_array", "storage_base"]

@@ -16,6 +16,7 @@ Importing this module imports hypothesis.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -117,6 +118,7 @@ def _float_info(ty: T.dtype):
     return float(info.smallest_subnormal), float(info.smallest_normal), float(info.max), ty.primitive_bitwidth
 
 
+@functools.lru_cache(maxsize=512)  # strategies are immutable: building (and validating) them once is faster
 def values(dtype, *, nan: bool = True, inf: bool = True, subnormal: bool = True, min_value=None, max_value=None,
            special: bool = True) -> st.SearchStrategy:
     """Elements of `dtype`: first the special values (0.0, -0.0, ±1, ±inf, NaN, subnormals, ±max; for integers
@@ -153,18 +155,20 @@ def values(dtype, *, nan: bool = True, inf: bool = True, subnormal: bool = True,
     return st.one_of(st.sampled_from(picks), anything) if special and picks else anything
 
 
-def layouts(ndim: int = 1, *, offset: bool = True, strided: bool = False, transposed: bool = False,
-            reversed_: bool = False, max_offset: int = 8) -> st.SearchStrategy:
+@functools.lru_cache(maxsize=512)
+def layouts(ndim: int = 1, *, offset: bool = True, padded: bool = False, strided: bool = False,
+            transposed: bool = False, reversed_: bool = False, max_offset: int = 8) -> st.SearchStrategy:
     """Where an array sits in its buffer (`Layout`): by default contiguous, possibly at an offset into a larger
-    buffer; `strided` adds steps and row padding (non-contiguous views), `transposed` any axis order,
-    `reversed_` negative strides (NumPy only). Shrinks toward the plain contiguous array."""
+    buffer; `padded` adds row padding (a row stride larger than the row, the last axis still contiguous, as
+    for a slice of a wider matrix); `strided` adds steps on every axis too (non-contiguous views),
+    `transposed` any axis order, `reversed_` negative strides (NumPy only). Shrinks toward the plain array."""
     zero = st.just(0)
     return st.builds(
         Layout,
         offset=st.integers(0, max_offset) if offset else zero,
         tail=st.integers(0, 3) if offset else zero,
         steps=st.tuples(*[st.integers(1, 3)] * ndim) if strided else st.none(),
-        pad=st.tuples(*[st.integers(0, 3)] * ndim) if strided else st.none(),
+        pad=st.tuples(*[st.integers(0, 3)] * ndim) if strided or padded else st.none(),
         order=st.permutations(list(range(ndim))).map(tuple) if transposed and ndim > 1 else st.none(),
         flip=st.tuples(*[st.booleans()] * ndim) if reversed_ else st.none(),
     )
@@ -188,7 +192,7 @@ def arrays(draw, dtype, shape, *, elements=None, layout=None):
     lay = draw(_as_strategy(layout if layout is not None else layouts(len(shape))))
     elements = elements if elements is not None else values(ty)
     drawn_dtype = np.float32 if ty.is_bf16() else ty.np_storage
-    data = draw(hnp.arrays(drawn_dtype, shape, elements=elements))
+    data = draw(_np_arrays(np.dtype(drawn_dtype), shape, elements))
     storage = _storage(ty)
     if ty.is_bf16():
         data = f32_to_bf16_bits(data)
@@ -202,6 +206,11 @@ def arrays(draw, dtype, shape, *, elements=None, layout=None):
         data = bits.view(storage)
     view[...] = data
     return Buffer(view, ty) if ty.is_bf16() else view
+
+
+@functools.lru_cache(maxsize=1024)
+def _np_arrays(dtype, shape, elements):
+    return hnp.arrays(dtype, shape, elements=elements)
 
 
 def inputs(*names, shape, dtype=np.float32, elements=None, layout=None, **extra) -> st.SearchStrategy:
