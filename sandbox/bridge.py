@@ -312,14 +312,18 @@ class Capture(io.TextIOBase):
 
 @contextlib.contextmanager
 def _op(out: Capture, trace=()):
-    """One op's surroundings: captured output, fresh launch list, and fp32 `tl.dot` at the GPU's default (TF32)
-    whatever TRITON_F32_DEFAULT the host process has (so Check grades the same everywhere)."""
+    """One op's surroundings: captured output, fresh launch list, the sanitizers on (races and order-dependent
+    reads are reported like out-of-bounds accesses), and fp32 `tl.dot` at the GPU's default (TF32) whatever
+    TRITON_F32_DEFAULT the host process has (so Check grades the same everywhere)."""
     Session.reset(trace)
     saved = os.environ.pop("TRITON_F32_DEFAULT", None)
+    saved_sanitize = minitriton.options.sanitize
+    minitriton.options.sanitize = True
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), np.errstate(all="ignore"):
             yield
     finally:
+        minitriton.options.sanitize = saved_sanitize
         if saved is not None:
             os.environ["TRITON_F32_DEFAULT"] = saved
         Session.label = None
