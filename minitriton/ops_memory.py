@@ -52,7 +52,8 @@ def _prepare(op: str, pointer, mask, extra: dict):
 def _lanes(group, ptr: tensor, mask, shape):
     """(index array, mask array or None), both with the program axis, broadcast to `shape`."""
     idx = broadcast_data(ptr, shape) if ptr.shape != shape else ptr.data
-    if mask is None or mask.data.all():  # the common case: nothing masked off in this group
+    # the common case: nothing masked off in this group (count_nonzero: no ufunc reduction, several x faster)
+    if mask is None or np.count_nonzero(mask.data) == mask.data.size:
         return idx, None
     m = broadcast_data(mask, shape) if mask.shape != shape else mask.data
     if m.shape[0] != idx.shape[0]:

@@ -166,7 +166,7 @@ def _signed_zero_reduce(fn, data, axis, keep_negative):
     if the row holds one, a min of zeros -0.0 if the row holds one). Rows of NaN only: None (the tree picks
     which NaN)."""
     r = fn.reduce(data, axis=axis)
-    if np.isnan(r).any():
+    if np.count_nonzero(np.isnan(r)):
         return None
     zero = r == 0
     if np.count_nonzero(zero):
