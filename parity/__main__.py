@@ -1,0 +1,199 @@
+"""python -m parity --target interpreter|cuda [--only kernels,probes,fuzz,bench] [--fuzz-examples N] [--jobs N]
+
+Runs the sections on minitriton (NumPy, child processes) and on real Triton (interpreter on the CPU, or CUDA),
+prints a table and writes parity/results/<target>-<date>.json and .md. Exit status: 0 when every difference is
+explained (match, expected divergence, known gap), 1 on any MISMATCH/ERROR or fuzz mismatch, 3 when the
+reference backend cannot start. See parity/README.md.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+from parity import kernel_cases, probes, report, runner
+from parity.oracle import PYTHON, REPO_ROOT, OracleUnavailable, Pool
+from parity.runner import Row
+
+SECTIONS = ("kernels", "probes", "fuzz", "bench")
+RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+
+
+def log(msg):
+    print(f"[parity] {msg}", file=sys.stderr, flush=True)
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="python -m parity", description=__doc__.splitlines()[0])
+    p.add_argument("--target", choices=["interpreter", "cuda"], required=True)
+    p.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections: " + ", ".join(SECTIONS))
+    p.add_argument("--fuzz-examples", type=int, default=None,
+                   help="random fragments (default 300 on the interpreter, 12000 on cuda)")
+    p.add_argument("--jobs", type=int, default=None, help="reference worker processes (default: 2 / 14 on cuda)")
+    p.add_argument("--mt-jobs", type=int, default=None, help="minitriton worker processes (default: jobs // 3 + 1)")
+    p.add_argument("--per-kernel", type=int, default=None, help="fuzz fragments packed per kernel (8 / 16 on cuda)")
+    p.add_argument("--shards", type=int, default=None, help="hypothesis generation processes (default: cores)")
+    p.add_argument("--seed", type=int, default=20251129)
+    p.add_argument("--fuzz-seconds", type=float, default=None,
+                   help="time for generating and running the fuzz cases (default 330 s on cuda, no limit otherwise)")
+    p.add_argument("--shrink-max", type=int, default=None, help="distinct fuzz mismatches to shrink (3 / 2 on cuda)")
+    p.add_argument("--shrink-seconds", type=float, default=None, help="time per shrink (30 / 45 s on cuda)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="no shrink starts after this many seconds of the run (default 450 on cuda)")
+    p.add_argument("--bench-budget", type=float, default=330.0, help="seconds for the GPU benchmark")
+    p.add_argument("--no-compile", action="store_true", help="GPU benchmark without torch.compile")
+    p.add_argument("--quick-bench", action="store_true", help="interpreter bench: one timed launch each")
+    p.add_argument("--out", default=None, help="results folder (default parity/results; smoke: a temp folder)")
+    p.add_argument("--no-save", action="store_true")
+    p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)   # cuda code paths on the CPU
+    a = p.parse_args(argv)
+    a.sections = [s.strip() for s in a.only.split(",") if s.strip()]
+    bad = [s for s in a.sections if s not in SECTIONS]
+    if bad:
+        p.error(f"unknown section(s) {bad}; choose from {SECTIONS}")
+    gpu = a.target == "cuda" and not a.smoke
+    a.jobs = a.jobs or (14 if gpu else 2)
+    a.mt_jobs = a.mt_jobs or (a.jobs // 3 + 1)
+    a.per_kernel = a.per_kernel or (16 if gpu else 8)
+    a.shards = a.shards or min(os.cpu_count() or 1, 8)
+    a.shrink_seconds = a.shrink_seconds or (45.0 if gpu else 10.0 if a.smoke else 30.0)
+    a.shrink_max = a.shrink_max if a.shrink_max is not None else (2 if gpu else 1 if a.smoke else 3)
+    if a.fuzz_seconds is None and gpu:
+        a.fuzz_seconds = 300.0
+    if a.max_seconds is None and gpu:
+        a.max_seconds = 450.0
+    a.started = time.monotonic()
+    if a.fuzz_examples is None:
+        a.fuzz_examples = 12000 if gpu else (40 if a.smoke else 300)
+    return a
+
+
+def section_kernels(target, pools, smoke):
+    cases = kernel_cases.kernel_cases(target, small=smoke)
+    rows, live = [], []
+    for kc in cases:
+        why = kc.missing()
+        if why:
+            rows.append(Row("kernels", kc.name, f"kernels/{kc.module}.py", status="skipped", detail=why))
+        else:
+            live.append(kc)
+    pairs = runner.run_pairs([kc.call() for kc in live], pools, target)
+    rows += [runner.judge_kernel(kc, mt, ref, target) for kc, (mt, ref) in zip(live, pairs)]
+    return rows
+
+
+def section_probes(target, pools):
+    ps = list(probes.PROBES.values())
+    pairs = runner.run_pairs(runner.probe_cases(ps, target), pools, target)
+    return [runner.judge_probe(p, *(pair or (None, None)), target) for p, pair in zip(ps, pairs)]
+
+
+def section_fuzz(a, pools, out_dir):
+    from parity import fuzz
+    rep = fuzz.run(a.target, a.fuzz_examples, pools, per_kernel=a.per_kernel, shards=a.shards, seed=a.seed,
+                   shrink_max=a.shrink_max, shrink_budget_s=a.shrink_seconds, out_dir=out_dir, log=log,
+                   budget_s=a.fuzz_seconds, wave=a.jobs * a.per_kernel * 8,
+                   stop_at=None if a.max_seconds is None else a.started + a.max_seconds)
+    d = rep.as_dict()
+    rows = [Row("fuzz", f"fuzz ({d['fragments']} fragments, {d['kernels']} kernels)", "hypothesis",
+                comparison="exact / bound", max_err=str(len(d["mismatches"])),
+                status="match" if not d["mismatches"] else "MISMATCH",
+                detail=f"{d['matches']} match, {len(d['mismatches'])} mismatch, {len(d['invalid'])} invalid, "
+                       f"{d['unresolved']} unresolved; {d['outputs']} outputs ({d['bounded_outputs']} bounded); "
+                       f"{d['generated'] - d['fragments'] - d['unresolved']} generated but not run (time budget)")]
+    rows += [Row("fuzz", f"fuzz mismatch {k}", "hypothesis", status="MISMATCH",
+                 detail=f"{m['detail'][:300]} -> {m.get('file', '')}") for k, m in enumerate(d["mismatches"])]
+    return rows, d
+
+
+def section_bench(a):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
+    if a.target == "interpreter":
+        # --no-save: bench/results/ belongs to the bench package; its table is copied into our results
+        cmd = [PYTHON, "-m", "bench", "--no-save"] + (["--quick"] if a.quick_bench else [])
+        log("bench: " + " ".join(cmd))
+        p = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+        return {"interpreter_bench": {"command": " ".join(cmd[1:]), "returncode": p.returncode,
+                                      "stdout": p.stdout[-20000:], "stderr_tail": p.stderr[-3000:]}}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "gpubench.json"
+        cmd = [PYTHON, "-m", "parity.gpubench", "--budget-s", str(a.bench_budget), "--json", str(path)] + \
+              (["--no-compile"] if a.no_compile else [])
+        if a.smoke:
+            env.update(PARITY_CUDA_SMOKE="1", TRITON_INTERPRET="1")
+        log("bench: " + " ".join(cmd[1:]))
+        p = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+        gpu = json.loads(path.read_text()) if path.exists() else {"fatal": p.stderr[-4000:]}
+    return {"gpu": gpu}
+
+
+def main(argv=None) -> int:
+    a = parse(argv)
+    started = time.monotonic()
+    date = datetime.datetime.now().strftime("%Y-%m-%d")
+    if a.smoke:
+        os.environ["PARITY_CUDA_SMOKE"] = "1"
+    out_dir = pathlib.Path(a.out) if a.out else (pathlib.Path(tempfile.mkdtemp(prefix="parity_smoke_"))
+                                                 if a.smoke else RESULTS)
+    part = "" if set(a.sections) == set(SECTIONS) else "-" + "+".join(a.sections)
+    stem = f"{a.target}{'-smoke' if a.smoke else ''}{part}-{date}"
+    rows, fuzz_report, bench, info = [], None, None, {"minitriton": {}, "reference": {}}
+    need_pools = any(s in a.sections for s in ("kernels", "probes", "fuzz"))
+    if need_pools:
+        try:
+            log(f"starting {a.mt_jobs} minitriton and {a.jobs} {a.target} worker(s)")
+            mt_pool = Pool("minitriton", a.mt_jobs)
+            ref_pool = Pool(a.target, a.jobs)
+        except OracleUnavailable as e:
+            print(f"parity: the {a.target} backend is not available: {e}", file=sys.stderr)
+            return 3
+        info = {"minitriton": mt_pool.info, "reference": ref_pool.info}
+        pools = {"minitriton": mt_pool, a.target: ref_pool}
+        try:
+            if "kernels" in a.sections:
+                log("kernels ...")
+                rows += section_kernels(a.target, pools, a.smoke)
+            if "probes" in a.sections:
+                log("probes ...")
+                rows += section_probes(a.target, pools)
+            if "fuzz" in a.sections:
+                log(f"fuzz: {a.fuzz_examples} fragments, {a.per_kernel} per kernel ...")
+                fuzz_rows, fuzz_report = section_fuzz(a, pools, out_dir / f"fuzz-{stem}")
+                rows += fuzz_rows
+        finally:
+            mt_pool.close()
+            ref_pool.close()
+    if "bench" in a.sections:
+        bench = section_bench(a)
+        if a.target == "interpreter":
+            print(bench["interpreter_bench"]["stdout"])
+    print(report.table(rows))
+    summ = report.summary(rows)
+    unexplained = len(report.failing(rows))
+    print(f"\nsummary: {summ}; unexplained (MISMATCH/ERROR): {unexplained}")
+    if bench and "gpu" in bench:
+        print(report.bench_markdown(bench))
+    result = {"target": a.target + (" (smoke: cuda code paths under TRITON_INTERPRET=1)" if a.smoke else ""),
+              "date": datetime.datetime.now().isoformat(timespec="seconds"),
+              "command": "python -m parity " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "host": {"python": platform.python_version(), "platform": platform.platform(),
+                       "cpus": os.cpu_count()},
+              "versions": info, "sections": a.sections, "summary": summ, "unexplained": unexplained,
+              "seconds": round(time.monotonic() - started, 1), "fuzz": fuzz_report, "bench": bench}
+    if not a.no_save:
+        jpath, mpath = report.write(out_dir, stem, result, rows)
+        log(f"wrote {jpath} and {mpath}")
+    if a.smoke:
+        return 0
+    return 1 if unexplained else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

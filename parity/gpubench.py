@@ -1,0 +1,230 @@
+"""GPU benchmarks: each kernel in kernels/ next to torch eager, torch.compile, cuBLAS and SDPA.
+
+    python -m parity.gpubench [--budget-s 330] [--no-compile] [--json FILE]
+
+Runs in its own process (real Triton, torch CUDA). Times with `triton.testing.do_bench` (median of the
+repetitions after warm-up; the L2 cache is flushed between them). Reports GB/s for memory-bound kernels
+(bytes an ideal kernel moves, from each module's `traffic()`, over the time) and TFLOP/s for matmul and
+attention, plus ratios: ours / torch eager, ours / torch.compile, ours / cuBLAS, ours / SDPA (>1 means
+faster), and bandwidth as a fraction of a device-to-device copy measured in the same run. Sizes as in the
+lesson; whatever the time budget does not reach is recorded as skipped. `PARITY_CUDA_SMOKE=1` (with
+TRITON_INTERPRET=1) runs tiny sizes on the CPU to check the code paths only: its times mean nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+SMOKE = os.environ.get("PARITY_CUDA_SMOKE") == "1"
+
+
+def _bench(fn):
+    if SMOKE:
+        fn()
+        t0 = time.perf_counter()
+        fn()
+        return (time.perf_counter() - t0) * 1e3
+    import triton
+    return float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+
+
+class Bench:
+    def __init__(self, budget_s, compile_ok):
+        import torch
+        self.torch = torch
+        self.dev = "cpu" if SMOKE else "cuda"
+        self.t0 = time.monotonic()
+        self.budget_s = budget_s
+        self.compile_ok = compile_ok and not SMOKE
+        self.rows, self.skipped, self.errors = [], [], []
+        self.copy_gbs = None
+
+    def left(self):
+        return self.budget_s - (time.monotonic() - self.t0)
+
+    def time(self, label, fn):
+        try:
+            return _bench(fn)
+        except Exception as e:  # noqa: BLE001 - one failing baseline is data
+            self.errors.append(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
+            return None
+
+    def row(self, kernel, size, unit, amount, times: dict):
+        """times: name -> ms (None if it failed). amount: bytes (GB/s) or flops (TFLOP/s)."""
+        scale = 1e9 if unit == "GB/s" else 1e12
+        rates = {k: (amount / (ms * 1e-3) / scale if ms else None) for k, ms in times.items()}
+        ours = times.get("triton")
+        ratios = {f"vs {k}": (v / ours if (ours and v) else None) for k, v in times.items() if k != "triton"}
+        if unit == "GB/s" and self.copy_gbs and rates.get("triton"):
+            ratios["of d2d copy"] = rates["triton"] / self.copy_gbs
+        r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "rate": rates, "ratios": ratios}
+        self.rows.append(r)
+        print(json.dumps(r), file=sys.stderr, flush=True)
+
+    def compiled(self, fn):
+        if not self.compile_ok:
+            return None
+        try:
+            return self.torch.compile(fn, dynamic=True)
+        except Exception as e:  # noqa: BLE001
+            self.errors.append(f"torch.compile: {e}")
+            return None
+
+
+def run(budget_s=330.0, compile_ok=True) -> dict:
+    import torch
+    import torch.nn.functional as F
+
+    import triton
+    from kernels import flash_attention, matmul, rmsnorm, softmax, vector_add
+    b = Bench(budget_s, compile_ok)
+    torch.manual_seed(0)
+    dev = b.dev
+    small = SMOKE
+
+    # ------------------------------------------------------------ bandwidth reference: device-to-device copy
+    n = 2**12 if small else 2**28
+    x = torch.empty(n, dtype=torch.float32, device=dev)
+    y = torch.empty_like(x)
+    ms = b.time("copy", lambda: y.copy_(x))
+    if ms:
+        b.copy_gbs = 2 * n * 4 / (ms * 1e-3) / 1e9
+        b.rows.append({"kernel": "d2d copy (torch)", "size": f"{n} fp32", "unit": "GB/s", "ms": {"copy": ms},
+                       "rate": {"copy": b.copy_gbs}, "ratios": {}})
+    del x, y
+
+    # ------------------------------------------------------------ vector add
+    add_c = b.compiled(lambda x, y: x + y)
+    for e in ([10, 12] if small else [20, 24, 27]):
+        if b.left() < 0:
+            b.skipped.append(f"vector_add 2^{e}")
+            continue
+        n = 2**e
+        x, y = torch.rand(n, device=dev), torch.rand(n, device=dev)
+        out = torch.empty_like(x)
+        times = {"triton": b.time("vector_add", lambda: vector_add.add(x, y, out)),
+                 "torch": b.time("x + y", lambda: x + y)}
+        if add_c:
+            times["torch.compile"] = b.time("compiled add", lambda: add_c(x, y))
+        b.row("vector_add", f"2^{e} fp32", "GB/s", vector_add.traffic(n, "float32")["bytes"], times)
+
+    # ------------------------------------------------------------ softmax (rows of n_cols, bf16), fwd and bwd
+    def naive_softmax(x):
+        z = x - x.max(dim=1, keepdim=True)[0]
+        num = torch.exp(z)
+        return num / num.sum(dim=1, keepdim=True)
+    sm_c = b.compiled(naive_softmax)
+    rows = 64 if small else 4096
+    for cols in ([256, 1000] if small else [256, 1024, 4096, 16384]):
+        if b.left() < 0:
+            b.skipped.append(f"softmax {rows}x{cols}")
+            continue
+        x = torch.randn(rows, cols, device=dev, dtype=torch.bfloat16)
+        times = {"triton": b.time("softmax", lambda: softmax.softmax(x)),
+                 "torch": b.time("torch.softmax", lambda: torch.softmax(x, dim=1))}
+        if sm_c:
+            times["torch.compile"] = b.time("compiled softmax", lambda: sm_c(x))
+        b.row("softmax fwd", f"{rows}x{cols} bf16", "GB/s", softmax.traffic(rows, cols, "bfloat16")["bytes"], times)
+        yv = torch.softmax(x.float(), dim=1).to(torch.bfloat16)
+        dy = torch.randn_like(x)
+        times = {"triton": b.time("softmax_backward", lambda: softmax.softmax_backward(yv, dy)),
+                 "torch": b.time("torch softmax bwd",
+                                 lambda: torch._softmax_backward_data(dy, yv, 1, torch.bfloat16))}
+        b.row("softmax bwd", f"{rows}x{cols} bf16", "GB/s",
+              softmax.traffic(rows, cols, "bfloat16", backward=True)["bytes"], times)
+
+    # ------------------------------------------------------------ rmsnorm (bf16)
+    def torch_rmsnorm(x, w, eps=1e-6):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * w.float()).to(x.dtype)
+    rms_c = b.compiled(torch_rmsnorm)
+    for cols in ([128, 768] if small else [1024, 4096, 8192]):
+        if b.left() < 0:
+            b.skipped.append(f"rmsnorm {rows}x{cols}")
+            continue
+        x = torch.randn(rows, cols, device=dev, dtype=torch.bfloat16)
+        w = torch.randn(cols, device=dev, dtype=torch.bfloat16)
+        times = {"triton": b.time("rmsnorm", lambda: rmsnorm.rmsnorm(x, w)),
+                 "torch": b.time("torch rmsnorm", lambda: torch_rmsnorm(x, w))}
+        if hasattr(F, "rms_norm"):
+            times["F.rms_norm"] = b.time("F.rms_norm", lambda: F.rms_norm(x, (cols,), w, 1e-6))
+        if rms_c:
+            times["torch.compile"] = b.time("compiled rmsnorm", lambda: rms_c(x, w))
+        b.row("rmsnorm fwd", f"{rows}x{cols} bf16", "GB/s", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], times)
+
+    # ------------------------------------------------------------ matmul (bf16, square) vs cuBLAS
+    for n in ([64, 128] if small else [1024, 2048, 4096, 8192]):
+        if b.left() < 0:
+            b.skipped.append(f"matmul {n}")
+            continue
+        a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+        bb = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+        cfg = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32} if small else None
+        matmul.matmul(a, bb, config=cfg)                    # autotune outside the timing
+        times = {"triton": b.time("matmul", lambda: matmul.matmul(a, bb, config=cfg)),
+                 "cuBLAS": b.time("a @ b", lambda: a @ bb)}
+        b.row("matmul", f"{n}^3 bf16", "TFLOP/s", 2 * n**3, times)
+
+    # ------------------------------------------------------------ flash attention (bf16) vs SDPA, fwd and bwd
+    shapes = [(1, 2, 64, 32)] if small else [(4, h, t, d) for d, h in ((64, 32), (128, 16)) for t in (1024, 4096, 8192)]
+    for B, H, T, D in shapes:
+        for causal in (True, False):
+            tag = f"B{B} H{H} T{T} D{D} {'causal' if causal else 'full'} bf16"
+            if b.left() < 0:
+                b.skipped.append(f"flash {tag}")
+                continue
+            q, k, v = (torch.randn(B, H, T, D, device=dev, dtype=torch.bfloat16) for _ in range(3))
+            blocks = {"block_m": 32, "block_n": 32} if small else {}
+            o, lse = flash_attention.flash_attention(q, k, v, causal=causal, **blocks)
+            flops = flash_attention.traffic(B, H, T, D, causal, "bfloat16")["flops"]
+            times = {"triton": b.time("flash fwd", lambda: flash_attention.flash_attention(q, k, v, causal=causal,
+                                                                                         **blocks)),
+                     "SDPA": b.time("sdpa fwd", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))}
+            b.row("flash fwd", tag, "TFLOP/s", flops, times)
+            if b.left() < 0:
+                b.skipped.append(f"flash bwd {tag}")
+                continue
+            do = torch.randn_like(q)
+            bw = {"blocks_dkdv": (32, 32), "blocks_dq": (32, 32)} if small else {}
+            flash_attention.flash_attention_backward(q, k, v, o, lse, do, causal=causal, **bw)   # autotune first
+            times = {"triton": b.time("flash bwd", lambda: flash_attention.flash_attention_backward(
+                q, k, v, o, lse, do, causal=causal, **bw))}
+            qr, kr, vr = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
+            ref = F.scaled_dot_product_attention(qr, kr, vr, is_causal=causal)
+            times["SDPA"] = b.time("sdpa bwd", lambda: torch.autograd.grad(ref, (qr, kr, vr), do, retain_graph=True))
+            b.row("flash bwd", tag, "TFLOP/s", flash_attention.traffic(B, H, T, D, causal, "bfloat16",
+                                                                      backward=True)["flops"], times)
+            del q, k, v, o, lse, do, qr, kr, vr, ref
+    info = {"device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu (smoke)",
+            "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
+            "seconds": round(time.monotonic() - b.t0, 1), "budget_s": budget_s, "smoke": SMOKE,
+            "method": "triton.testing.do_bench(warmup=25 ms, rep=100 ms, return_mode='median')"}
+    return {"info": info, "rows": b.rows, "skipped": b.skipped, "errors": b.errors}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m parity.gpubench")
+    p.add_argument("--budget-s", type=float, default=330.0)
+    p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--json", help="write the results here (default: stdout)")
+    a = p.parse_args(argv)
+    try:
+        res = run(a.budget_s, not a.no_compile)
+    except Exception:  # noqa: BLE001
+        res = {"fatal": traceback.format_exc()}
+    text = json.dumps(res, default=lambda o: None if isinstance(o, float) and not math.isfinite(o) else str(o))
+    if a.json:
+        with open(a.json, "w") as f:
+            f.write(text)
+    else:
+        print(text)
+    return 0 if "fatal" not in res else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The parity run's table (terminal) and results files (JSON + Markdown) with date, machine and versions."""
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+
+from parity.compare import TOLERANCES
+from parity.runner import FAILING
+
+COLUMNS = ("case", "dtype", "comparison", "max_err", "status")
+
+
+def table(rows, markdown=False, detail_width=160) -> str:
+    cells = [[r.case, r.dtype, r.comparison, r.max_err, r.status, r.detail] for r in rows]
+    head = ["case", "dtype", "comparison", "max err", "status", "detail"]
+    if markdown:
+        esc = [[str(c).replace("|", "\\|").replace("\n", " ") for c in row] for row in cells]
+        return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] +
+                         ["| " + " | ".join(row) + " |" for row in esc])
+    widths = [max([len(head[i])] + [len(str(c[i])) for c in cells]) for i in range(5)]
+    widths = [min(w, 48) for w in widths]
+
+    def line(vals):
+        left = "  ".join(str(v)[:w].ljust(w) for v, w in zip(vals[:5], widths))
+        extra = str(vals[5]).replace("\n", " ")
+        return left + ("  " + extra[:detail_width] if extra else "")
+    return "\n".join([line(head), line(["-" * w for w in widths] + [""])] + [line(c) for c in cells])
+
+
+def summary(rows) -> dict:
+    out = {}
+    for r in rows:
+        key = r.status.split("(")[0]
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def failing(rows) -> list:
+    return [r for r in rows if r.status in FAILING]
+
+
+def _jsonable(o):
+    if isinstance(o, float) and not math.isfinite(o):
+        return str(o)
+    if isinstance(o, dict):
+        return {str(k): _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_jsonable(v) for v in o]
+    return o
+
+
+def bench_markdown(bench: dict) -> str:
+    if not bench:
+        return ""
+    lines = []
+    if "interpreter_bench" in bench:
+        ib = bench["interpreter_bench"]
+        lines += ["### minitriton vs Triton's interpreter (`python -m bench`, one run)", "",
+                  f"exit code {ib.get('returncode')}; `python {ib.get('command')}`", "", "```",
+                  ib.get("stdout", "").rstrip(),
+                  "```", ""]
+    gpu = bench.get("gpu")
+    if gpu:
+        if "fatal" in gpu:
+            lines += ["### GPU benchmark", "", "```", gpu["fatal"], "```"]
+            return "\n".join(lines)
+        info = gpu.get("info", {})
+        lines += ["### GPU benchmark: kernels/ next to torch eager, torch.compile, cuBLAS, SDPA", "",
+                  f"{info.get('device')}, torch {info.get('torch')}, triton {info.get('triton')}, CUDA "
+                  f"{info.get('cuda')}; {info.get('method')}; {info.get('seconds')} s"
+                  + (" (SMOKE RUN on the CPU: times mean nothing)" if info.get("smoke") else ""), "",
+                  "ratios: other time / ours (> 1: ours is faster); `of d2d copy`: our GB/s over a device-to-device "
+                  "copy's, measured in the same run.", "",
+                  "| kernel | size | unit | ours | baselines | ratios |", "|---|---|---|---|---|---|"]
+        for r in gpu.get("rows", []):
+            rate = r["rate"]
+            ours = rate.get("triton", rate.get("copy"))
+            others = ", ".join(f"{k} {v:.1f}" for k, v in rate.items() if k not in ("triton",) and v is not None
+                               and not (k == "copy" and "triton" not in rate))
+            ratios = ", ".join(f"{k} {v:.2f}" for k, v in r["ratios"].items() if v is not None)
+            lines.append(f"| {r['kernel']} | {r['size']} | {r['unit']} | "
+                         f"{'—' if ours is None else f'{ours:.1f}'} | {others or '—'} | {ratios or '—'} |")
+        if gpu.get("skipped"):
+            lines += ["", "Skipped (time budget): " + ", ".join(gpu["skipped"])]
+        if gpu.get("errors"):
+            lines += ["", "Errors: " + "; ".join(gpu["errors"])]
+    return "\n".join(lines)
+
+
+def fuzz_markdown(fz: dict) -> str:
+    if not fz:
+        return ""
+    lines = [f"- fragments (random expressions/programs) run and compared: **{fz['fragments']}** (generated: "
+             f"{fz['generated']}; unresolved: {fz['unresolved']}), outputs compared: {fz['outputs']} "
+             f"({fz['bounded_outputs']} within a bound, the rest bit for bit)",
+             f"- compiled kernels: {fz['kernels']} (fragments packed per kernel, plus one-fragment re-runs) + "
+             f"{fz['shrink_runs']} shrink candidates",
+             f"- match: {fz['matches']}, **mismatch: {len(fz['mismatches'])}**, invalid (both sides raise; a generator "
+             f"bug): {len(fz['invalid'])}",
+             f"- seconds: {fz['seconds']}"]
+    for k, m in enumerate(fz["mismatches"]):
+        lines += ["", f"#### fuzz mismatch {k}{' (shrunk)' if m.get('minimal') else ''}", "",
+                  m["detail"][:1500], "", f"reproducer: `{m.get('file', '')}`", "", "```python",
+                  (m["source"] or "(source not kept)").strip()[:6000], "```"]
+        if k >= 20:
+            lines += ["", f"... {len(fz['mismatches']) - k - 1} more mismatches in the JSON"]
+            break
+    for k, m in enumerate(fz["invalid"][:5]):
+        lines += ["", f"#### invalid program {k}", "", m["detail"][:800]]
+    return "\n".join(lines)
+
+
+def write(out_dir, stem, result: dict, rows) -> tuple:
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jpath, mpath = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
+    data = {**result, "rows": [r.as_dict() for r in rows], "tolerances": TOLERANCES}
+    jpath.write_text(json.dumps(_jsonable(data), indent=1, default=str) + "\n")
+    v = result["versions"]
+    md = [f"# parity: minitriton vs {result['target']} — {result['date']}", "",
+          f"- command: `{result['command']}`",
+          f"- reference: triton {v['reference'].get('triton')}, torch {v['reference'].get('torch')}, numpy "
+          f"{v['reference'].get('numpy')}, python {v['reference'].get('python')}; device: "
+          f"{v['reference'].get('device')}" + (f" (CUDA {v['reference']['cuda']})" if v['reference'].get('cuda') else ""),
+          f"- minitriton side: minitriton {v['minitriton'].get('minitriton')}, numpy {v['minitriton'].get('numpy')}, "
+          f"python {v['minitriton'].get('python')}; {v['minitriton'].get('device')}",
+          f"- summary: {result['summary']}; unexplained (MISMATCH/ERROR): **{result['unexplained']}**",
+          f"- sections: {', '.join(result['sections'])}; wall {result['seconds']} s", ""]
+    for section in ("kernels", "probes"):
+        part = [r for r in rows if r.section == section]
+        if part:
+            md += [f"## {section}", "", table(part, markdown=True), ""]
+    if result.get("fuzz"):
+        md += ["## fuzz", "", fuzz_markdown(result["fuzz"]), ""]
+    if result.get("bench"):
+        md += ["## bench", "", bench_markdown(result["bench"]), ""]
+    md += ["## tolerance table", "", "| values | vs interpreter | vs GPU |", "|---|---|---|"]
+    md += [f"| {k} | {a} | {b} |" for k, (a, b) in TOLERANCES.items()]
+    divs = [r for r in rows if r.status == "expected-divergence" or r.status == "known-gap"]
+    if divs:
+        md += ["", "## expected divergences and known gaps", ""]
+        md += [f"- `{r.case}` ({r.status}): {r.detail}" for r in divs]
+    mpath.write_text("\n".join(md) + "\n")
+    return str(jpath), str(mpath)
