@@ -190,7 +190,7 @@ def _encode(value, key, arrays):
 
 
 def _decode_result(spec, original, npz):
-    if "array" not in spec:
+    if "array" not in spec or spec["array"] not in npz.files:  # a case whose launch failed sends nothing back
         return original
     flat = npz[spec["array"]]
     view = _view(flat, tuple(spec["shape"]), tuple(spec["strides"]))
