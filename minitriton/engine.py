@@ -201,7 +201,7 @@ def _schedule(run: Launch, call):
     # A value of the group should fit in cache (speed) and, for small launches, stay a small fraction of the
     # launch's arrays, so the emulator's working memory stays below the memory the kernel itself works on.
     arrays = sum(a.nbytes for a in run.allocations)
-    target = min(options.value_budget, options.group_bytes, max(MIN_GROUP_BYTES, arrays // 8))
+    target = min(options.value_budget, options.group_bytes, max(MIN_GROUP_BYTES, arrays // 10))
     # How large one program's values get: learned from earlier launches with the same constexprs, else from
     # the first group, which shrinks (OverBudget) until its values fit.
     sizes = run.kernel.cache.setdefault("program_bytes", {})
