@@ -71,9 +71,9 @@ class LaunchSanitizer:
 
     def _arrays(self, alloc, numel):
         w = self.writer.get(alloc.index)
-        if w is None:
-            w = self.writer[alloc.index] = np.full(numel, _NONE, np.int64)
-            self.reader[alloc.index] = np.full(numel, _NONE, np.int64)
+        if w is None:  # int32: program ids fit (grids have fewer than 2**31 programs)
+            w = self.writer[alloc.index] = np.full(numel, _NONE, np.int32)
+            self.reader[alloc.index] = np.full(numel, _NONE, np.int32)
         return w, self.reader[alloc.index]
 
     def reset(self):
@@ -119,15 +119,9 @@ class LaunchSanitizer:
             if unset.any():
                 self._raise(group, prog[unset], "uninit", alloc, idx[unset], first=int(prog[np.argmax(unset)]))
         old = r[idx]
-        new = np.where(old == _NONE, prog, np.where(old == prog, old, _SEVERAL))
-        # several programs reading one element in this very op
-        order = np.lexsort((prog, idx))
-        same = idx[order][1:] == idx[order][:-1]
-        differ = prog[order][1:] != prog[order][:-1]
-        if (same & differ).any():
-            both = np.zeros(idx.size, bool)
-            both[order[1:][same & differ]] = True
-            new = np.where(both, _SEVERAL, new)
+        # One reader is remembered per element (several readers within one op: the last one in program order;
+        # enough to catch a later write by any other program).
+        new = np.where((old == _NONE) | (old == prog), prog, _SEVERAL).astype(np.int32, copy=False)
         self._journal(group, r, idx, old)
         r[idx] = new
 
@@ -140,22 +134,20 @@ class LaunchSanitizer:
             if clash.any():
                 k = int(np.argmax(clash))
                 self._raise(group, prog[clash], "race", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]))
-            order = np.lexsort((prog, idx))
-            same = idx[order][1:] == idx[order][:-1]
-            differ = prog[order][1:] != prog[order][:-1]
-            if (same & differ).any():
-                k = int(np.argmax(same & differ))
-                a, b = int(prog[order][k]), int(prog[order][k + 1])
-                hit = idx[order][1:][same & differ]
-                self._raise(group, np.array([b]), "race", alloc, hit, other=a, first=b)
             readers = r[idx]
             clash = (readers != _NONE) & (readers != prog)
             if clash.any():
                 k = int(np.argmax(clash))
                 self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(readers[k]), first=int(prog[k]),
                             reader_first=True)
-            self._journal(group, w, idx, w[idx])
+            self._journal(group, w, idx, writers)
             w[idx] = prog
+            # Two programs writing one element in this very op: the scatter kept only one of them.
+            lost = w[idx] != prog
+            if lost.any():
+                k = int(np.argmax(lost))
+                self._raise(group, np.array([int(w[idx[k]])]), "race", alloc, idx[lost], other=int(prog[k]),
+                            first=int(w[idx[k]]))
         shadow = alloc.shadow
         if shadow is not None:
             self._save(alloc)
