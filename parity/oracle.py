@@ -389,14 +389,16 @@ class Pool:
                 results[start + i] = self._decode(folder, k, sub[k], manifest[k])
                 done += 1
             shutil.rmtree(folder, ignore_errors=True)
-            if done < len(pending) and outcome != "DONE":
+            if done < len(pending) and outcome != "DONE" and done == 0:
+                # The child died on this very case. (A child that stopped after finishing some cases, e.g. when
+                # a device-side assert left its CUDA context unusable, is restarted and the rest re-run.)
                 i = pending[done]
                 what = "timed out" if outcome == "TIMEOUT" else "died"
                 results[start + i] = Result(list(cases[i].args), dict(cases[i].kwargs),
                                             f"WorkerError: the {self.backend} child {what} on this case\n"
                                             f"{worker.log_tail(2000)}", "WorkerError")
                 done += 1
-            elif done < len(pending):
+            elif done < len(pending) and outcome == "DONE":
                 raise RuntimeError(f"the {self.backend} child answered DONE without results")
             pending = pending[done:]
 
