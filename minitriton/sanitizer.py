@@ -229,12 +229,13 @@ def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
 
 
 def _pid(linear, grid) -> str:
+    """A linear program id as the launch shows it: `96` on a 1-D grid, `(x, y)` / `(x, y, z)` otherwise."""
     if not grid or len(grid) == 1:
         return str(linear)
-    grid = tuple(grid) + (1, 1)
-    gy, gz = grid[1], grid[2]
+    gy = grid[1]
+    gz = grid[2] if len(grid) == 3 else 1
     z, y, x = linear % gz, (linear // gz) % gy, linear // (gy * gz)
-    return str((x, y)) if len(grid) == 4 else str((x, y, z))
+    return str((x, y)) if len(grid) == 2 else str((x, y, z))
 
 
 def _units(idx, elem, alloc):
