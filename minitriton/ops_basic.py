@@ -532,6 +532,9 @@ def neg(a):
         raise ValueError(f"wrong type argument to unary minus ({a.dtype!r})")
     if a.dtype.is_bool():
         return a
+    if a.dtype.is_floating():
+        # Triton lowers unary minus to `0 - x`, so -(+0.0) and -(-0.0) are both +0.0 on the GPU.
+        return tensor(np.subtract(a.data.dtype.type(0), a.data), a.dtype, a.shape)
     return tensor(np.negative(a.data), a.dtype, a.shape)
 
 
@@ -596,8 +599,17 @@ def _where(c, x, y):
     return out
 
 
+def _minmax_operand(v):
+    """An operand as Triton 3.6's `tl.minimum`/`maximum`/`clamp` take it: a Python number becomes a tensor of
+    its literal type first (so it takes part in promotion: `maximum(int8, 0)` is int32, `maximum(fp16, 0.5)`
+    fp32, and a float literal is rounded to fp32 even next to fp64), and bf16 is widened to fp32 and stays
+    so (no bf16 max/min on the hardware)."""
+    t = to_tensor(v)
+    return cast(t, T.float32) if t.dtype is T.bfloat16 else t
+
+
 def _minmax(a, b, propagate_nan, pick):
-    ad, bd, ty, shape, _, _ = operands(a, b)
+    ad, bd, ty, shape, _, _ = operands(_minmax_operand(a), _minmax_operand(b))
     if ty.is_floating():
         propagate_nan = unwrap(propagate_nan)
         if propagate_nan in (None, "none", "NONE", 0) or getattr(propagate_nan, "name", "") == "NONE":
@@ -627,5 +639,9 @@ def minimum(x, y, propagate_nan=None):
 
 
 def clamp(x, min, max, propagate_nan=None):
-    """`tl.clamp(x, min, max)`: minimum(maximum(x, min), max), all three promoted together."""
-    return minimum(maximum(x, min, propagate_nan), max, propagate_nan)
+    """`tl.clamp(x, min, max)`: minimum(maximum(x, min), max), all three promoted together; floats only."""
+    x, lo, hi = _minmax_operand(x), _minmax_operand(min), _minmax_operand(max)
+    ty = T.computation_type(x.dtype, False, T.computation_type(lo.dtype, False, hi.dtype, False, False), False, False)
+    if not ty.is_floating():
+        raise TypeError(f"Unexpected dtype {ty}. Only floating point clamp is supported")
+    return minimum(maximum(x, lo, propagate_nan), hi, propagate_nan)
