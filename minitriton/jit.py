@@ -88,10 +88,18 @@ class JITFunction(KernelInterface):
     def kernel_fn(self):
         """The function with Triton's builtins (built once; reads module globals live)."""
         if self._kernel_fn is None:
+            from . import carried
             fn = self.fn
-            self._kernel_fn = types.FunctionType(fn.__code__, _KernelGlobals(fn.__globals__), fn.__name__,
-                                                 fn.__defaults__, fn.__closure__)
-            self._kernel_fn.__kwdefaults__ = fn.__kwdefaults__
+            kernel_globals = _KernelGlobals(fn.__globals__)
+            kernel_globals.update(carried.HELPERS)
+            checked = carried.instrument(self, fn, kernel_globals)
+            if checked is not None:
+                JIT_CODES[checked.__code__] = self
+                self._kernel_fn = checked
+            else:
+                self._kernel_fn = types.FunctionType(fn.__code__, kernel_globals, fn.__name__, fn.__defaults__,
+                                                     fn.__closure__)
+                self._kernel_fn.__kwdefaults__ = fn.__kwdefaults__
         return self._kernel_fn
 
     def check_scoping(self):

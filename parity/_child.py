@@ -14,12 +14,43 @@ import os
 import pathlib
 import platform
 import sys
+import tempfile
 import traceback
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
 from parity.oracle import _STICKY_CUDA, _c_strides, _view, cpu_model
+
+
+@contextmanager
+def captured_stderr(box: list):
+    """Copy what the process writes to file descriptor 2 (MLIR/ptxas diagnostics come from C++, below
+    Python's sys.stderr) into box[0] as text, and still pass it on to the real stderr."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield box
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            data = tmp.read()
+            os.write(2, data)
+            box.append(data.decode("utf-8", "replace"))
+
+
+def diagnostics(text: str, limit: int = 12) -> str:
+    """The compiler's error lines from captured stderr ("error:" lines and what follows), newest last."""
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    picked = [i for i, ln in enumerate(lines) if "error" in ln.lower()]
+    if not picked:
+        return ""
+    return "\n".join(lines[picked[0]:][:limit])
 
 
 class Runtime:
@@ -132,7 +163,8 @@ class Runtime:
                 v, keep = self.to_backend(spec, inputs)
                 kwargs[k] = v
                 kept.append(keep)
-            with warnings.catch_warnings(record=True) as caught:
+            box = []
+            with warnings.catch_warnings(record=True) as caught, captured_stderr(box):
                 warnings.simplefilter("always")
                 try:
                     if m["call"]:
@@ -152,6 +184,9 @@ class Runtime:
                     status["error"] = text + "\n" + traceback.format_exc(limit=-3)
                     status["error_type"] = type(e).__name__
             status["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
+            if status["error"] is not None:
+                diag = diagnostics(box[0] if box else "")
+                status["error"] += ("\n[compiler stderr]\n" + diag) if diag else ""
             sticky = self.device == "cuda" and status["error"] and any(s in status["error"] for s in _STICKY_CUDA)
             if not sticky:
                 for keep in kept:

@@ -188,7 +188,17 @@ def judge(frag, slot, mt, ref, target="cuda") -> Verdict:
 
 
 def _line(text):
-    return " ".join((text or "").strip().splitlines()[0].split())[:400] if text else ""
+    """One line for a report: the exception's repr, shortened in the middle (a CompilationError's repr is the
+    whole kernel source; its reason is at the end), plus the compiler's stderr diagnostics when captured."""
+    if not text:
+        return ""
+    first = " ".join(text.strip().splitlines()[0].split())
+    if len(first) > 400:
+        first = first[:120] + " ... " + first[-280:]
+    if "[compiler stderr]" in text:
+        diag = " | ".join(ln.strip() for ln in text.split("[compiler stderr]", 1)[1].strip().splitlines()[:4])
+        first += " [compiler stderr: " + diag[:400] + "]"
+    return first
 
 
 def evaluate(frags, pools, target, per_kernel, stats, deadline=None):

@@ -370,9 +370,7 @@ probe("loop_scoped_variable_rejected", "§1 row 40, §1b row 48",
 probe("if_rebinding_type_rejected", "§1 row 41, §1b row 49",
       kernel("if_rebinds(out_ptr, n)", "v = n\nif n > 0:\n    v = 1.5\ntl.store(out_ptr, v)"),
       (1,), (np.zeros(1, np.float32), 3), gpu_error=r"then block redefines it as fp32",
-      interp="§1b row 49: the compiler rejects an if that rebinds int32 to fp32; the interpreter runs",
-      known_gap="minitriton does not yet reject an `if` that rebinds a variable to another type (it stores 1.5); "
-                "xfailed in tests/test_vs_interpreter.py (if_rebinds_int_to_float)")
+      interp="§1b row 49: the compiler rejects an if that rebinds int32 to fp32; the interpreter runs")
 probe("int8_sum_accumulates_int32", "§1b row 46",
       kernel("sum_int8(x_ptr, out_ptr)", "tl.store(out_ptr, tl.sum(tl.load(x_ptr + tl.arange(0, 4)), axis=0))"),
       (1,), (np.full(4, 100, np.int8), np.zeros(1, np.int32)), expect={1: i32(400)})
@@ -628,3 +626,36 @@ probe("sum_of_negative_zeros", "§1 row 16 ([SRC]: tt.reduce combines the elemen
       (1,), (f32(-0.0, -0.0, -0.0, -0.0), np.ones(2, np.float32)), expect={1: f32(-0.0, -0.0)},
       interp="not in the semantics doc: NumPy's add.reduce starts from +0.0, so the interpreter sums -0.0s to +0.0",
       interp_value={1: f32(0.0, 0.0)})
+
+# ================================================================ found by the H200 fuzz (2026-11-29): Triton 3.6 rules
+ew("neg_is_zero_minus_x", "§5 (H200 fuzz; [SRC] 3.6 semantic.minus: `0 - x`)",
+   [f32(0.0, -0.0, 1.0, -2.0)], ["-x"], np.float32, expect={1: f32(0.0, 0.0, -1.0, 2.0)},
+   interp="Triton 3.9 lowers unary minus to fneg (-(+0.0) is -0.0); the pinned 3.6 computes 0 - x, so both "
+          "zeros become +0.0 (measured on the H200)",
+   interp_value={1: f32(-0.0, 0.0, -1.0, 2.0)})
+probe("minmax_literal_is_a_typed_tensor", "§5 (H200 fuzz; [SRC] 3.6 core.maximum/minimum/clamp call to_tensor "
+      "and widen bf16 to fp32)",
+      kernel("minmax_literal(x_ptr, y_ptr, out_ptr)", """
+          offs = tl.arange(0, 4)
+          x = tl.load(x_ptr + offs)
+          tl.store(out_ptr + offs, tl.maximum(x, 0) * 3)
+          y = tl.load(y_ptr + offs)
+          tl.store(out_ptr + 4 + offs, (tl.minimum(tl.maximum(y, -9.223372036854776e+18),
+                                                     9.223372036854775e+18)).to(tl.int64).to(tl.int32) & 127)"""),
+      (1,), (np.array([100, -5, 50, 127], np.int8), np.array([np.inf, 1.0, 176.0, -np.inf]), np.zeros(8, np.int32)),
+      expect={2: i32(300, 0, 150, 381, 127, 1, 48, 0)},
+      interp="Triton 3.9 keeps a literal operand of tl.maximum/minimum weak (int8 max 0 stays int8 and wraps) and "
+             "makes the fp64 bound exactly; 3.6 (the GPU) types 0 as int32 and rounds the float literal to fp32 "
+             "(2**63) before the fp64 compare, so +inf saturates to INT64_MAX",
+      interp_value={2: i32(44, 0, -106, 125, 0, 1, 48, 0)})
+probe("loop_carried_type_change_rejected", "§5 (H200 fuzz; [SRC] code_generator._verify_loop_carried_variable)",
+      kernel("carried(x_ptr, out_ptr, n)", """
+          x = tl.load(x_ptr + tl.arange(0, 4))
+          acc = 0
+          for i in range(0, n):
+              acc += tl.sum(x)
+          tl.store(out_ptr, acc)"""),
+      (1,), (f32(1, 2, 3, 4), np.zeros(1, np.float32), 2),
+      gpu_error=r"Loop-carried variable acc has initial type int32 but is re-assigned to fp32",
+      interp="the compiler types `acc = 0` as an int32 scalar and refuses a loop that makes it fp32; the "
+             "interpreter runs Python and stores 20.0")

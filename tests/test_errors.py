@@ -271,6 +271,112 @@ def test_compile_error_in_a_late_program_leaves_memory_untouched(options_restore
     assert (out == 0).all()
 
 
+@triton.jit
+def k_acc_from_int(x_ptr, out_ptr, n, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    acc = 0
+    for i in range(0, n):
+        acc += tl.sum(x)
+    tl.store(out_ptr, acc)
+
+
+@triton.jit
+def k_bf16_max_loop(x_ptr, out_ptr, n, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    v = x.to(tl.bfloat16)
+    for i in range(0, n):
+        v = tl.maximum(v, x.to(tl.bfloat16))
+    tl.store(out_ptr + tl.arange(0, N), v)
+
+
+@triton.jit
+def k_while_changes_type(out_ptr, n):
+    i = 0
+    s = 0
+    while i < n:
+        s = s + 0.5
+        i += 1
+    tl.store(out_ptr, s)
+
+
+@triton.jit
+def k_branches_disagree(x_ptr, out_ptr, N: tl.constexpr):
+    pid = tl.program_id(0)
+    x = tl.load(x_ptr + tl.arange(0, N))
+    if pid < 1:
+        v = x.to(tl.float16)
+    else:
+        v = x
+    tl.store(out_ptr + pid * N + tl.arange(0, N), v)
+
+
+@triton.jit
+def k_branch_rebinds(out_ptr):
+    pid = tl.program_id(0)
+    v = 1
+    if pid < 1:
+        v = 1.5
+    tl.store(out_ptr + pid, v)
+
+
+@triton.jit
+def k_types_kept(x_ptr, out_ptr, n, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    acc = tl.zeros((N,), tl.float32)
+    total = 0.0
+    for i in range(0, n):
+        acc += x
+        total += 1.0
+    if N > 2:                        # constexpr condition: Triton folds it, no type rule
+        acc = acc.to(tl.float16)
+    for j in tl.static_range(2):     # unrolled: the type may change
+        acc = acc.to(tl.float32) * 2
+    tl.store(out_ptr + tl.arange(0, N), acc + total)
+
+
+CARRIED_TYPE_CASES = [  # the texts are the H200's (Triton 3.6.0) for these kernels
+    (k_acc_from_int, lambda out: ((np.ones(4, np.float32), out, 3), {"N": 4}), (1,), "for i in range(0, n):",
+     "AssertionError('Loop-carried variable acc has initial type int32 but is re-assigned to fp32 in loop! "
+     "Please make sure that the type stays consistent.')"),
+    (k_bf16_max_loop, lambda out: ((np.ones(4, np.float32), out, 2), {"N": 4}), (1,), "for i in range(0, n):",
+     "AssertionError(\"Loop-carried variable v has initial type <['4'], bf16> but is re-assigned to "
+     "<['4'], fp32> in loop! Please make sure that the type stays consistent.\")"),
+    (k_while_changes_type, lambda out: ((out, 3), {}), (1,), "while i < n:",
+     "AssertionError('Loop-carried variable s has initial type int32 but is re-assigned to fp32 in loop! "
+     "Please make sure that the type stays consistent.')"),
+    (k_branches_disagree, lambda out: ((np.ones(4, np.float32), out), {"N": 4}), (2,), "if pid < 1:",
+     "AssertionError(\"Mismatched type for v between then block (<['4'], fp16>) and else block "
+     "(<['4'], fp32>)\")"),
+    (k_branch_rebinds, lambda out: ((out,), {}), (2,), "if pid < 1:",
+     "AssertionError('initial value for `v` is of type int32[], but the then block redefines it as fp32[]')"),
+]
+
+
+@pytest.mark.parametrize("group_size", [None, 1])
+@pytest.mark.parametrize("kernel, make_args, grid, at, message", CARRIED_TYPE_CASES,
+                         ids=[c[0].__name__ for c in CARRIED_TYPE_CASES])
+def test_carried_types_must_not_change(options_restored, group_size, kernel, make_args, grid, at, message):
+    """Loop-carried values and values out of a runtime `if` keep one type, or the compiler refuses the kernel;
+    memory stays untouched."""
+    options_restored.group_size = group_size
+    out = np.zeros(8, np.float32)
+    args, kwargs = make_args(out)
+    with pytest.raises(CompilationError) as info:
+        kernel[grid](*args, **kwargs)
+    text = str(info.value)
+    assert message in text, text
+    line = next(i for i, ln in enumerate(_SRC, 1) if ln.strip() == at and i > kernel.def_line)
+    assert text.startswith(f"at {line - kernel.def_line + 1}:4:\n"), text
+    assert f"  in kernel `{kernel.__name__}` ({__file__}:{line})" in text
+    assert (out == 0).all()
+
+
+def test_carried_types_kept_run():
+    out = np.zeros(4, np.float32)
+    k_types_kept[(1,)](np.arange(4, dtype=np.float32), out, 3, N=4)
+    assert out.tolist() == [(3 * v) * 4 + 3 for v in range(4)]
+
+
 # ----------------------------------------------------------------------------------------- outside a kernel
 
 def test_tl_outside_a_kernel():

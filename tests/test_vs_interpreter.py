@@ -1424,12 +1424,7 @@ class MinitritonDiffersFromGpu(AssertionError):
     """minitriton does not give the GPU's documented result (the interpreter side already held)."""
 
 
-NOT_YET_IN_MINITRITON = {
-    "if_rebinds_int_to_float": "minitriton does not yet reject an `if` that rebinds a variable to another type "
-                               "(semantics §1b row 49: CompilationError \"initial value for `v` is of type int32[], "
-                               "but the then block redefines it as fp32[]\"); it runs the kernel and stores 1.5. "
-                               "The interpreter side of the row is asserted first and holds",
-}
+NOT_YET_IN_MINITRITON: dict = {}   # name -> why minitriton does not match the GPU yet (strict xfail)
 
 
 @pytest.mark.parametrize("name", [
