@@ -132,7 +132,7 @@ def _rows(x, shape):
         return x
     x = _host.contiguous(x)
     n_cols = shape[-1]
-    return _host.reshape(x, (_host.numel(x) // n_cols if n_cols else 0, n_cols))
+    return _host.reshape(x, (int(np.prod(shape[:-1], dtype=np.int64)), n_cols))
 
 
 @functools.lru_cache(maxsize=256)
@@ -170,8 +170,10 @@ def rmsnorm_forward(x, w, eps: float = 1e-6):
     x2, w = _rows(x, shape), _host.contiguous(w)
     n_rows, n_cols = x2.shape
     y = _host.empty(shape, x)                         # C-contiguous: its row stride is n_cols
+    if n_cols == 0:   # the mean of no squares is 0/0, as torch's and NumPy's mean of an empty row
+        return y, _host.from_float(np.full(n_rows, np.nan), x, "float32")
     rstd = _host.empty((n_rows,), x, "float32")
-    if n_rows == 0 or n_cols == 0:
+    if n_rows == 0:
         return y, rstd
     y2 = y if len(shape) == 2 else _host.reshape(y, (n_rows, n_cols))
     cfg = config(n_rows, n_cols)

@@ -45,12 +45,12 @@ def captured_stderr(box: list):
 
 
 def diagnostics(text: str, limit: int = 12) -> str:
-    """The compiler's error lines from captured stderr ("error:" lines and what follows), newest last."""
+    """The compiler's messages from captured stderr: what it printed before dumping the failing MLIR module
+    (e.g. "Unsupported conversion ..."), then its "error:" lines."""
     lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
-    picked = [i for i, ln in enumerate(lines) if "error" in ln.lower()]
-    if not picked:
-        return ""
-    return "\n".join(lines[picked[0]:][:limit])
+    dump = next((i for i, ln in enumerate(lines) if ln.startswith(("#", "module", "{-#"))), len(lines))
+    picked = lines[:dump][-4:] + [ln for ln in lines[dump:] if "error" in ln.lower()]
+    return "\n".join(picked[:limit])
 
 
 class Runtime:

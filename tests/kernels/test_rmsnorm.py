@@ -99,6 +99,16 @@ def test_zero_rows_give_zero_output_and_finite_gradients():
     assert_close(dw, ref_dw, "float32", "dw")
 
 
+def test_rmsnorm_no_columns():
+    """Rows of no columns: y is empty, rstd NaN (the mean of no squares is 0/0), the backward gives empty dx
+    and an empty dw."""
+    x, w = np.zeros((3, 0), np.float32), np.zeros(0, np.float32)
+    y, rstd = rn.rmsnorm_forward(x, w, EPS)
+    assert y.shape == (3, 0) and rstd.shape == (3,) and np.isnan(rstd).all()
+    dx, dw = rn.rmsnorm_backward(x, w, rstd, np.zeros((3, 0), np.float32))
+    assert dx.shape == (3, 0) and dw.shape == (0,)
+
+
 def test_strided_weight_and_rows():
     """A weight that is a strided view and rows sliced out of a wider matrix give the same results."""
     w_wide, wide = _randn(400, 70).astype(np.float32), _randn((30, 300), 71).astype(np.float32)
