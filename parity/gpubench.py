@@ -76,13 +76,52 @@ class Bench:
             return None
 
 
-def run(budget_s=330.0, compile_ok=True) -> dict:
+LESSON_DIR = os.environ.get("PARITY_LESSON_DIR") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "seed", "lesson")
+
+
+def lesson_module(name: str, lesson_dir: str = None):
+    """The lesson's script `name`.py as a module, read from `lesson_dir` (never copied into the project): its
+    imports and definitions only, up to the first statement that makes test data (`torch.manual_seed`,
+    `torch.randn`, `torch.rand`), so its own checks and benchmarks do not run. None if it is not there."""
+    import ast
+    import types
+    path = os.path.join(lesson_dir or LESSON_DIR, name + ".py")
+    if not os.path.exists(path):
+        return None
+    source = open(path, encoding="utf-8").read()
+    tree = ast.parse(source)
+    kept = []
+    for node in tree.body:
+        text = ast.get_source_segment(source, node) or ""
+        if any(s in text for s in ("torch.manual_seed", "torch.randn", "torch.rand(")) and \
+                not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            break
+        kept.append(node)
+    tree.body = kept
+    module = types.ModuleType("lesson_" + name)
+    module.__file__ = path
+    sys.modules[module.__name__] = module      # @triton.jit reads the source through the module's file
+    exec(compile(tree, path, "exec"), module.__dict__)
+    return module
+
+
+def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
     import torch
     import torch.nn.functional as F
 
     import triton
     from kernels import flash_attention, matmul, rmsnorm, softmax, vector_add
     b = Bench(budget_s, compile_ok)
+    lesson = {}
+    for name in ("vector_add", "softmax_triton", "rmsnorm_triton", "matmul_triton", "flash_triton"):
+        try:
+            lesson[name] = lesson_module(name, lesson_dir)
+        except Exception as e:  # noqa: BLE001 - a lesson script that does not load is data
+            b.errors.append(f"lesson {name}: {type(e).__name__}: {e}")
+            lesson[name] = None
+        if lesson[name] is None:
+            b.skipped.append(f"lesson baseline {name} (not found in {lesson_dir or LESSON_DIR})")
     torch.manual_seed(0)
     dev = b.dev
     small = SMOKE
@@ -109,6 +148,8 @@ def run(budget_s=330.0, compile_ok=True) -> dict:
         out = torch.empty_like(x)
         times = {"triton": b.time("vector_add", lambda: vector_add.add(x, y, out)),
                  "torch": b.time("x + y", lambda: x + y)}
+        if lesson["vector_add"]:
+            times["lesson"] = b.time("lesson add", lambda: lesson["vector_add"].add(x, y))
         if add_c:
             times["torch.compile"] = b.time("compiled add", lambda: add_c(x, y))
         b.row("vector_add", f"2^{e} fp32", "GB/s", vector_add.traffic(n, "float32")["bytes"], times)
@@ -127,6 +168,9 @@ def run(budget_s=330.0, compile_ok=True) -> dict:
         x = torch.randn(rows, cols, device=dev, dtype=torch.bfloat16)
         times = {"triton": b.time("softmax", lambda: softmax.softmax(x)),
                  "torch": b.time("torch.softmax", lambda: torch.softmax(x, dim=1))}
+        ls = lesson["softmax_triton"]
+        if ls:
+            times["lesson"] = b.time("lesson softmax", lambda: ls._launch(ls.softmax_fwd_kernel, x))
         if sm_c:
             times["torch.compile"] = b.time("compiled softmax", lambda: sm_c(x))
         b.row("softmax fwd", f"{rows}x{cols} bf16", "GB/s", softmax.traffic(rows, cols, "bfloat16")["bytes"], times)
@@ -135,6 +179,8 @@ def run(budget_s=330.0, compile_ok=True) -> dict:
         times = {"triton": b.time("softmax_backward", lambda: softmax.softmax_backward(yv, dy)),
                  "torch": b.time("torch softmax bwd",
                                  lambda: torch._softmax_backward_data(dy, yv, 1, torch.bfloat16))}
+        if ls:
+            times["lesson"] = b.time("lesson softmax bwd", lambda: ls._launch(ls.softmax_bwd_kernel, yv, dy))
         b.row("softmax bwd", f"{rows}x{cols} bf16", "GB/s",
               softmax.traffic(rows, cols, "bfloat16", backward=True)["bytes"], times)
 
@@ -151,6 +197,8 @@ def run(budget_s=330.0, compile_ok=True) -> dict:
         w = torch.randn(cols, device=dev, dtype=torch.bfloat16)
         times = {"triton": b.time("rmsnorm", lambda: rmsnorm.rmsnorm(x, w)),
                  "torch": b.time("torch rmsnorm", lambda: torch_rmsnorm(x, w))}
+        if lesson["rmsnorm_triton"]:
+            times["lesson"] = b.time("lesson rmsnorm", lambda: lesson["rmsnorm_triton"].rmsnorm(x, w))
         if hasattr(F, "rms_norm"):
             times["F.rms_norm"] = b.time("F.rms_norm", lambda: F.rms_norm(x, (cols,), w, 1e-6))
         if rms_c:
@@ -168,6 +216,9 @@ def run(budget_s=330.0, compile_ok=True) -> dict:
         matmul.matmul(a, bb, config=cfg)                    # autotune outside the timing
         times = {"triton": b.time("matmul", lambda: matmul.matmul(a, bb, config=cfg)),
                  "cuBLAS": b.time("a @ b", lambda: a @ bb)}
+        if lesson["matmul_triton"] and not small:
+            lesson["matmul_triton"].matmul(a, bb)       # its autotune outside the timing
+            times["lesson"] = b.time("lesson matmul", lambda: lesson["matmul_triton"].matmul(a, bb))
         b.row("matmul", f"{n}^3 bf16", "TFLOP/s", 2 * n**3, times)
 
     # ------------------------------------------------------------ flash attention (bf16) vs SDPA, fwd and bwd
@@ -185,6 +236,9 @@ def run(budget_s=330.0, compile_ok=True) -> dict:
             times = {"triton": b.time("flash fwd", lambda: flash_attention.flash_attention(q, k, v, causal=causal,
                                                                                          **blocks)),
                      "SDPA": b.time("sdpa fwd", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))}
+            if lesson["flash_triton"] and not small:
+                times["lesson"] = b.time("lesson flash", lambda: lesson["flash_triton"].flash_attention(
+                    q, k, v, causal=causal))
             b.row("flash fwd", tag, "TFLOP/s", flops, times)
             if b.left() < 0:
                 b.skipped.append(f"flash bwd {tag}")
@@ -211,10 +265,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m parity.gpubench")
     p.add_argument("--budget-s", type=float, default=330.0)
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--lesson-dir", help="the lesson's scripts, for its kernels as baselines "
+                                        "(default: $PARITY_LESSON_DIR or ../shared/seed/lesson)")
     p.add_argument("--json", help="write the results here (default: stdout)")
     a = p.parse_args(argv)
     try:
-        res = run(a.budget_s, not a.no_compile)
+        res = run(a.budget_s, not a.no_compile, a.lesson_dir)
     except Exception:  # noqa: BLE001
         res = {"fatal": traceback.format_exc()}
     text = json.dumps(res, default=lambda o: None if isinstance(o, float) and not math.isfinite(o) else str(o))
