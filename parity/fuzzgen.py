@@ -580,8 +580,9 @@ class Builder:
     def dot_root(self, depth):
         M, N = self.shape
         # fp64 dots only off the GPU: Triton 3.6 on the H200 fails in ConvertTritonGPUToLLVM ("PassManager::run
-        # failed") on fp64 dots whose operands are computed (casts, broadcasts), a compiler limitation rather
-        # than a semantic rule (fuzz 2026-11-29; the probe dot_fp64 covers loaded operands, which compile)
+        # failed": MMAv2.cpp asserts "Currently fp64 don't support largeK MMA") when an fp64 operand is cast
+        # from an 8-bit type, a code-generation limit rather than a semantic rule (H200, 2026-11-29; fp64
+        # operands loaded or cast from fp32 compile: probe dot_fp64)
         dt = self.choice(["fp16", "fp32", "int8"] + (["bf16"] if self.gpu else ["fp64"]))
         K = 32 if dt == "int8" else self.choice([16, 32])
         mats = []

@@ -290,16 +290,18 @@ def test_autograd_bf16_torch_tensors():
 
 
 def test_forward_configs_for_the_h200():
-    """D = 128 on Hopper keeps only the 8-warp configs that fit in 227 KiB; every config has BLOCK_M a
-    multiple of BLOCK_N (the causal diagonal starts on a key-block boundary)."""
+    """D = 128 on Hopper keeps the 8-warp configs that fit in 227 KiB and the small (64, 64, 4 warps) one for
+    short sequences; every config has BLOCK_M a multiple of BLOCK_N (the causal diagonal starts on a
+    key-block boundary)."""
     q = np.zeros((1, 1, 1, 1), np.float32)
     first = fa.FWD_CONFIGS[0]
     assert (first.kwargs["BLOCK_M"], first.kwargs["BLOCK_N"], first.num_warps) == (128, 64, 8)
     for D in (16, 32, 64):
         assert fa._prune_fwd(fa.FWD_CONFIGS, {"D": D, "q_ptr": q}) == fa.FWD_CONFIGS
     kept = fa._prune_fwd(fa.FWD_CONFIGS, {"q_ptr": q}, D=128)
-    assert kept[0] is first and all(c.num_warps == 8 for c in kept)
-    assert {(c.kwargs["BLOCK_N"], c.num_stages) for c in kept} == {(64, 3), (128, 3), (64, 4)}
+    assert kept[0] is first
+    assert {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.num_warps, c.num_stages) for c in kept} == {
+        (128, 64, 8, 3), (128, 128, 8, 3), (128, 64, 8, 4), (64, 64, 4, 3)}
     for configs in (fa.FWD_CONFIGS, fa.DQ_CONFIGS):
         assert all(c.kwargs["BLOCK_M"] % c.kwargs["BLOCK_N"] == 0 for c in configs)
     assert all(c.kwargs["BLOCK_N"] % c.kwargs["BLOCK_M"] == 0 for c in fa.DKDV_CONFIGS)
