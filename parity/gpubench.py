@@ -126,6 +126,16 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
     dev = b.dev
     small = SMOKE
 
+    # ------------------------------------------------------------ warm-up: clocks up before anything is timed
+    if not small:
+        w = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
+        t_end = time.monotonic() + 1.0
+        while time.monotonic() < t_end:
+            for _ in range(20):
+                w @ w
+            torch.cuda.synchronize()
+        del w
+
     # ------------------------------------------------------------ bandwidth reference: device-to-device copy
     n = 2**12 if small else 2**28
     x = torch.empty(n, dtype=torch.float32, device=dev)
