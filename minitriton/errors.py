@@ -81,6 +81,13 @@ def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "
     return text
 
 
+def backend_error(failure: str, diagnostic: str) -> RuntimeError:
+    """A kernel Triton's frontend accepts but its MLIR/LLVM stages reject (Triton 3.6 on an H200): the compiler's
+    diagnostic line, then the RuntimeError text Triton raises ("PassManager::run failed", ...). The engine shows
+    it as a CompilationError at the kernel line."""
+    return RuntimeError(f"{diagnostic}\n{failure}")
+
+
 class OutsideKernelError(MiniTritonError, ValueError):
     """A `tl.*` function was called with no kernel running (Triton raises ValueError)."""
 

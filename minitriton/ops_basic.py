@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 
 import numpy as np
 
 from . import dtypes as T
-from . import numerics
+from . import errors, numerics
 from .tensor import tensor
 
 
@@ -144,23 +145,59 @@ def _remember(cache: dict, key, value):
 
 
 def scalar_array(value, ty: T.dtype) -> np.ndarray:
-    """A Python number as a 0-d array of `ty`'s compute dtype (bf16 rounded to nearest even)."""
+    """A Python number as a 0-d array of `ty`'s compute dtype: the constant Triton's `scalar_constant` makes.
+
+    A value equal to 0 is the type's null value, so a float literal -0.0 becomes +0.0 (Triton 3.6
+    semantic.py scalar_constant: `if value == 0: get_null_value`). fp16 and bf16 constants are built from a
+    C++ float, so the literal is rounded to fp32 first; bf16 also goes through `std::to_string` (see
+    `_bf16_literal`)."""
     key = _scalar_key(value)
     if key is not None:
         key = (key, ty.name)
         found = _SCALAR_ARRAYS.get(key)
         if found is not None:
             return found
+    if value == 0:
+        value = 0
     if ty.is_bf16():
-        out = numerics.round_to_bf16(np.asarray(value, np.float64)).reshape(())
+        out = np.asarray(_bf16_literal(value), np.float32).reshape(())
+    elif ty.is_fp16():
+        with np.errstate(over="ignore"):
+            out = np.asarray(value, np.float64).astype(np.float32).astype(np.float16)
     elif ty.is_floating():
-        out = np.asarray(value, np.float64).astype(ty.np_compute)
+        with np.errstate(over="ignore"):
+            out = np.asarray(value, np.float64).astype(ty.np_compute)
     else:
         out = np.asarray(value, ty.np_compute)
     if key is None:
         return out
     out.flags.writeable = False
     return _remember(_SCALAR_ARRAYS, key, out)
+
+
+def _bf16_literal(value) -> float:
+    """The bf16 constant Triton makes for a Python number: `get_bf16(float v)` parses `std::to_string(v)`, i.e.
+    the fp32 value printed with six decimals, so literals below 5e-7 become 0 and small ones are quantised
+    (3.3e-6 -> bf16(3e-6)). Same in Triton 3.6 and 3.9 (TTIR constants, offline compile for sm_90)."""
+    with np.errstate(over="ignore"):
+        f = float(np.float32(value))
+    if not math.isfinite(f):
+        return f
+    exact = Fraction("%f" % f)  # printf's %f, correctly rounded like glibc's
+    if exact == 0:
+        return math.copysign(0.0, f)  # "-0.000000" parses as -0.0
+    return float(numerics.round_to_bf16(np.float64(_round_to_odd(exact))))
+
+
+def _round_to_odd(x: Fraction) -> float:
+    """`x` as a float64 rounded to odd (truncate, then set the last bit if inexact): rounding that once more to
+    a format at least two bits narrower gives the correctly rounded value of `x` itself."""
+    d = float(x)
+    if Fraction(d) == x:
+        return d
+    toward_zero = d if abs(Fraction(d)) < abs(x) else float(np.nextafter(d, 0.0))
+    bits = np.array(toward_zero, np.float64).view(np.int64)
+    return float((bits | np.int64(1)).view(np.float64))
 
 
 def to_tensor(x) -> tensor:
@@ -253,9 +290,21 @@ def cast(x, dst, fp_downcast_rounding=None, bitcast=False) -> tensor:
     if fp_downcast_rounding is not None and not truncating:
         raise ValueError("fp_downcast_rounding should be set only for truncating fp conversions. "
                          f"Source scalar type is {src} and destination type is {dst}")
+    if fp_downcast_rounding == "rtz" and src.is_fp64():
+        raise _fp64_rtz_unsupported(dst)
     if src.is_ptr() or dst.is_ptr():
         return _pointer_cast(x, dst)
     return tensor(convert(x.data, src, dst, fp_downcast_rounding), dst, x.shape)
+
+
+def _fp64_rtz_unsupported(dst: T.dtype) -> RuntimeError:
+    """Triton 3.6 on NVIDIA cannot lower an fp64 -> fp32/fp16/bf16 conversion with rounding mode rtz (offline
+    compile for sm_90 and H200). Its diagnostic names f16 for an fp32 destination too."""
+    target = "bf16" if dst.is_bf16() else "f16"
+    return errors.backend_error(
+        "PassManager::run failed",
+        f"Unsupported conversion from f64 to {target} with rounding mode rtz\n"
+        "LLVM ERROR: Unsupported rounding mode for conversion.")
 
 
 def _bitcast(x: tensor, dst: T.dtype) -> tensor:
@@ -547,6 +596,9 @@ def invert(a):
 
 def _compare(ufunc):
     def compare(a, b):
+        # Triton 3.6's tensor.__lt__ & co. call to_tensor on the other operand first: a Python number is a tensor
+        # of its literal type (fp32, int32, ...), not a weak scalar (fp16 == 0.1 compares in fp32; int8 < 300 is fine)
+        a, b = to_tensor(a), to_tensor(b)
         ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True, allow_b_ptr=True)
         if ty is None:  # pointers: compare addresses
             if a.alloc is None or a.alloc is not b.alloc:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as T
-from . import numerics
-from .ops_basic import (add, finish, mul, neg, operands, to_tensor, truediv, unwrap)
+from . import errors, numerics
+from .ops_basic import (add, broadcast_shapes, broadcast_to_shape, cast, expand, finish, neg, operands, to_tensor,
+                        truediv, unwrap)
 from .tensor import tensor
 
 
@@ -68,45 +69,61 @@ def sigmoid(x):
 
 
 def fdiv(x, y, ieee_rounding=False, approx=False):
-    """`tl.fdiv`: float division (minitriton rounds every mode correctly)."""
+    """`tl.fdiv`, as Triton 3.6 builds it: both operands (literals made tensors first) must already be floats,
+    and they are not promoted: `arith.divf` needs one type, and fp16/bf16 fail in the LLVM lowering.
+    `ieee_rounding` changes nothing in 3.6 (minitriton rounds every division correctly)."""
     if unwrap(ieee_rounding) and unwrap(approx):
         raise ValueError("approx and ieee_rounding cannot both be True")
-    xd, yd, ty, shape, _, _ = operands(x, y, div_or_mod=True)
-    if not ty.is_floating():
-        raise TypeError("fdiv requires floating-point operands after type promotion")
-    return finish(np.true_divide(xd, yd), ty, shape)
+    x, y = to_tensor(x), to_tensor(y)
+    if not x.dtype.is_floating() or not y.dtype.is_floating():
+        raise TypeError("both operands of fdiv must have floating scalar type")
+    shape = broadcast_shapes(x.shape, y.shape)
+    if x.dtype != y.dtype:
+        raise errors.backend_error("error encountered during parsing",
+                                   "'arith.divf' op requires the same type for all operands and results")
+    if x.dtype.primitive_bitwidth < 32:
+        raise errors.backend_error("PassManager::run failed", "LLVM ERROR: Unsupported bitwidth")
+    nd = len(shape)
+    return finish(np.true_divide(expand(x.data, x.shape, nd), expand(y.data, y.shape, nd)), x.dtype, shape)
+
+
+def _typed_operands(x, y):
+    """Triton 3.6's `to_tensor` on both, then `binary_op_type_legalization`: literals take part in the promotion
+    with their literal type (int32, uint32, fp32, ...) instead of the tensor's."""
+    return operands(to_tensor(x), to_tensor(y))
 
 
 def div_rn(x, y):
-    """`tl.div_rn`: IEEE round-to-nearest division of fp32 values."""
+    """`tl.div_rn`: IEEE round-to-nearest division of fp32 tensors (a literal may make it fp64)."""
     _check(unwrap(x), ("fp32",))
     _check(unwrap(y), ("fp32",))
-    xd, yd, ty, shape, _, _ = operands(x, y)
+    xd, yd, ty, shape, _, _ = _typed_operands(x, y)
     return finish(np.true_divide(xd, yd), ty, shape)
 
 
 def fma(x, y, z):
-    """`tl.fma(x, y, z)`: x * y + z rounded once."""
-    x, y, z = unwrap(x), unwrap(y), unwrap(z)
-    ty = None
-    for v in (x, y, z):
-        if isinstance(v, tensor):
-            ty = v.dtype if ty is None else T.computation_type(ty, False, v.dtype, False)
-    if ty is None:
-        ty = T.of_python_scalar(x)
-    xs, ys, zs = (to_tensor(v) if isinstance(v, tensor) else v for v in (x, y, z))
-    from .ops_basic import cast, broadcast_shapes, expand, scalar_array
-    shape = ()
-    arrays = []
-    for v in (xs, ys, zs):
-        if isinstance(v, tensor):
-            shape = broadcast_shapes(shape, v.shape)
-    for v in (xs, ys, zs):
-        if isinstance(v, tensor):
-            arrays.append(expand(cast(v, ty).data, v.shape, len(shape)))
-        else:
-            arrays.append(scalar_array(v, ty))
-    return finish(numerics.fma(*arrays), ty, shape)
+    """`tl.fma(x, y, z)`: x * y + z rounded once. Triton 3.6 makes literals tensors of their literal type, then
+    legalises the pairs (x, y), (z, x), (z, y): `fma(fp16, fp16, 0.1)` computes in fp32."""
+    x, y, z = to_tensor(x), to_tensor(y), to_tensor(z)
+    x, y = _legalized(x, y)
+    z, x = _legalized(z, x)
+    z, y = _legalized(z, y)
+    shape = x.shape
+    if not x.dtype.is_floating():
+        ir_type = f"i{x.dtype.primitive_bitwidth}"
+        if shape:
+            ir_type = f"tensor<{'x'.join(map(str, shape))}x{ir_type}>"
+        raise errors.backend_error("error encountered during parsing",
+                                   f"'math.fma' op operand #0 must be floating-point-like, but got '{ir_type}'")
+    nd = len(shape)
+    return finish(numerics.fma(x.data, expand(y.data, y.shape, nd), expand(z.data, z.shape, nd)), x.dtype, shape)
+
+
+def _legalized(a: tensor, b: tensor):
+    """Two tensors cast to their computation type and broadcast to one shape (`binary_op_type_legalization`)."""
+    ty = a.dtype if a.dtype is b.dtype else T.computation_type(a.dtype, False, b.dtype, False)
+    shape = broadcast_shapes(a.shape, b.shape)
+    return broadcast_to_shape(cast(a, ty), shape), broadcast_to_shape(cast(b, ty), shape)
 
 
 def cdiv(x, div):
@@ -122,7 +139,7 @@ def umulhi(x, y):
     """`tl.umulhi`: the high 32 (or 64) bits of the full product."""
     _check(unwrap(x), ("int32", "int64", "uint32", "uint64"))
     _check(unwrap(y), ("int32", "int64", "uint32", "uint64"))
-    xd, yd, ty, shape, _, _ = operands(x, y)
+    xd, yd, ty, shape, _, _ = _typed_operands(x, y)
     # MulhiUIOp: the bit patterns multiply as unsigned, also for int32/int64 (GPU probe: umulhi(-1, 2) == 1)
     unsigned = np.dtype(f"u{xd.dtype.itemsize}")
     hi = numerics.umulhi(np.asarray(xd).view(unsigned), np.asarray(yd).view(unsigned))
@@ -130,10 +147,13 @@ def umulhi(x, y):
 
 
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
-    """`tl.softmax(x)`: exp(x - max) / sum along the last axis (or `dim`)."""
+    """`tl.softmax(x, dim)`, Triton 3.6's standard.py literally: axis 0 when `dim` is None, and the max and sum
+    keep `keep_dims` (False by default). So for a 2-D x and dim=1 the (M,) row results broadcast along the last
+    axis: square blocks get other rows' values, others fail to broadcast (as they fail to compile in Triton)."""
     from . import ops_reduce
     x = to_tensor(x)
-    axis = len(x.shape) - 1 if unwrap(dim) is None else unwrap(dim)
-    z = x - ops_reduce.max(x, axis, keep_dims=True)
+    axis = 0 if unwrap(dim) is None else unwrap(dim)
+    keep_dims = unwrap(keep_dims)
+    z = x - ops_reduce.max(x, axis, keep_dims=keep_dims)
     num = exp(z)
-    return truediv(num, ops_reduce.sum(num, axis, keep_dims=True))
+    return fdiv(num, ops_reduce.sum(num, axis, keep_dims=keep_dims), ieee_rounding)

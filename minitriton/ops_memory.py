@@ -210,6 +210,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     else:
         raw = flat.take(safe)
     values = from_storage(raw, elem)
+    if elem.is_bool():  # loaded as int8, then `!= 0` (a byte other than 0 and 1 may be there, see store)
+        values = values.view(np.uint8) != 0
     if m is not None:
         other_v = vals["other"]
         if other_v is None:
@@ -232,6 +234,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     group = context.current("store")
     ptr, mask, vals, shape = _prepare("store", pointer, mask, {"value": value})
     elem = ptr.dtype.element_ty
+    if elem.is_bool():
+        # Triton 3.6 stores through *i1 as *i8 and casts the value straight to int8 (not `!= 0` first): 0.5 stores
+        # byte 0, 256 byte 0, 2 byte 2
+        elem = T.int8
     val = cast(vals["value"], elem)
     idx, m = _lanes(group, ptr, mask, shape)
     alloc, safe = _resolve("store", group, ptr, idx, m, mask is not None)

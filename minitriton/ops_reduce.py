@@ -207,7 +207,7 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 
 
 def _with_indices(input, axis, keep_dims, which):
-    x = to_tensor(input)
+    x = _promote_bf16(to_tensor(input))
     orig_ndim = len(x.shape)
     axis = _axis(axis, orig_ndim)
     none = axis is None
@@ -300,9 +300,13 @@ def _scan(datas, axis, reverse, combine):
     return datas
 
 
-def _np_scan(input, axis, reverse, dtype, fn):
-    x = to_tensor(input)
-    out = _sum_dtype(x.dtype, unwrap(dtype))
+def _promote_bf16(x: tensor) -> tensor:
+    """Triton 3.6's `_promote_bfloat16_to_float32`, run first by tl.max/tl.min (also with return_indices, so argmax
+    and argmin), cumsum and cumprod: no bf16 max, min or compare on the hardware. The result stays fp32."""
+    return cast(x, T.float32) if x.dtype.is_bf16() else x
+
+
+def _np_scan(x: tensor, axis, reverse, out: T.dtype, fn):
     x = cast(x, out)
     ax = _axis(axis, len(x.shape))
     op = _rounded(fn, out)
@@ -311,10 +315,14 @@ def _np_scan(input, axis, reverse, dtype, fn):
 
 
 def cumsum(input, axis=0, reverse=False, dtype=None):
-    """`tl.cumsum`: inclusive prefix sum (narrow ints accumulate in (u)int32)."""
-    return _np_scan(input, axis, reverse, dtype, np.add)
+    """`tl.cumsum`: inclusive prefix sum; bf16 is summed in fp32 and stays fp32, narrow ints accumulate in
+    (u)int32 unless `dtype` says otherwise (Triton 3.6 standard.py)."""
+    x = _promote_bf16(to_tensor(input))
+    return _np_scan(x, axis, reverse, _sum_dtype(x.dtype, unwrap(dtype)), np.add)
 
 
-def cumprod(input, axis=0, reverse=False, dtype=None):
-    """`tl.cumprod`: inclusive prefix product (narrow ints accumulate in (u)int32)."""
-    return _np_scan(input, axis, reverse, dtype, np.multiply)
+def cumprod(input, axis=0, reverse=False):
+    """`tl.cumprod`: inclusive prefix product in the input's type (Triton 3.6: no `dtype=`, narrow ints are not
+    widened and wrap); bf16 is multiplied in fp32 and stays fp32."""
+    x = _promote_bf16(to_tensor(input))
+    return _np_scan(x, axis, reverse, x.dtype, np.multiply)

@@ -230,7 +230,10 @@ def broadcast(input, other):
 
 
 def cat(input, other, can_reorder=False):
-    """`tl.cat(a, b, can_reorder=True)`: concatenate two 1-D blocks (result length must be a power of 2)."""
+    """`tl.cat(a, b, can_reorder=True)`: concatenate two 1-D blocks (result length must be a power of 2).
+    Triton 3.6 refuses can_reorder=False, the default."""
+    if not unwrap(can_reorder):
+        raise AssertionError("current implementation of `cat` always may reorder elements")
     a, b = to_tensor(input), to_tensor(other)
     if len(a.shape) != 1 or len(b.shape) != 1 or a.dtype != b.dtype:
         raise ValueError("tl.cat takes two 1-D blocks of one dtype")

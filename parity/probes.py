@@ -659,3 +659,27 @@ probe("loop_carried_type_change_rejected", "§5 (H200 fuzz; [SRC] code_generator
       gpu_error=r"Loop-carried variable acc has initial type int32 but is re-assigned to fp32",
       interp="the compiler types `acc = 0` as an int32 scalar and refuses a loop that makes it fp32; the "
              "interpreter runs Python and stores 20.0")
+
+# ================================================================ Triton 3.6 literal rules ([SRC] 3.6 vs 3.9 read, /tmp/diff36_39.md)
+ew("compare_literal_is_a_typed_tensor", "§5 ([SRC] 3.6 core.tensor.__eq__ etc. call to_tensor on the literal)",
+   [np.array([0.1, 0.5, 1.0, 2.0], np.float16), np.array([0.1, 0.5, 1.0, 2.0])],
+   ["(x == 0.1).to(tl.int32)", "(y == 0.1).to(tl.int32)", "(0.1 != x).to(tl.int32)"], np.int32,
+   expect={2: i32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1)},
+   interp="Triton 3.9 keeps the literal of a comparison weak (fp16 == 0.1 compares fp16(0.1) with itself, fp64 == 0.1 "
+          "with 0.1 exactly); 3.6 makes it an fp32 tensor first, so fp16 and fp64 0.1 differ from 0.1f",
+   interp_value={2: i32(1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1)})
+ew("negative_zero_literal_is_positive_zero", "§5 ([SRC] 3.6 semantic.scalar_constant: `if value == 0: null value`)",
+   [f32(1.0, 2.0, -3.0, 0.5)], ["x * -0.0", "tl.where(x < 0, x, -0.0)", "tl.full((N,), -0.0, tl.float32)"],
+   np.float32, expect={1: f32(0.0, 0.0, -0.0, 0.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0, 0.0, 0.0)},
+   interp="Triton 3.9's scalar_constant maps only integer zeros to the null value, so a literal -0.0 stays -0.0; "
+          "3.6 (the pinned version) makes every literal equal to 0 a +0.0 constant",
+   interp_value={1: f32(-0.0, -0.0, 0.0, -0.0, -0.0, -0.0, -3.0, -0.0, -0.0, -0.0, -0.0, -0.0)})
+ew("narrow_float_literal_rounding", "§5 ([SRC] ir.cc get_fp16/get_bf16 take a C++ float; get_bf16 parses "
+   "std::to_string; TTIR of an offline sm_90 compile)",
+   [np.ones(4, np.float16), BF16(np.full(4, 0x3F80, np.uint16))],
+   ["(x * 1.0004882812500009).to(tl.float32)", "(y * 3.3e-06).to(tl.float32)", "(y * 1e-07).to(tl.float32)"],
+   np.float32, expect={2: f32(*[1.0] * 4, *[2.9951334e-06] * 4, *[0.0] * 4)},
+   interp="the interpreter rounds a literal to fp16 once from the double (1.0009765625; compiled Triton goes "
+          "through fp32: 1.0) and multiplies bf16 bit patterns (§1 row 23)",
+   interp_value={2: np.array([1.0009765625] * 4 + [2.0194839173657902e-28] * 4 + [-2.5849394142282115e-26] * 4,
+                             np.float32)})

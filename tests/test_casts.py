@@ -193,6 +193,43 @@ def test_rtz_matches_exact_truncation(src, dst):
     assert_same(got, want, dst, f"`x.to({short(dst)}, fp_downcast_rounding='rtz')` with x: {src}", [("x", xv)])
 
 
+@pytest.mark.parametrize("dst, ir_name", [("float16", "f16"), ("bfloat16", "bf16"), ("float32", "f16")])
+def test_rtz_from_fp64_fails_to_compile(dst, ir_name):
+    """Triton 3.6 cannot lower fp64 -> fp16/bf16/fp32 with rounding mode rtz: "Unsupported conversion from f64 to
+    f16 with rounding mode rtz" then "LLVM ERROR: Unsupported rounding mode for conversion." (H200, and offline
+    compile for sm_90; the diagnostic names f16 for an fp32 destination too), RuntimeError "PassManager::run
+    failed"."""
+    k = make_kernel(CAST_SRC.format(expr="x.to(DST, fp_downcast_rounding='rtz')"))
+    with pytest.raises(minitriton.CompilationError,
+                       match=f"Unsupported conversion from f64 to {ir_name} with rounding mode rtz\n"
+                             "LLVM ERROR: Unsupported rounding mode for conversion.") as info:
+        k[(1,)](np.ones(2), empty_buffer(2, dst), DST=tl_type(dst), N=2)
+    assert isinstance(info.value.error, RuntimeError) and "PassManager::run failed" in str(info.value)
+    run_cast([1.0, 2.0], "float64", dst, "x.to(DST, fp_downcast_rounding='rtne')")  # rtne is fine
+
+
+@pytest.mark.parametrize("src, values, want", [
+    ("int32", [256, 2, 1, 0], [0, 2, 1, 0]),     # trunci to i8: 256 -> 0, 2 stays byte 2
+    ("float32", [0.5, 1.0, 2.75, -0.0], [0, 1, 2, 0]),  # fptosi to i8: 0.5 -> 0
+    ("int1", [True, False, True, False], [1, 0, 1, 0]),
+])
+def test_store_through_bool_pointer_casts_to_int8(src, values, want):
+    """Triton 3.6 semantic._store_legacy treats *i1 as *i8 and casts the value straight to int8 (TTIR of an offline
+    sm_90 compile: tt.bitcast to !tt.ptr<i8>, arith.trunci / arith.fptosi), not to int1 first as 3.9 does. A
+    later load through *i1 reads the byte as `!= 0`."""
+    k = make_kernel("""
+    @triton.jit
+    def bool_store(X, Z, Y):
+        r = tl.arange(0, 4)
+        tl.store(Z + r, tl.load(X + r))
+        tl.store(Y + r, tl.load(Z + r).to(tl.int32))
+    """)
+    z, y = np.ones(4, np.bool_), np.zeros(4, np.int32)
+    k[(1,)](to_buffer(values, src), z, y)
+    assert z.view(np.uint8).tolist() == want, z.view(np.uint8)
+    assert y.tolist() == [int(v != 0) for v in want], y
+
+
 @pytest.mark.parametrize("src, dst", [("int32", "float32"), ("float16", "bfloat16"), ("float32", "float64"),
                                       ("bfloat16", "float16"), ("int64", "float16")])
 def test_rounding_mode_only_for_truncating_float_casts(src, dst):

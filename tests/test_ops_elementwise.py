@@ -16,6 +16,7 @@ Triton's frontend source.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -369,6 +370,17 @@ OVERRIDES: dict[str, Override] = {
     "prefer_unsigned": Override(
         "same width, mixed signedness -> the unsigned type (NumPy: int32 + uint32 -> int64)",
         "semantics §1 row 11 [GPU]; §3 rule 4"),
+    "compare_literal_typed": Override(
+        "== != < <= > >= make a Python number a tensor of its literal type first (fp32, int32, uint32, int64), so it "
+        "takes part in the promotion: fp16 == 0.1 compares in fp32 against 0.1f, int8 < 300 is an int32 compare, "
+        "uint32 < -1 compares against 0xFFFFFFFF (Triton 3.9 and the arithmetic operators keep it weak)",
+        "Triton 3.6 core.py:1007-1078 (tensor.__lt__ etc. call to_tensor); the 3.6 interpreter and offline compile"),
+    "literal_constant": Override(
+        "a literal becomes a constant of its type as Triton's scalar_constant builds it: a value equal to 0 is +0 "
+        "(a literal -0.0 is +0.0); fp16 and bf16 constants come from a C++ float (rounded to fp32 first), and bf16 "
+        "parses std::to_string of it (six decimals: 1e-7 -> 0, 3.3e-6 -> bf16(3e-6))",
+        "Triton 3.6 semantic.py:590 scalar_constant, ir.cc get_fp16/get_bf16; TTIR constants from offline compile "
+        "for sm_90 (3.6 and 3.9 agree)", lambda v, t: literal_constant(v, t)),
     "scalar_does_not_promote": Override(
         "a Python scalar of a lower or equal kind takes the tensor's type; of a higher kind, its literal type "
         "(int8 tensor + 2.5 -> fp32; NumPy: float64)", "semantics §3 rules 7-8; semantic.py computation_type_impl"),
@@ -405,6 +417,23 @@ OVERRIDES: dict[str, Override] = {
 
 
 # ----------------------------------------------------------------------------- reference arithmetic
+
+def literal_constant(value, t: str):
+    """OVERRIDES['literal_constant']: the value of the constant Triton makes for the Python number `value` as
+    type `t` (exact Python int, or float64 holding a `t` number)."""
+    if value == 0:
+        return 0.0 if is_float(t) else 0
+    if not is_float(t):
+        return wrap(int(value), t)
+    if t == "float64" or not math.isfinite(value):
+        return float(value)
+    f32 = float(round_to([value], "float32")[0])
+    if t == "bfloat16" and math.isfinite(f32):
+        text = "%f" % f32  # std::to_string(float)
+        return round_fraction(Fraction(text), t) if Fraction(text) != 0 else math.copysign(0.0, f32)
+    return float(round_to([f32], t)[0])
+
+
 
 def convert(values, src: str, dst: str) -> np.ndarray:
     """Exact values of type `src` converted to `dst` the way Triton's `.to(dst)` does on the GPU."""
@@ -742,8 +771,10 @@ def _check_scalar(op, expr, mode, xt, xv, yt, yv, s_val, ulps):
     a_t, b_t = (s_type, tensor_t) if left else (tensor_t, s_type)
     ctx = describe(expr, a_t + (" literal " + repr(s_val) if left else ""),
                    b_t + ("" if left else " literal " + repr(s_val)), mode)
-    err = expected_error(op, a_t, b_t, x_scalar=left, y_scalar=not left)
-    zt = None if err else result_type(op, a_t, b_t, x_scalar=left, y_scalar=not left)
+    typed = op in CMP  # OVERRIDES["compare_literal_typed"]: the literal is a tensor, not a weak scalar
+    a_scalar, b_scalar = left and not typed, not left and not typed
+    err = expected_error(op, a_t, b_t, x_scalar=a_scalar, y_scalar=b_scalar)
+    zt = None if err else result_type(op, a_t, b_t, x_scalar=a_scalar, y_scalar=b_scalar)
     k = kernel_for(ST_SRC if left else TS_SRC, expr)
     z = empty_buffer(len(tensor_v), zt or "int32")
     def launch():
@@ -751,11 +782,15 @@ def _check_scalar(op, expr, mode, xt, xv, yt, yv, s_val, ulps):
     if raises_expected(err, ctx, launch):
         return
     launch()
-    ct = promote(a_t, b_t, a_scalar=left, b_scalar=not left, div=op in ("/", "//", "%"))
+    ct = promote(a_t, b_t, a_scalar=a_scalar, b_scalar=b_scalar, div=op in ("/", "//", "%"))
     if op == "/" and not is_float(ct):
         ct = "float32"
-    # The literal becomes a constant of the computation type: rounded once from the Python value.
-    s_conv = float(round_to([s_val], ct)[0]) if is_float(ct) else (wrap(int(s_val), ct))
+    # The literal becomes a constant of the computation type (OVERRIDES["literal_constant"]); a comparison makes it
+    # a constant of its literal type, then converts that.
+    if typed:
+        s_conv = convert([literal_constant(s_val, s_type)], s_type, ct).tolist()[0]
+    else:
+        s_conv = literal_constant(s_val, ct)
     t_conv = convert(tensor_v, tensor_t, ct).tolist()
     pairs = [(s_conv, v) if left else (v, s_conv) for v in t_conv]
     shift = OVERRIDES["arith_shift_signed"].fn(a_t, b_t, left)
@@ -904,6 +939,101 @@ def test_scalar_range_errors(t, value, pattern):
     k = kernel_for(TS_SRC, "x + y")
     with pytest.raises(minitriton.CompilationError, match=pattern):
         k[(1,)](to_buffer([1, 2], t), np.zeros(2, NP_STORAGE[t]), S=value, ZTY=tl_type(t), N=2)
+
+
+@pytest.mark.parametrize("xt, xv, expr, want", [
+    ("float16", 0.1, "x == 0.1", 0),      # fp16(0.1) widened to fp32, against 0.1f (weak: fp16(0.1) == fp16(0.1))
+    ("float16", 0.1, "x != 0.1", 1),
+    ("float16", 0.1, "0.1 == x", 0),      # the reflected form too
+    ("float64", 0.1, "x == 0.1", 0),      # against (double)0.1f
+    ("bfloat16", 1.0, "x < 1.001", 1),    # in fp32 (weak: bf16(1.001) == 1.0)
+    ("bfloat16", 1.0, "x >= 1.001", 0),
+    ("int8", 3, "x < 300", 1),            # int32 compare (weak: "Scalar 300 is out of range for type int8")
+    ("int8", 3, "300 > x", 1),
+    ("uint32", 3, "x < -1", 1),           # uint32 compare against 0xFFFFFFFF (weak: ValueError)
+    ("int32", -1, "x > 2**31", 1),        # the uint32 literal makes it a uint32 compare: 0xFFFFFFFF > 2**31
+    ("float32", 0.0, "x == 1e-50", 0),    # the fp64 literal makes it an fp64 compare (weak: 1e-50 -> 0.0f)
+])
+def test_comparison_literals_are_typed_tensors(xt, xv, expr, want):
+    """OVERRIDES['compare_literal_typed']: Triton 3.6 tensor.__eq__/__lt__/... call to_tensor on the literal.
+    Every row run with the Triton 3.6 interpreter (same results; write-up A1 for the first rows)."""
+    k = make_kernel(f"""
+    @triton.jit
+    def cmp_literal(X, Z):
+        x = tl.load(X + tl.arange(0, 4))
+        tl.store(Z + tl.arange(0, 4), ({expr}).to(tl.int32))
+    """)
+    z = np.zeros(4, np.int32)
+    k[(1,)](to_buffer([xv] * 4, xt), z)
+    assert z.tolist() == [want] * 4, f"`{expr}` with x = {xt} {xv!r}: {z.tolist()}"
+
+
+NEG_ZERO_SRC = """
+@triton.jit
+def neg_zero(X, Z, P, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(X + r)
+    {body}
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "tl.store(Z + r, x * -0.0)",                                   # a binary-op scalar
+    "tl.store(Z + r, tl.full((N,), -0.0, tl.float32))",
+    "tl.store(Z + r, tl.where(r < 0, x, -0.0))",
+    "tl.store(Z + r, -0.0)",                                       # the store value
+    "tl.store(Z + r, tl.load(X + r, mask=r < 0, other=-0.0))",     # load's `other`
+    "tl.store(Z + r, tl.minimum(x * 0, -0.0))",                    # min(+0, "-0") is +0: the literal is +0
+    "tl.store(Z + r, x.to(tl.float16) * -0.0)",                    # an fp16 constant
+    "tl.store(Z + r, tl.full((N,), -0.0, tl.bfloat16).to(tl.float32))",
+])
+def test_negative_zero_literal_is_positive_zero(body):
+    """OVERRIDES['literal_constant']: Triton 3.6 scalar_constant turns any literal equal to 0 into the type's
+    null value, so -0.0 is +0.0 wherever a literal becomes a constant (3.9 keeps -0.0). The Triton 3.6
+    interpreter gives +0 for the first five forms (it shares scalar_constant); TTIR shows `constant 0.0`."""
+    z = np.ones(4, np.float32)
+    make_kernel(NEG_ZERO_SRC.format(body=body))[(1,)](np.ones(4, np.float32), z, np.zeros(4, np.float32), N=4)
+    assert z.tolist() == [0.0] * 4 and not np.signbit(z).any(), f"{body}: {z.tolist()}"
+
+
+def test_negative_zero_literal_in_atomics_and_loops():
+    """atomic_add(p, -0.0) onto -0.0 leaves +0.0 (-0 + +0), and a loop-carried `acc = -0.0` starts at +0.0; a
+    runtime float argument is no constant and keeps its sign (Triton 3.6 interpreter for the first two)."""
+    k = make_kernel("""
+    @triton.jit
+    def zeros_kernel(P, Z, W, arg, n):
+        r = tl.arange(0, 4)
+        tl.atomic_add(P + r, -0.0)
+        acc = -0.0
+        for i in range(n):
+            acc = acc * 1.0
+        tl.store(Z + r, acc + tl.zeros((4,), tl.float32) * 0)
+        tl.store(W + r, tl.full((4,), arg, tl.float32))
+    """)
+    p, z, w = np.full(4, -0.0, np.float32), np.ones(4, np.float32), np.ones(4, np.float32)
+    k[(1,)](p, z, w, -0.0, 1)
+    assert not np.signbit(p).any() and not np.signbit(z).any(), (p, z)
+    assert np.signbit(w).all(), w
+
+
+@pytest.mark.parametrize("xt, literal, want", [
+    ("float16", 1.0004882812500009, 1.0),   # double -> fp32 1.00048828125 (a tie) -> fp16 1.0 (directly: 1.0009765625)
+    ("bfloat16", 1.0039062500000009, 1.0),  # double -> fp32 1.00390625 (a tie) -> bf16 1.0 (directly: 1.0078125)
+    ("bfloat16", 1e-07, 0.0),               # std::to_string(1e-7f) == "0.000000"
+    ("bfloat16", 3.3e-06, 2.9951334e-06),   # "0.000003": bf16(3e-6), not bf16(3.3e-6) == 3.2931e-6
+    ("bfloat16", -1e-30, -0.0),             # "-0.000000" parses as -0.0 (the literal itself is not 0)
+    ("bfloat16", 1234.5678, 1232.0),
+    ("float16", 1e-07, 1.1920928955078125e-07),  # no to_string for fp16: bf16 only
+])
+def test_narrow_float_literals_round_like_triton(xt, literal, want):
+    """OVERRIDES['literal_constant']: `x * literal` with x = 1 gives the constant Triton builds. Offline compile
+    for sm_90 with Triton 3.6 (and 3.9): the TTIR folds the first two to `x` and shows the bf16 constants
+    0.000000e+00, 2.995130e-06, -0.000000e+00, 1.232000e+03 and the fp16 constant 1.192090e-07."""
+    z = empty_buffer(4, xt)
+    make_kernel(UNARY_SRC.format(expr=f"x * {literal!r}"))[(1,)](to_buffer([1.0] * 4, xt), z, N=4)
+    got = from_buffer(z, xt)
+    assert got.tolist() == [float(np.float32(want))] * 4 and np.signbit(got[0]) == np.signbit(want), got
+    assert literal_constant(literal, xt) == float(np.float32(want))
 
 
 # ----------------------------------------------------------------------------- unary
@@ -1228,7 +1358,7 @@ def test_sqrt_rn_div_rn_fdiv(t):
     ("tl.div_rn(x, y)", "float64", r"Expected dtype \['fp32'\] but got fp64"),
     ("tl.div_rn(x, y)", "float16", r"Expected dtype \['fp32'\] but got fp16"),
     ("tl.sqrt_rn(x)", "float64", r"Expected dtype \['fp32'\] but got fp64"),
-    ("tl.fdiv(x, y)", "int32", "fdiv requires floating-point operands after type promotion"),
+    ("tl.fdiv(x, y)", "int32", "both operands of fdiv must have floating scalar type"),  # Triton 3.6 math.py
     ("tl.umulhi(x, y)", "int16", r"Expected dtype \['int32', 'int64', 'uint32', 'uint64'\] but got int16"),
     ("tl.umulhi(x, y)", "float32", r"Expected dtype \['int32', 'int64', 'uint32', 'uint64'\] but got fp32"),
 ])
@@ -1238,12 +1368,32 @@ def test_math_dtype_errors(expr, t, pattern):
         k[(1,)](to_buffer([1, 2], t), to_buffer([1, 2], t), empty_buffer(2, t), ZTY=tl_type(t), N=2)
 
 
-def test_fdiv_on_fp16_returns_fp32():
-    """tl.fdiv promotes like / (div_or_mod): fp16 operands compute in fp32."""
+@pytest.mark.parametrize("expr, xt, yt, pattern", [
+    # semantic.fdiv checks the operands before any promotion: an integer (or an int literal) is a TypeError
+    ("tl.fdiv(x, y)", "float32", "int32", "both operands of fdiv must have floating scalar type"),
+    ("tl.fdiv(x, 3)", "float32", "float32", "both operands of fdiv must have floating scalar type"),
+    # ... and does not promote: arith.divf needs one type (a float literal is an fp32 tensor)
+    ("tl.fdiv(x, y)", "float16", "float32", "'arith.divf' op requires the same type for all operands and results"),
+    ("tl.fdiv(x, 2.0)", "float64", "float64", "'arith.divf' op requires the same type for all operands"),
+    # fp16/bf16 divf fails in the NVIDIA LLVM lowering
+    ("tl.fdiv(x, y)", "float16", "float16", "LLVM ERROR: Unsupported bitwidth"),
+    ("tl.fdiv(x, y, ieee_rounding=True)", "bfloat16", "bfloat16", "LLVM ERROR: Unsupported bitwidth"),
+])
+def test_fdiv_operand_rules(expr, xt, yt, pattern):
+    """Triton 3.6's tl.fdiv (math.py:196, semantic.py:325): to_tensor on both, both must be floats, no promotion.
+    TypeErrors: the 3.6 interpreter and offline compile; the MLIR/LLVM failures: offline compile for sm_90 with
+    the 3.6 wheel ("error encountered during parsing" / "PassManager::run failed")."""
+    k = make_kernel(MINMAX_SRC.format(expr=expr))
+    with pytest.raises(minitriton.CompilationError, match=re.escape(pattern)):
+        k[(1,)](to_buffer([1, 3], xt), to_buffer([3, 7], yt), empty_buffer(2, "float32"), ZTY=tl.float32, N=2)
+
+
+def test_fdiv_same_float_types():
+    """fdiv of two fp32 (or fp64) tensors keeps the type; an fp32 literal next to fp32 is fine."""
     z = np.zeros(2, np.float32)
-    make_kernel(MINMAX_SRC.format(expr="tl.fdiv(x, y)"))[(1,)](
-        np.array([1, 3], np.float16), np.array([3, 7], np.float16), z, ZTY=tl.float32, N=2)
-    assert z.tolist() == [np.float32(1) / np.float32(3), np.float32(3) / np.float32(7)]
+    make_kernel(MINMAX_SRC.format(expr="tl.fdiv(x, y) + tl.fdiv(x, 2.0)"))[(1,)](
+        np.array([1, 3], np.float32), np.array([3, 7], np.float32), z, ZTY=tl.float32, N=2)
+    assert z.tolist() == [np.float32(1) / np.float32(3) + np.float32(0.5), np.float32(3) / np.float32(7) + 1.5]
 
 
 @pytest.mark.parametrize("t", ["float16", "bfloat16", "float32", "float64"])
@@ -1267,6 +1417,39 @@ def test_fma_single_rounding(t):
         exact = Fraction(a) * Fraction(b) + Fraction(c)
         want.append(round_fraction(exact, t) if exact != 0 else a * b + c)
     assert_same(from_buffer(z, t), want, t, f"`tl.fma(x, y, w)` with {t}", [("x", xv), ("y", yv), ("w", wv)])
+
+
+@pytest.mark.parametrize("expr, xt, zt, want", [
+    ("tl.fma(x, x, 0.1)", "float16", "float32", 1.100000023841858),  # 0.1 is an fp32 tensor (3.6: 1.1000000238)
+    ("tl.fma(x, 2, x)", "float16", "float16", 3.0),                            # int32 with fp16: fp16
+    ("tl.fma(0.5, x, x)", "float64", "float64", 1.5),
+    ("tl.fma(x, x, 0.1)", "float64", "float64", float(np.float32(0.1)) + 1),  # the literal is fp32 first
+    ("tl.umulhi(x, -1)", "uint32", "uint32", 6),            # -1 is int32, cast to uint32 0xFFFFFFFF
+    ("tl.umulhi(x, 3000000000)", "int32", "uint32", 4),     # a uint32 literal makes it uint32
+    ("tl.div_rn(x, 1e-40)", "float32", "float64", 1e40),    # an fp64 literal makes it fp64
+])
+def test_math_literals_are_typed_tensors(expr, xt, zt, want):
+    """Triton 3.6 fma (math.py:242), umulhi and div_rn call to_tensor on Python numbers, then promote tensor with
+    tensor (3.9 treats them as weak scalars); values and dtypes from the 3.6 interpreter, x = 1 (umulhi: 7)."""
+    k = make_kernel(f"""
+    @triton.jit
+    def k(X, Z):
+        x = tl.load(X + tl.arange(0, 4))
+        z = {expr}
+        tl.static_assert(z.dtype == tl.{zt}, "result dtype")
+        tl.store(Z + tl.arange(0, 4), z)
+    """)
+    z = empty_buffer(4, zt)
+    k[(1,)](to_buffer([7 if "umulhi" in expr else 1] * 4, xt), z)
+    assert from_buffer(z, zt).tolist() == [want] * 4
+
+
+def test_fma_on_integers_fails_like_mlir():
+    """Offline compile with Triton 3.6: `'math.fma' op operand #0 must be floating-point-like`."""
+    k = make_kernel(MINMAX_SRC.format(expr="tl.fma(x, 2, y)"))
+    with pytest.raises(minitriton.CompilationError,
+                       match=re.escape("'math.fma' op operand #0 must be floating-point-like, but got 'tensor<2xi32>'")):
+        k[(1,)](np.ones(2, np.int8), np.ones(2, np.int8), np.zeros(2, np.int32), ZTY=tl.int32, N=2)
 
 
 @pytest.mark.parametrize("t", ["int32", "uint32", "int64", "uint64"])

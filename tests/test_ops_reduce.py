@@ -221,7 +221,8 @@ def test_row54_argmax_argmin_ties_and_nan(t):
 @pytest.mark.parametrize("fn", ["max", "min"])
 @pytest.mark.parametrize("t", ["float32", "bfloat16", "int16", "uint32", "int64"])
 def test_max_return_indices(t, fn):
-    """tl.max(x, 0, return_indices=True): values keep the input dtype (no widening), int32 indices."""
+    """tl.max(x, 0, return_indices=True): values keep the input dtype (no widening; bf16 excepted, see below),
+    int32 indices."""
     rng = np.random.default_rng(5)
     xv = [float(v) if is_float(t) else int(v) for v in rng.integers(10, 50, N)]
     xv[3] = xv[6] = 60 if fn == "max" else 1  # the extreme value, twice: the first one wins
@@ -231,6 +232,26 @@ def test_max_return_indices(t, fn):
     best = (max if fn == "max" else min)(xv)
     assert from_buffer(v, t)[0] == best and i[0] == xv.index(best) == 3, \
         f"tl.{fn}(x, 0, return_indices=True) with {t}: ({from_buffer(v, t)[0]}, {i[0]}), want ({best}, 3)"
+
+
+@pytest.mark.parametrize("fn", ["max", "min"])
+def test_bf16_max_min_with_indices_give_fp32_values(fn):
+    """Triton 3.6 standard.py max/min run `_promote_bfloat16_to_float32` before the return_indices branch, so the
+    values come back fp32 (3.9 keeps bf16); source read, and the 3.6 interpreter agrees (write-up A8)."""
+    k = make_kernel(f"""
+    @triton.jit
+    def bf16_arg(X, V, I):
+        x = tl.load(X + tl.arange(0, 8))
+        v, i = tl.{fn}(x, 0, return_indices=True)
+        tl.static_assert(v.dtype == tl.float32, "value dtype")
+        tl.store(V, v)
+        tl.store(I, i)
+    """)
+    xv = [3.0, 1.5, 7.0, -2.0, 7.0, 0.25, -2.0, 4.0]
+    v, i = np.zeros(1, np.float32), np.zeros(1, np.int32)
+    k[(1,)](to_buffer(xv, "bfloat16"), v, i)
+    want = (7.0, 2) if fn == "max" else (-2.0, 3)
+    assert (v[0], i[0]) == want, (v, i)
 
 
 def test_argmax_axis_keep_dims_2d():
@@ -351,12 +372,20 @@ def test_associative_scan_and_cumsum(t):
         assert [float(a) for a in g] == [float(b) for b in w], f"{name} with {t}: {g} != {w}"
 
 
-@pytest.mark.parametrize("t", ["int8", "uint8", "int16", "int32", "float16", "float32"])
+def scan_type(fn, t):
+    """Triton 3.6 standard.py: both scans widen bf16 to fp32 (`_promote_bfloat16_to_float32`); cumsum also
+    widens narrow integers (_pick_sum_dtype), cumprod does not."""
+    if t == "bfloat16":
+        return "float32"
+    return sum_type(t) if fn == "cumsum" else t
+
+
+@pytest.mark.parametrize("t", ["int8", "uint8", "int16", "int32", "float16", "bfloat16", "float32"])
 @pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
 def test_cumsum_cumprod_dtypes(fn, t):
-    """cumsum/cumprod of narrow integers accumulate in (u)int32 (standard.py _pick_sum_dtype)."""
+    """Result dtypes of cumsum/cumprod as Triton 3.6 gives them (scan_type)."""
     x = [3, 1, 2, 2, 1, 3, 2, 1] if fn == "cumprod" else [100, 100, 27, 1, 0, 3, 90, 110]
-    zt = sum_type(t)
+    zt = scan_type(fn, t)
     for rev in (False, True):
         expr = f"tl.{fn}(x, 0, reverse={rev})"
         z = empty_buffer(8, zt)
@@ -374,6 +403,84 @@ def test_cumsum_cumprod_dtypes(fn, t):
         acc = acc[::-1] if rev else acc
         want = [float(v) for v in acc] if is_float(zt) else [wrap(int(v), zt) for v in acc]
         assert_same(from_buffer(z, zt), want, zt, f"`{expr}` with x: {t}")
+
+
+def test_cumsum_bf16_sums_in_fp32():
+    """Triton 3.6 cumsum of bf16 [256, 1, 1, 1] is fp32 [256, 257, 258, 259] (bf16 steps would give 256, 256, 258,
+    258); source read (standard.py:337) and the 3.6 interpreter (write-up A7)."""
+    z = np.zeros(4, np.float32)
+    make_kernel("""
+    @triton.jit
+    def cumsum_bf16(X, Z):
+        tl.store(Z + tl.arange(0, 4), tl.cumsum(tl.load(X + tl.arange(0, 4)), 0))
+    """)[(1,)](to_buffer([256.0, 1.0, 1.0, 1.0], "bfloat16"), z)
+    assert z.tolist() == [256.0, 257.0, 258.0, 259.0], z
+
+
+def test_cumprod_int8_wraps_and_has_no_dtype_argument():
+    """Triton 3.6 cumprod keeps int8 (16 * 16 wraps to 0) and has no `dtype=` keyword (standard.py:357, the 3.6
+    interpreter: TypeError)."""
+    k = make_kernel("""
+    @triton.jit
+    def cumprod_i8(X, Z, WITH_DTYPE: tl.constexpr):
+        x = tl.load(X + tl.arange(0, 4))
+        if WITH_DTYPE:
+            z = tl.cumprod(x, 0, dtype=tl.int32)
+        else:
+            z = tl.cumprod(x, 0)
+        tl.static_assert(z.dtype == tl.int8, "cumprod(int8) dtype")
+        tl.store(Z + tl.arange(0, 4), z)
+    """)
+    x, z = np.array([16, 16, 2, 1], np.int8), np.zeros(4, np.int8)
+    k[(1,)](x, z, WITH_DTYPE=False)
+    assert z.tolist() == [16, 0, 0, 0], z
+    with pytest.raises(minitriton.CompilationError, match="unexpected keyword argument 'dtype'"):
+        k[(1,)](x, z, WITH_DTYPE=True)
+
+
+SOFTMAX_SRC = """
+@triton.jit
+def softmax_kernel(X, Z, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    tl.store(Z + offs, {expr})
+"""
+
+
+def _softmax_ref(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("expr, m, n, axis", [
+    ("tl.softmax(x)", 2, 4, 0),                      # dim=None is axis 0 (Triton 3.6 and 3.9)
+    ("tl.softmax(x, 0)", 2, 4, 0),                   # keep_dims=False is harmless along axis 0
+    ("tl.softmax(x, 1, keep_dims=True)", 2, 4, 1),
+    ("x.softmax(1, keep_dims=True)", 4, 8, 1),
+])
+def test_softmax_axes(expr, m, n, axis):
+    """tl.softmax is Triton 3.6 standard.py:56 literally; 2x4 arange with dim=None gives [.018]*4 + [.982]*4 in the
+    3.6 interpreter."""
+    x = np.arange(m * n, dtype=np.float32).reshape(m, n)
+    z = np.zeros((m, n), np.float32)
+    make_kernel(SOFTMAX_SRC.format(expr=expr))[(1,)](x, z, M=m, N=n)
+    np.testing.assert_allclose(z, _softmax_ref(x.astype(np.float64), axis), rtol=1e-6)
+
+
+def test_softmax_dim1_without_keep_dims_broadcasts_along_the_last_axis():
+    """Triton 3.6 softmax passes keep_dims=False to max and sum: along dim=1 the (M,) results broadcast as a row,
+    so a 4x4 block gets x[i, j] - max(row j), and a 2x4 block does not compile. The 3.6 interpreter: row 0 of
+    softmax(arange(16).reshape(4, 4), 1) is [0.9502, 0.0009, 0.0, 0.0], and the 2x4 case raises this ValueError."""
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    z = np.zeros((4, 4), np.float32)
+    make_kernel(SOFTMAX_SRC.format(expr="tl.softmax(x, 1)"))[(1,)](x, z, M=4, N=4)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1)[None, :])
+    np.testing.assert_allclose(z, e / e.sum(axis=1)[None, :], rtol=1e-6)
+    assert [round(float(v), 4) for v in z[0]] == [0.9502, 0.0009, 0.0, 0.0]
+    with pytest.raises(minitriton.CompilationError,
+                       match="Cannot make_shape_compatible: incompatible dimensions at index 1: 4 and 2"):
+        make_kernel(SOFTMAX_SRC.format(expr="tl.softmax(x, 1)"))[(1,)](
+            np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32), M=2, N=4)
 
 
 def test_scan_2d_axis1():
