@@ -251,7 +251,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None =
     if dst.is_bool():
         return data != 0
     if src.is_floating() and dst.is_floating():
-        if dst.primitive_bitwidth < src.primitive_bitwidth or (dst.is_bf16() != src.is_bf16()):
+        narrower = dst.primitive_bitwidth < src.primitive_bitwidth
+        if narrower or (dst.primitive_bitwidth == 16 and dst.is_bf16() != src.is_bf16()):  # fp16 <-> bf16 rounds
             mode = rounding or "rtne"
             if dst.is_bf16():
                 return numerics.round_to_bf16(data, mode)

@@ -82,6 +82,22 @@ def promote(a, b, div=False):
     return b if rb >= ra else a
 
 
+def widen_bf16(d):
+    """Triton 3.6's tl.maximum/minimum compute bf16 in fp32 and keep the fp32 result."""
+    return "fp32" if d == "bf16" else d
+
+
+def literal_type(code: str) -> str:
+    """The type Triton 3.6's to_tensor gives a literal written as `code` (int32 ... or fp32/fp64)."""
+    code = code.strip("() ")
+    value = float(code) if any(c in code for c in ".einf") else int(code)
+    if isinstance(value, int):
+        return "int32" if -2**31 <= value < 2**31 else ("uint32" if value < 2**32 else "int64")
+    mag = abs(value)
+    return "fp32" if mag == 0 or mag != mag or mag == float("inf") or 2**-126 <= mag <= 3.4028234663852886e38 \
+        else "fp64"
+
+
 @dataclass
 class Node:
     code: str
@@ -353,6 +369,7 @@ class Builder:
             grid = (ga[0] + gb[0], ga[1] + gb[1]) if ga and gb and is_float(t) else None
             exact = is_float(t) and self.exact_enough(grid, t)
             return Node(f"({a.code} * {b.code})", t, shape, grid, hazard=is_float(t) and not exact)
+        t = promote(widen_bf16(a.dtype), widen_bf16(b.dtype))
         grid = (min(ga[0], gb[0]), max(ga[1], gb[1])) if ga and gb and is_float(t) else None
         fn = {"max": "tl.maximum", "min": "tl.minimum"}[op]
         return Node(f"{fn}({a.code}, {b.code})", t, shape, grid)
@@ -446,7 +463,9 @@ class Builder:
         if is_float(t) and ga:
             grid = {"+": (min(ga[0], gb[0]), max(ga[1], gb[1]) + 1), "-": (min(ga[0], gb[0]), max(ga[1], gb[1]) + 1),
                     "*": (ga[0] + gb[0], ga[1] + gb[1])}.get(op, (min(ga[0], gb[0]), max(ga[1], gb[1])))
-        if op in ("max", "min"):
+        if op in ("max", "min"):   # 3.6: the literal is a typed tensor, bf16 is widened to fp32
+            t = promote(widen_bf16(a.dtype), literal_type(lit.code))
+            grid = grid if is_float(t) else None
             return Node(f"tl.{'maximum' if op == 'max' else 'minimum'}({a.code}, {lit.code})", t, a.shape, grid)
         if op in ("+", "-") and is_float(t) and self.gpu and a.hazard:
             return Node(f"tl.maximum({a.code}, {lit.code})", t, a.shape, None)
@@ -508,8 +527,9 @@ class Builder:
         op = self.choice(ops)
         if op in ("+", "-") and is_float(t) and self.gpu and body.hazard:
             op = "max"
-        if op in ("max", "min"):
-            self.emit(f"{acc.code} = tl.{'maximum' if op == 'max' else 'minimum'}({acc.code}, {body.code})")
+        if op in ("max", "min"):   # bf16 max/min give fp32 in 3.6: cast back, a loop-carried type is fixed
+            back = ".to(tl.bfloat16)" if t == "bf16" else ""
+            self.emit(f"{acc.code} = tl.{'maximum' if op == 'max' else 'minimum'}({acc.code}, {body.code}){back}")
         else:
             self.emit(f"{acc.code} = {acc.code} {op} {body.code}")
         self.indent -= 1
@@ -594,12 +614,14 @@ class Builder:
         if dt == "fp32":
             opts = self.choice(["", ', input_precision="ieee"']) if self.gpu else ', input_precision="ieee"'
         out_t = {"int8": "int32", "fp64": "fp64"}.get(dt, "fp32")
-        if dt == "fp16" and self.flag(0.3):
-            opts, out_t = ", out_dtype=tl.float16", "fp16"
         a, b = mats
         grid = None
         if a.grid and b.grid:
             grid = (a.grid[0] + b.grid[0], a.grid[1] + b.grid[1] + math.ceil(math.log2(K)))
+        # an fp16 accumulator only where no partial sum can overflow: past 65504 the order of the k-steps
+        # decides between +inf, -inf and NaN, which no bound can compare
+        if dt == "fp16" and grid is not None and grid[1] < FLOATS["fp16"][2] and self.flag(0.3):
+            opts, out_t = ", out_dtype=tl.float16", "fp16"
         # an fp16 result may be accumulated in fp16 across k-steps (tensor-core accumulators): exact only if
         # every partial sum fits fp16
         acc = {"fp16": "fp16", "fp64": "fp64"}.get(out_t, "fp32")

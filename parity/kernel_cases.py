@@ -22,7 +22,8 @@ from parity.compare import exact, within
 from parity.oracle import BF16, REPO_ROOT, Call
 
 _FALLBACK_TOL = {"float32": (1e-6, 1e-5), "bfloat16": (1e-5, 2.0 ** -6), "float16": (1e-5, 2.0 ** -9),
-                 "float64": (1e-6, 1e-5), "tf32": (2.0 ** -8, 2.0 ** -8), "bfloat16_dot": (2.0 ** -7, 2.0 ** -6)}
+                 "float64": (1e-6, 1e-5), "tf32": (2.0 ** -8, 2.0 ** -8), "bfloat16_dot": (2.0 ** -7, 2.0 ** -6),
+                 "float16_dot": (2.0 ** -8, 2.0 ** -8)}
 BF16_INTERP = ("§1 rows 22-23: the interpreter computes bf16 arithmetic on the raw uint16 bit patterns")
 TF32_INTERP = ("§1 rows 24, 43: the kernel's fp32 tl.dot defaults to TF32 (inputs truncated) on the GPU; the "
                "interpreter computes plain fp32")
@@ -164,7 +165,7 @@ def kernel_cases(target: str, seed: int = 0, small: bool = False) -> list:
     for dt in dtypes:
         # fp32 on the GPU: P is computed with exp2.approx, then truncated to tf32, which turns its last-bit
         # differences into 2^-11 steps: the "tf32" tolerance. The interpreter computes plain fp32: "float32".
-        key = {"bf16": "bfloat16_dot", np.float16: "float16", np.float32: "tf32" if gpu else "float32"}[dt]
+        key = {"bf16": "bfloat16_dot", np.float16: "float16_dot", np.float32: "tf32" if gpu else "float32"}[dt]
         interp = {"bf16": BF16_INTERP, np.float32: TF32_INTERP}.get(dt)
         q, k, v, do = (_arr(rng, (B, H, T, D), dt) for _ in range(4))
         for causal in (True, False):

@@ -351,3 +351,18 @@ def test_hypothesis_float_to_int_in_range(t, dst, data):
     vals = (vals * 8)[:8] or [0.0] * 8
     got = run_cast(vals, t, dst)
     assert_same(got, [math.trunc(v) for v in vals], dst, f"{short(t)} -> {dst} (truncation)", [("x", vals)])
+
+
+@pytest.mark.parametrize("src", ["bfloat16", "float16", "float32"])
+def test_widened_floats_compute_in_the_wider_type(src):
+    """H200 fuzz (2026-11-29): `tl.full(.., 3.0, tl.bfloat16).to(tl.float64)` then tl.sqrt is the fp64 sqrt(3);
+    the widened values must not stay in a narrower compute type (bf16 -> fp64 kept fp32 data)."""
+    k = make_kernel(f"""
+@triton.jit
+def widen(Z):
+    v = tl.full((4,), 3.0, tl.{src}).to(tl.float64)
+    tl.store(Z + tl.arange(0, 4), tl.sqrt(v) + v / 7)
+""")
+    z = np.zeros(4, np.float64)
+    k[(1,)](z)
+    assert z.tolist() == [math.sqrt(3.0) + 3.0 / 7] * 4, z
