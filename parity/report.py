@@ -119,7 +119,11 @@ def write(out_dir, stem, result: dict, rows) -> tuple:
     jpath.write_text(json.dumps(_jsonable(data), indent=1, default=str) + "\n")
     v = result["versions"]
     md = [f"# parity: minitriton vs {result['target']} — {result['date']}", "",
-          f"- command: `{result['command']}`",
+          f"- command: `{result['command']}`"]
+    if not v["reference"] and not v["minitriton"]:     # a benchmark-only run: its table names the versions
+        md += [f"- sections: {', '.join(result['sections'])}; wall {result['seconds']} s", ""]
+    else:
+        md += [
           f"- reference: triton {v['reference'].get('triton')}, torch {v['reference'].get('torch')}, numpy "
           f"{v['reference'].get('numpy')}, python {v['reference'].get('python')}; device: "
           f"{v['reference'].get('device')}" + (f" (CUDA {v['reference']['cuda']})" if v['reference'].get('cuda') else ""),

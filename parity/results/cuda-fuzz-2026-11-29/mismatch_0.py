@@ -1,21 +1,14 @@
 # parity fuzz mismatch 0 (target cuda, shrunk by hypothesis)
-# mismatch: only triton raised: CompilationError('def fuzz_kernel(f0_in1, f0_in3, f0_in5, f0_out11, f0_out12, f0_n8):\n pid = tl.program_id(0)\n f0_x2 = tl.load(f0_in1 + pid * 8 + tl.arange(0, 2)[:, None] * 4 + tl.arange(0, 4)[None, :], mask=tl.arange(0, 2)[:, None] * 4 + tl.arange(0, 4)[None, :] < 1, other=0)\n f0_x4 = tl.load(f0_in3 + pid * 4 + tl.arange(0, 4), mask=tl.arange(0, 4) < 1, other=0)\n f0_x6 = tl.load(f0_in5 + pid 
+# mismatch: out3 (int32, exact): 2 of 16 differ: at (0, 5): minitriton np.float64(-32768.0) vs triton np.float64(32768.0); at (1, 3): minitriton np.float64(-32768.0) vs triton np.float64(32768.0)
 # Run: python this_file.py (real Triton + torch on CUDA, or TRITON_INTERPRET=1), or after minitriton.install().
 import triton
 import triton.language as tl
 
 @triton.jit
-def fuzz_kernel(f0_in1, f0_in3, f0_in5, f0_out11, f0_out12, f0_n8):
+def fuzz_kernel(f0_in1, f0_out3):
     pid = tl.program_id(0)
-    f0_x2 = tl.load(f0_in1 + pid * 8 + tl.arange(0, 2)[:, None] * 4 + tl.arange(0, 4)[None, :], mask=tl.arange(0, 2)[:, None] * 4 + tl.arange(0, 4)[None, :] < 1, other=0)
-    f0_x4 = tl.load(f0_in3 + pid * 4 + tl.arange(0, 4), mask=tl.arange(0, 4) < 1, other=0)
-    f0_x6 = tl.load(f0_in5 + pid * 2 + tl.arange(0, 2))
-    f0_v7 = ((f0_x2 + f0_x2)).to(tl.bfloat16)
-    for f0_i9 in range(0, f0_n8 + pid):
-        f0_v7 = tl.maximum(f0_v7, ((f0_x2 + f0_x2)).to(tl.bfloat16))
-    f0_v10 = tl.minimum(tl.maximum((f0_x2).to(tl.float32), -80.0), 80.0)
-    tl.store(f0_out11 + pid * 8 + tl.arange(0, 2)[:, None] * 4 + tl.arange(0, 4)[None, :], f0_v10)
-    tl.store(f0_out12 + pid * 8 + tl.arange(0, 2)[:, None] * 4 + tl.arange(0, 4)[None, :], tl.exp(f0_v10))
+    f0_x2 = tl.load(f0_in1 + pid * 8 + tl.arange(0, 8))
+    tl.store(f0_out3 + pid * 8 + tl.arange(0, 8), ((-f0_x2) + tl.full((8,), 0, tl.int32)))
 
 import numpy as np
 
@@ -24,15 +17,11 @@ def bf16_bits(values):
     return np.array(values, dtype=np.uint16)
 
 
-f0_in1 = np.array([[[7, 3, 0, -4], [-4, -9, -8, -9]], [[-6, 6, 3, 8], [0, 2, 9, 4]]], dtype=np.int8)
-f0_in3 = np.array([[3, 1, 1, 8], [-4, 6, 3, -9]], dtype=np.int8)
-f0_in5 = np.array([[-2, 7], [1, -9]], dtype=np.int8)
-f0_out11 = np.array([[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]], dtype=np.float32)
-f0_out12 = np.array([[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]], dtype=np.float32)
-f0_n8 = 0
-ARGS = [f0_in1, f0_in3, f0_in5, f0_out11, f0_out12, f0_n8]
+f0_in1 = np.array([[25949, 23907, 0, 23285, 1, -32768, 28964, 1], [-21657, 32766, 19592, -32768, -1, 7457, 18926, -32596]], dtype=np.int16)
+f0_out3 = np.array([[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]], dtype=np.int32)
+ARGS = [f0_in1, f0_out3]
 GRID = (2,)
-OUTPUTS = '{"f0_out11": {"minitriton": [[[7.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], [[-6.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]], "triton": null}, "f0_out12": {"minitriton": [[[1096.6331787109375, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]], [[0.002478752052411437, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]], "triton": null}}'  # JSON: per output, each side's values
+OUTPUTS = '{"f0_out3": {"minitriton": [[-25949.0, -23907.0, 0.0, -23285.0, -1.0, -32768.0, -28964.0, -1.0], [21657.0, -32766.0, -19592.0, -32768.0, 1.0, -7457.0, -18926.0, 32596.0]], "triton": [[-25949.0, -23907.0, 0.0, -23285.0, -1.0, 32768.0, -28964.0, -1.0], [21657.0, -32766.0, -19592.0, 32768.0, 1.0, -7457.0, -18926.0, 32596.0]]}}'  # JSON: per output, each side's values
 
 
 if __name__ == '__main__':
