@@ -91,14 +91,20 @@ def _fail(site: int, message: str):
     raise errors.CompilationError(errors.compilation_text(jit_fn, lineno, col, message))
 
 
-def check_loop(snap: Snapshot, local_vars: dict, site: int):
-    """End of a loop iteration: every carried variable still has its type from before the loop."""
+def _retyped(snap: Snapshot, local_vars: dict):
+    """(name, type before, type now) for the watched variables whose type changed."""
     for name, before in snap.types.items():
         now = _type_of(local_vars.get(name))
         if now is not None and now != before:
-            _fail(site, repr(AssertionError(
-                f"Loop-carried variable {name} has initial type {_type_name(before)} but is re-assigned to "
-                f"{_type_name(now)} in loop! Please make sure that the type stays consistent.")))
+            yield name, before, now
+
+
+def check_loop(snap: Snapshot, local_vars: dict, site: int):
+    """End of a loop iteration: every carried variable still has its type from before the loop."""
+    for name, before, now in _retyped(snap, local_vars):
+        _fail(site, repr(AssertionError(
+            f"Loop-carried variable {name} has initial type {_type_name(before)} but is re-assigned to "
+            f"{_type_name(now)} in loop! Please make sure that the type stays consistent.")))
 
 
 def check_branch(snap: Snapshot, local_vars: dict, site: int, branch: str, new_names: tuple):
@@ -106,12 +112,10 @@ def check_branch(snap: Snapshot, local_vars: dict, site: int, branch: str, new_n
     branches has one type (compared with the other branch when it ran earlier in this launch)."""
     if not snap.dynamic:
         return
-    for name, before in snap.types.items():
-        now = _type_of(local_vars.get(name))
-        if now is not None and now != before:
-            _fail(site, repr(AssertionError(
-                f"initial value for `{name}` is of type {_value_text(before)}, but the {branch} block "
-                f"redefines it as {_value_text(now)}")))
+    for name, before, now in _retyped(snap, local_vars):
+        _fail(site, repr(AssertionError(
+            f"initial value for `{name}` is of type {_value_text(before)}, but the {branch} block "
+            f"redefines it as {_value_text(now)}")))
     group = context.active()
     if group is None or not new_names:
         return
