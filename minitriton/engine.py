@@ -9,6 +9,7 @@ has run, so results, errors and counters do not depend on the grouping.
 """
 from __future__ import annotations
 
+import dis
 import os
 import traceback
 import types
@@ -359,12 +360,24 @@ def _finalize(run: Launch, exc: BaseException, failing: int) -> BaseException:
                         AttributeError, ZeroDivisionError, RuntimeError, KeyError, OverflowError)):
         below = _frame_below(exc.__traceback__, tb)
         dunder = below is not None and below.tb_frame.f_code.co_name.startswith("__")
-        message = repr(exc) if dunder or below is None else str(exc)
+        message = repr(exc) if dunder or below is None or _at_operator(tb) else str(exc)
         final = errors.CompilationError(errors.compilation_text(jit_fn, line, col, message))
         final.__cause__ = exc
         final.error = exc
         return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
     return exc
+
+
+_OPERATOR_OPS = frozenset(op for op, name in enumerate(dis.opname)
+                          if name in ("BINARY_OP", "COMPARE_OP", "BINARY_SUBSCR", "UNARY_NEGATIVE", "UNARY_INVERT",
+                                      "UNARY_NOT", "CONTAINS_OP") or name.startswith("BINARY_"))
+
+
+def _at_operator(tb) -> bool:
+    """Whether the kernel line failed in an operator (`p < q`, `x // y`, `x[i]`) rather than a call. Triton's
+    code generator shows an operator's error as `repr(e)` (its `visit` wrapper), a builtin call's as `str(e)`."""
+    code = tb.tb_frame.f_code.co_code
+    return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] in _OPERATOR_OPS
 
 
 def _located(exc, jit_fn, line, col, pid):

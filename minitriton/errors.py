@@ -20,6 +20,15 @@ class CompilationError(TritonError):
     """What Triton's compiler raises: `at {line}:{col}:`, the kernel source up to the line, a caret, the message."""
 
 
+class IncompatibleTypeErrorImpl(TypeError):
+    """Triton's `semantic.IncompatibleTypeErrorImpl`: operands of types no operation accepts (pointers compared,
+    a pointer plus a float, a bitwise op on floats). A TypeError here, as the name is all a user sees of it."""
+
+
+class UnsupportedLanguageConstruct(CompilationError):
+    """Mirror of `triton.compiler.errors.UnsupportedLanguageConstruct`: Python syntax Triton does not compile."""
+
+
 class OutOfResources(TritonError):
     """Mirror of `triton.OutOfResources`."""
 

@@ -106,7 +106,10 @@ class JITFunction(KernelInterface):
         """Reject what Triton's compiler rejects before anything runs (variables that only live in a loop)."""
         if self._checked:
             return
-        from .scoping import find_loop_scoped_names
+        from .scoping import find_chained_comparison, find_loop_scoped_names
+        chained = find_chained_comparison(self.fn)
+        if chained is not None:
+            raise _chained_error(self, *chained)
         found = find_loop_scoped_names(self.fn)
         self._checked = not found  # a rejected kernel stays rejected on every launch, as with Triton's compiler
         if found:
@@ -121,7 +124,7 @@ class JITFunction(KernelInterface):
         if context.active() is None:
             raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
         self.check_scoping()
-        return self.kernel_fn(*args, **kwargs)
+        return _decay(self.kernel_fn(*args, **kwargs))
 
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters)."""
@@ -148,6 +151,26 @@ class JITFunction(KernelInterface):
                     raise TypeError(f"{self.__name__}() missing required argument: '{p.name}'")
                 values[p.name] = p.default
         return values, options
+
+
+def _chained_error(jit_fn, lineno: int, col: int):
+    """Triton 3.6's UnsupportedLanguageConstruct for `a < b < c` (code_generator.visit_Compare)."""
+    exc = errors.UnsupportedLanguageConstruct(errors.compilation_text(
+        jit_fn, lineno, col, "simultaneous multiple comparison is not supported"))
+    exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = jit_fn.__name__, jit_fn.file_name, lineno, col, None
+    return exc
+
+
+def _decay(value):
+    """A helper's return value as Triton 3.6's `visit_Return` leaves it: Python numbers and constexprs become
+    tensors of their literal type (`return 0.5` gives an fp32 scalar), tuples element by element."""
+    if type(value) is tensor or value is None:
+        return value
+    if isinstance(value, (constexpr, int, float)):
+        return to_tensor(value)
+    if isinstance(value, tuple):
+        return tuple(_decay(v) for v in value)
+    return value
 
 
 def _scoping_error(jit_fn, found, text):

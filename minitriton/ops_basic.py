@@ -54,7 +54,8 @@ def unwrap(x):
 
 
 def _incompatible(a, b):
-    return TypeError(f"invalid operands of type {a!r} and {b!r}")
+    """Triton's error for operand types that do not go together (same class name and wording)."""
+    return errors.IncompatibleTypeErrorImpl(f"invalid operands of type {a!r} and {b!r}")
 
 
 # ---------------------------------------------------------------- shapes
@@ -599,12 +600,10 @@ def _compare(ufunc):
     def compare(a, b):
         # Triton 3.6's tensor.__lt__ & co. call to_tensor on the other operand first: a Python number is a tensor
         # of its literal type (fp32, int32, ...), not a weak scalar (fp16 == 0.1 compares in fp32; int8 < 300 is fine)
+        # Pointers are rejected, as 3.6's comparisons call binary_op_type_checking_impl without allow_*_ptr:
+        # `p == q` is "invalid operands of type pointer<fp32> and pointer<fp32>" (offline sm_90 compile).
         a, b = to_tensor(a), to_tensor(b)
-        ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True, allow_b_ptr=True)
-        if ty is None:  # pointers: compare addresses
-            if a.alloc is None or a.alloc is not b.alloc:
-                ad = expand(to_address(a), a.shape, len(shape))
-                bd = expand(to_address(b), b.shape, len(shape))
+        ad, bd, ty, shape, a, b = operands(a, b)
         return tensor(ufunc(ad, bd), T.int1, shape)
     compare.__name__ = ufunc.__name__
     return compare

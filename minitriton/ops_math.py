@@ -110,13 +110,23 @@ def fma(x, y, z):
     z, y = _legalized(z, y)
     shape = x.shape
     if not x.dtype.is_floating():
-        ir_type = f"i{x.dtype.primitive_bitwidth}"
-        if shape:
-            ir_type = f"tensor<{'x'.join(map(str, shape))}x{ir_type}>"
         raise errors.backend_error("error encountered during parsing",
-                                   f"'math.fma' op operand #0 must be floating-point-like, but got '{ir_type}'")
+                                   f"'math.fma' op operand #0 must be floating-point-like, but got '{_ir_type(x)}'")
     nd = len(shape)
     return finish(numerics.fma(x.data, expand(y.data, y.shape, nd), expand(z.data, z.shape, nd)), x.dtype, shape)
+
+
+def _ir_type(x: tensor) -> str:
+    """`x`'s MLIR type as Triton's compiler spells it in diagnostics: `i32`, `tensor<128xi32>`, `!tt.ptr<f32>`."""
+    ty = x.dtype
+    if ty.is_ptr():
+        elem = ty.element_ty
+        name = f"i{elem.primitive_bitwidth}" if elem.is_int() else {"fp16": "f16", "bf16": "bf16", "fp32": "f32",
+                                                                     "fp64": "f64"}.get(elem.name, elem.name)
+        name = f"!tt.ptr<{name}>"
+    else:
+        name = f"i{ty.primitive_bitwidth}"
+    return f"tensor<{'x'.join(map(str, x.shape))}x{name}>" if x.shape else name
 
 
 def _legalized(a: tensor, b: tensor):
@@ -157,3 +167,50 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     z = x - ops_reduce.max(x, axis, keep_dims=keep_dims)
     num = exp(z)
     return fdiv(num, ops_reduce.sum(num, axis, keep_dims=keep_dims), ieee_rounding)
+
+
+# ---------------------------------------------------------------- tensor methods (x.exp(), ...)
+
+def _method(fn, mlir_op, operand_kind="floating-point-like"):
+    """`x.<name>()` as Triton 3.6 builds it: math.py puts `@_tensor_member_fn` innermost, so the method skips
+    `_check_dtype`. fp16/bf16 compute in fp32 and round back to the input dtype (the PTX: cvt.f32.f16, the f32
+    op, cvt.rn.f16.f32); an integer or pointer operand fails in MLIR verification."""
+    def method(x):
+        x = to_tensor(x)
+        ty = x.dtype
+        if ty.is_fp32() or ty.is_fp64():
+            return fn(x)
+        if ty.is_fp16() or ty.is_bf16():
+            wide = fn(tensor(x.data.astype(np.float32), T.float32, x.shape))
+            return finish(wide.data, ty, x.shape)
+        raise errors.backend_error("error encountered during parsing",
+                                   f"'{mlir_op}' op operand #0 must be {operand_kind}, but got '{_ir_type(x)}'")
+    method.__name__ = fn.__name__
+    method.__doc__ = f"`x.{fn.__name__}()`: " + (method.__doc__ or "")
+    return method
+
+
+def _sqrt_rn_method(x):
+    """`x.sqrt_rn()`: fp32 only, as the function; other floats pass the frontend (the method skips the dtype
+    check) and fail in the LLVM translation of the fp32-only `llvm.nvvm.sqrt.rn.f` intrinsic."""
+    x = to_tensor(x)
+    ty = x.dtype
+    if ty.is_fp32():
+        return sqrt_rn(x)
+    if ty.is_floating():
+        llvm = {"fp16": "half", "bf16": "bfloat", "fp64": "double"}[ty.name]
+        raise errors.backend_error(
+            "failed to translate module to LLVM IR",
+            f"error: intrinsic call returns {llvm} but \"llvm.nvvm.sqrt.rn.f\" actually returns float\n"
+            f"error: LLVM Translation failed for operation: llvm.call_intrinsic")
+    raise errors.backend_error(
+        "error encountered during parsing",
+        f"'tt.precise_sqrt' op operand #0 must be floating-point or ranked tensor of floating-point values, "
+        f"but got '{_ir_type(x)}'")
+
+
+# Triton 3.6 (offline sm_90 compiles of `x.<name>()` on fp16/bf16/int32/fp64): every one-argument math method
+# except sqrt_rn compiles on fp16/bf16 with an fp32 computation and keeps the input dtype.
+METHODS = {f.__name__: _method(f, f"math.{f.__name__}")
+           for f in (exp, exp2, log, log2, cos, sin, sqrt, rsqrt, erf, floor, ceil)}
+METHODS["sqrt_rn"] = _sqrt_rn_method

@@ -141,6 +141,41 @@ class _Checker:
         return defined
 
 
+def _parse(fn):
+    """``(def node, first source line, indentation)`` of ``fn``, or None without a plain ``def`` source."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    dedented = textwrap.dedent("".join(lines))
+    indent = len(lines[0]) - len(dedented.splitlines(True)[0]) if lines else 0
+    try:
+        tree = ast.parse(dedented)
+    except SyntaxError:
+        return None
+    func = tree.body[0] if tree.body else None
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return func, first, indent
+
+
+def find_chained_comparison(fn):
+    """``(lineno, col_offset)`` in ``fn``'s file of its first chained comparison (``a < b < c``), or None.
+
+    Triton 3.6's ``visit_Compare`` rejects them ("simultaneous multiple comparison is not supported") before
+    evaluating either side, constexprs included. (Checked over the whole body, so one in a branch a constexpr
+    condition skips is reported too.)"""
+    parsed = _parse(inspect.unwrap(fn))
+    if parsed is None:
+        return None
+    func, first, indent = parsed
+    found = [n for n in ast.walk(func) if isinstance(n, ast.Compare) and len(n.ops) > 1]
+    if not found:
+        return None
+    node = min(found, key=lambda n: (n.lineno, n.col_offset))
+    return node.lineno + first - 1, node.col_offset + indent
+
+
 def find_loop_scoped_names(fn) -> list[LoopScopedName]:
     """Return reads of names that were only bound inside a preceding loop of ``fn``.
 
@@ -150,20 +185,10 @@ def find_loop_scoped_names(fn) -> list[LoopScopedName]:
     ``fn`` is unavailable or is not a plain ``def``.
     """
     fn = inspect.unwrap(fn)
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
+    parsed = _parse(fn)
+    if parsed is None:
         return []
-    src = "".join(lines)
-    dedented = textwrap.dedent(src)
-    indent = len(lines[0]) - len(dedented.splitlines(True)[0]) if lines else 0
-    try:
-        tree = ast.parse(dedented)
-    except SyntaxError:
-        return []
-    func = tree.body[0] if tree.body else None
-    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return []
+    func, first, indent = parsed
     a = func.args
     params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x}
     known = set(getattr(fn, "__globals__", {})) | set(dir(builtins))

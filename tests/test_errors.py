@@ -168,6 +168,71 @@ def test_control_case_compiles():
 
 
 @triton.jit
+def k_ptr_compare(p_ptr, q_ptr, out_ptr, CASE: tl.constexpr):
+    r = tl.arange(0, 4)
+    if CASE == "eq":
+        c = p_ptr + r == q_ptr + r
+    elif CASE == "lt":
+        c = p_ptr < q_ptr
+    else:
+        c = p_ptr != 0
+    tl.store(out_ptr + r, c.to(tl.int32))
+
+
+@pytest.mark.parametrize("case, other", [("eq", "pointer<fp32>"), ("lt", "pointer<fp32>"),
+                                         ("ne_int", "triton.language.int32")])
+def test_pointer_comparison_rejected(case, other):
+    """Comparisons on pointers fail to compile in Triton 3.6 (and 3.9): semantic.py's comparisons call
+    binary_op_type_checking_impl without allow_*_ptr. The message, repr'd as code_generator.visit shows an
+    operator's error, is from offline sm_90 compiles with Triton 3.6.0 (`p + r == q + r`, `p < q`, `p != 0`)."""
+    out = np.full(4, -1, np.int32)
+    with pytest.raises(CompilationError) as info:
+        k_ptr_compare[(1,)](np.zeros(4, np.float32), np.zeros(4, np.float32), out, CASE=case)
+    message = str(info.value).splitlines()
+    assert f"IncompatibleTypeErrorImpl('invalid operands of type pointer<fp32> and {other}')" in message
+    assert isinstance(info.value.__cause__, TypeError)
+    assert (out == -1).all()
+
+
+@triton.jit
+def k_chained(out_ptr, n):
+    tl.store(out_ptr, (0 < n < 10).to(tl.int32))  #: chained-compare
+
+
+def test_chained_comparison_rejected():
+    """`a < b < c` is an UnsupportedLanguageConstruct in Triton 3.6 (code_generator.visit_Compare; the text
+    and the caret at the left operand as printed by an offline sm_90 compile with Triton 3.6.0)."""
+    out = np.full(1, -1, np.int32)
+    with pytest.raises(minitriton.errors.UnsupportedLanguageConstruct) as info:
+        k_chained[(1,)](out, 5)
+    line = _line("chained-compare")
+    col = _SRC[line - 1].index("0 < n")
+    assert str(info.value).startswith(f"at 2:{col}:\ndef k_chained(out_ptr, n):\n{_SRC[line - 1]}\n{' ' * col}^\n"
+                                      f"simultaneous multiple comparison is not supported\n")
+    assert isinstance(info.value, CompilationError)
+    assert out[0] == -1
+
+
+@triton.jit
+def _eight():
+    return 8
+
+
+@triton.jit
+def k_helper_bound(out_ptr):
+    offs = tl.arange(0, _eight())
+    tl.store(out_ptr + offs, offs)
+
+
+def test_helper_literal_return_is_a_tensor():
+    """Triton 3.6's visit_Return turns a returned int/float/constexpr into a tensor (`to_tensor`), so a helper's
+    8 cannot be an arange bound (offline sm_90 compile with 3.6.0: "arange's arguments must be of type
+    tl.constexpr"; 3.9 keeps constexpr returns)."""
+    with pytest.raises(CompilationError, match=r"arange's arguments must be of type tl\.constexpr"):
+        k_helper_bound[(1,)](np.zeros(8, np.int32))
+
+
+@triton.jit
 def k_layout(out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     bad = tl.arange(0, 3)  #: layout-error

@@ -160,9 +160,9 @@ def _install_tensor_methods():
         expand_dims=expand_dims, broadcast_to=broadcast_to, split=split,
         sum=sum, max=max, min=min, argmax=argmax, argmin=argmin, xor_sum=xor_sum, reduce=reduce,
         associative_scan=associative_scan, cumsum=cumsum, cumprod=cumprod,
-        exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqrt_rn, rsqrt=rsqrt, sin=sin, cos=cos,
-        abs=abs, floor=floor, ceil=ceil, sigmoid=sigmoid, softmax=softmax, erf=erf, cdiv=cdiv, umulhi=umulhi,
+        abs=abs, sigmoid=sigmoid, softmax=softmax, cdiv=cdiv, umulhi=umulhi,
         logical_and=_ob.logical_and, logical_or=_ob.logical_or,
+        **_om.METHODS,  # exp, log, sqrt, ...: Triton 3.6's methods skip the dtype check (fp16/bf16 via fp32)
     )
     for name, fn in members.items():
         setattr(tensor, name, fn)
