@@ -3,8 +3,7 @@
 Run: `python gpu_miscompiles.py` on a CUDA machine with triton + torch (prints, per kernel, how many lanes
 differ from what the source computes, evaluated here in NumPy), or after `minitriton.install()` with NumPy
 arrays (0 everywhere). These kernels on these inputs, run on the H200 (Triton 3.6.0, torch 2.11) while
-minimising: row_max_of_neg 192 lanes,
-div_then_int8 103 lanes, nested_max_neg_scalar 11 of 16 lanes.
+minimising: row_max_of_neg 192 lanes, div_then_int8 103 lanes, nested_max_neg_scalar 11 of 16 lanes.
 """
 import numpy as np
 import triton
