@@ -48,7 +48,7 @@ class Allocation:
 
     def address_of(self, offsets: np.ndarray, ty: T.dtype) -> np.ndarray:
         """Element offsets into this allocation as absolute virtual addresses."""
-        return offsets * ty.itemsize + self.base_address
+        return offsets.astype(np.int64) * ty.itemsize + self.base_address
 
     def describe(self) -> str:
         shape = "x".join(str(s) for s in self.array.shape) or "scalar"

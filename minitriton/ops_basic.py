@@ -351,7 +351,7 @@ def _pointer_cast(x: tensor, dst: T.dtype) -> tensor:
             old, new = src.element_ty.itemsize, dst.element_ty.itemsize
             if old == new:
                 return tensor(x.data, dst, x.shape, x.alloc)
-            byte = x.data * old
+            byte = x.data.astype(np.int64) * old
             if not (byte % new).any():
                 return tensor(byte // new, dst, x.shape, x.alloc)
         return tensor(to_address(x), dst, x.shape)
@@ -470,12 +470,32 @@ def _ptr_offset(p: tensor, pd, off: tensor, od, shape, sign: int) -> tensor:
         od = od.astype(np.int64)
     if p.alloc is None:
         od = od.astype(np.int64) * p.dtype.element_ty.itemsize
-    # int64 arithmetic: unsigned offsets zero-extend, signed ones sign-extend (numpy widens exactly)
-    out = np.add(pd, od, dtype=np.int64) if sign > 0 else np.subtract(pd, od, dtype=np.int64)
+        out = np.add(pd, od, dtype=np.int64) if sign > 0 else np.subtract(pd, od, dtype=np.int64)
+        return tensor(out, p.dtype, shape)
+    # Element offsets into one allocation: their exact range is known (remembered on the block, or scanned
+    # once here instead of at the load), and when it fits int32 the block is stored as int32, half the bytes
+    # (larger groups for the same memory). The arithmetic is exact either way: 64-bit, as Triton's pointers.
+    if p.bounds is not None and not off.shape:  # `ptr += step` in a loop: no scan of the block
+        lo, hi = _shifted_bounds(p.bounds, od, sign)
+    else:
+        (plo, phi), (olo, ohi) = _value_range(pd, p.bounds), _value_range(od)
+        lo, hi = (plo + olo, phi + ohi) if sign > 0 else (plo - ohi, phi - olo)
+    narrow = -2**31 <= lo and hi < 2**31
+    ufunc = np.add if sign > 0 else np.subtract
+    out = ufunc(pd, od, dtype=np.int32 if narrow else np.int64, casting="unsafe")
     result = tensor(out, p.dtype, shape, p.alloc)
-    if p.bounds is not None and not off.shape:  # `ptr += step` in a loop: keep the block's known bounds
-        result.bounds = _shifted_bounds(p.bounds, od, sign)
+    result.bounds = (lo, hi)
     return result
+
+
+def _value_range(a: np.ndarray, known: tuple | None = None) -> tuple:
+    """(min, max) of an integer array as Python ints (`known` when given)."""
+    if known is not None:
+        return known
+    if a.size == 1:
+        v = int(a.reshape(-1)[0])
+        return v, v
+    return int(a.min()), int(a.max())
 
 
 def _shifted_bounds(bounds: tuple, od: np.ndarray, sign: int) -> tuple:
@@ -496,7 +516,7 @@ def sub(a, b):
     if ty is None:
         if b.dtype.is_ptr():  # ptr - ptr: distance in elements
             if a.alloc is not None and a.alloc is b.alloc:
-                return tensor(ad - bd, T.int64, shape)
+                return tensor(np.subtract(ad, bd, dtype=np.int64), T.int64, shape)
             diff = (expand(to_address(a), a.shape, len(shape)) - expand(to_address(b), b.shape, len(shape)))
             return tensor(diff // a.dtype.element_ty.itemsize, T.int64, shape)
         return _ptr_offset(a, ad, b, bd, shape, -1)

@@ -242,7 +242,7 @@ def _units(idx, elem, alloc):
     """Indices in the pointer's element type as indices in the allocation's own element type."""
     if elem.itemsize == alloc.dtype.itemsize:
         return idx
-    return idx * elem.itemsize // alloc.dtype.itemsize
+    return idx.astype(np.int64) * elem.itemsize // alloc.dtype.itemsize
 
 
 def lanes(group, idx: np.ndarray, m):

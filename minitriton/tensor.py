@@ -56,8 +56,11 @@ class tensor:
         # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
         self.bounds = None
         group = context._current
-        if group is not None and data.nbytes > group.peak:
-            group.see(data.nbytes)
+        # Groups are sized by their largest value. A pointer block counts as 64-bit offsets even when they are
+        # stored as int32: the loads, masks and temporaries that go with it are as large as before.
+        nbytes = data.nbytes if alloc is None else data.size * 8
+        if group is not None and nbytes > group.peak:
+            group.see(nbytes)
 
     # --- Triton's introspection surface ---
     @property

@@ -186,7 +186,8 @@ def test_masked_lanes_never_touch_memory_and_loads_return_other(case, use_other)
     # 1: the masked scatter wrote exactly the active destinations; everything else is still poison
     written = np.zeros(m.size, bool)
     written[case["dest"][m]] = True
-    np.testing.assert_array_equal(mtt.unwritten(arrays["out"]), ~written)
+    # (a written lane may hold the poison bits by chance, x = -83 as int8: its value is checked instead)
+    assert mtt.unwritten(arrays["out"])[~written].all()
     np.testing.assert_array_equal(_bits(arrays["out"])[case["dest"][m]], loaded[m])
     np.testing.assert_array_equal(arrays["cnt"], written.astype(np.int32))
     assert np.array_equal(_base_bits(arrays["x"]), _base_bits(case["x"]))  # x and the padding around it
