@@ -61,6 +61,7 @@ class Launch:
         if options.sanitize or os.environ.get("MINITRITON_SANITIZE", "0") not in ("", "0"):
             from .sanitizer import LaunchSanitizer
             self.sanitizer = LaunchSanitizer(self)
+        self.compiled = False                # a launch of the same specialization completed before
         self.snapshots = {}                  # allocation index -> its bytes before the launch wrote to it
         self.snapshot_bytes = 0
 
@@ -69,6 +70,9 @@ class Launch:
         (which on a GPU prevents the launch) can leave memory untouched. Bounded: copies stop once they
         would exceed half the launch's array bytes (or options.undo_bytes)."""
         if alloc.index in self.snapshots:
+            return
+        if self.compiled:  # this specialization launched before without error: Triton has compiled it
+            self.snapshots[alloc.index] = None
             return
         arrays = sum(a.nbytes for a in self.allocations)
         if self.snapshot_bytes + alloc.nbytes > min(options.undo_bytes, max(arrays // 2, 2**16)):
@@ -168,6 +172,9 @@ def launch(kernel, args, kwargs, grid, warmup=False):
         call_args.append(convert_argument(name, values[name], is_constexpr, specialize, run))
     if warmup:
         return None
+    completed = kernel.cache.setdefault("completed", set())
+    spec = _specialization(constexprs, call_args)
+    run.compiled = spec in completed
     fn = kernel.kernel_fn
     with np.errstate(all="ignore"):
         quiet_before = numerics.already_quiet
@@ -176,9 +183,22 @@ def launch(kernel, args, kwargs, grid, warmup=False):
             _schedule(run, lambda: fn(*call_args))
         finally:
             numerics.already_quiet = quiet_before
+    completed.add(spec)
     if run.recording is not None:
         run.recording.launches.append(run.recorder.report(run))
     return None
+
+
+def _specialization(constexprs: dict, call_args: list):
+    """What Triton compiles a kernel for: constexpr values and argument types (ints equal to 1 apart).
+
+    Once a launch of a specialization has completed, a compile-time error cannot stop a later one (Triton
+    compiled it), so later launches keep no undo copies of the arrays they write (Launch.before_write)."""
+    kinds = []
+    for a in call_args:
+        dtype = getattr(a, "dtype", None)
+        kinds.append(str(dtype) if dtype is not None else (type(a).__name__, a == 1 if isinstance(a, int) else None))
+    return tuple(sorted((k, repr(v)) for k, v in constexprs.items())), tuple(kinds)
 
 
 def _group_cap(run: Launch) -> int:
@@ -216,7 +236,10 @@ def _schedule(run: Launch, call):
     replaying = False
     while queue or next_start < n:
         if not queue:
-            stop = min(n, next_start + chunk)
+            # equal parts: 64 programs at 19 per group run as 16+16+16+16, not 19+19+19+7 (a pass costs
+            # about the same Python time whatever its size)
+            left = n - next_start
+            stop = next_start + -(-left // -(-left // chunk))
             queue.append(np.arange(next_start, stop, dtype=np.int64))
             next_start = stop
         pids = queue.pop(0)

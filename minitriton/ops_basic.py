@@ -14,6 +14,7 @@ import numpy as np
 
 from . import dtypes as T
 from . import errors, numerics
+from . import outer
 from .tensor import tensor
 
 
@@ -451,6 +452,10 @@ def _check_ptr(ta, tb, allow):
 # ---------------------------------------------------------------- arithmetic
 
 def add(a, b):
+    if isinstance(a, outer.pointer_block) or isinstance(b, outer.pointer_block):
+        stepped = _outer_step(a, b, 1)
+        if stepped is not None:
+            return stepped
     ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True, allow_b_ptr=True)
     if ty is None:
         if a.dtype.is_ptr() and b.dtype.is_ptr():
@@ -463,6 +468,20 @@ def add(a, b):
     return finish(ad + bd, ty, shape)
 
 
+def _outer_step(a, b, sign: int):
+    """`p + n`, `n + p` or `p - n` for an outer pointer block p and integer n, kept in parts; None when the
+    operands need the general path (errors, pointer differences) or the result is better stored whole."""
+    p, o = (a, b) if isinstance(a, outer.pointer_block) else (b, a)
+    o = to_tensor(o)
+    if not o.dtype.is_int():
+        return None
+    if not o.shape and o.data.size == 1:  # one step for the whole group
+        step = int(o.data.astype(np.int64, copy=False).reshape(-1)[0])
+        return p.shifted(step if sign > 0 else -step)
+    shape = broadcast_shapes(p.shape, o.shape)
+    return outer.pointer(p, None, expand(o.data, o.shape, len(shape)), shape, sign)
+
+
 def _ptr_offset(p: tensor, pd, off: tensor, od, shape, sign: int) -> tensor:
     if not off.dtype.is_int():
         raise _incompatible(p.dtype, off.dtype)
@@ -472,6 +491,10 @@ def _ptr_offset(p: tensor, pd, off: tensor, od, shape, sign: int) -> tensor:
         od = od.astype(np.int64) * p.dtype.element_ty.itemsize
         out = np.add(pd, od, dtype=np.int64) if sign > 0 else np.subtract(pd, od, dtype=np.int64)
         return tensor(out, p.dtype, shape)
+    if pd.ndim == od.ndim and outer.is_outer_shape(pd, od):
+        block = outer.pointer(p, pd, od, shape, sign)
+        if block is not None:
+            return block
     # Element offsets into one allocation: their exact range is known (remembered on the block, or scanned
     # once here instead of at the load), and when it fits int32 the block is stored as int32, half the bytes
     # (larger groups for the same memory). The arithmetic is exact either way: 64-bit, as Triton's pointers.
@@ -512,6 +535,10 @@ def _shifted_bounds(bounds: tuple, od: np.ndarray, sign: int) -> tuple:
 
 
 def sub(a, b):
+    if isinstance(a, outer.pointer_block):
+        stepped = _outer_step(a, b, -1)
+        if stepped is not None:
+            return stepped
     ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True)
     if ty is None:
         if b.dtype.is_ptr():  # ptr - ptr: distance in elements
@@ -566,8 +593,27 @@ def _bitwise(a, b):
 
 
 def and_(a, b):
+    if isinstance(a, outer.outer) or isinstance(b, outer.outer):
+        block = _outer_and(unwrap(a), unwrap(b))
+        if block is not None:
+            return block
     ad, bd, ty, shape = _bitwise(a, b)
+    if ty is T.int1 and ad.ndim == bd.ndim and shape and outer.is_outer_shape(ad, bd):
+        block = outer.mask(ad, bd, unwrap(a), unwrap(b), shape, ty)
+        if block is not None:
+            return block
     return finish(ad & bd, ty, shape)
+
+
+def _outer_and(a, b):
+    """`a & b` where a or b is an outer mask: the parts of both, or None for the general path."""
+    if not (isinstance(a, tensor) and isinstance(b, tensor) and a.dtype is T.int1 and b.dtype is T.int1):
+        return None
+    shape = broadcast_shapes(a.shape, b.shape)
+    nd = len(shape)
+    ad = None if isinstance(a, outer.outer) else expand(a.data, a.shape, nd)
+    bd = None if isinstance(b, outer.outer) else expand(b.data, b.shape, nd)
+    return outer.mask(ad, bd, a, b, shape, T.int1)
 
 
 def or_(a, b):

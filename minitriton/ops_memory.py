@@ -14,6 +14,7 @@ from .counters import distinct
 from .memory import SLOT_SHIFT
 from .ops_basic import (broadcast_data, broadcast_shapes, cast, convert, expand, from_storage, to_address,
                         to_storage, to_tensor, unwrap)
+from .outer import outer, pointer_block, tile_view
 from .tensor import tensor
 
 
@@ -49,13 +50,25 @@ def _prepare(op: str, pointer, mask, extra: dict):
     return ptr, mask, values, shape
 
 
+def _mask_lanes(mask, shape):
+    """The mask's array broadcast to `shape` (program axis first), or None when every lane is on."""
+    # the common case: nothing masked off in this group (count_nonzero: no ufunc reduction, several x faster)
+    if mask is None:
+        return None
+    if isinstance(mask, outer):
+        if mask.all_true():
+            return None
+    elif np.count_nonzero(mask.data) == mask.data.size:
+        return None
+    return broadcast_data(mask, shape) if mask.shape != shape else mask.data
+
+
 def _lanes(group, ptr: tensor, mask, shape):
     """(index array, mask array or None), both with the program axis, broadcast to `shape`."""
     idx = broadcast_data(ptr, shape) if ptr.shape != shape else ptr.data
-    # the common case: nothing masked off in this group (count_nonzero: no ufunc reduction, several x faster)
-    if mask is None or np.count_nonzero(mask.data) == mask.data.size:
+    m = _mask_lanes(mask, shape)
+    if m is None:
         return idx, None
-    m = broadcast_data(mask, shape) if mask.shape != shape else mask.data
     if m.shape[0] != idx.shape[0]:
         g = max(m.shape[0], idx.shape[0])
         idx = np.broadcast_to(idx, (g,) + idx.shape[1:])
@@ -183,6 +196,48 @@ def _count(group, kind, alloc, itemsize, idx, m, shape):
     group.events.append((kind, alloc, itemsize, active, lanes - active, prog, sel_idx))
 
 
+def _load_tile(group, ptr, mask, shape, elem):
+    """The raw values of a load through a tile-shaped pointer block whose every lane is in bounds (masked or
+    not), gathered without an index array; None for the general path (also while counting or sanitizing,
+    which need the lanes' indices)."""
+    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+        return None
+    launch = group.launch
+    if launch.recorder is not None or launch.sanitizer is not None:
+        return None
+    lo, hi = ptr.bounds
+    if lo < 0 or hi >= ptr.alloc.numel(elem):
+        return None
+    tile = tile_view(ptr, ptr.alloc.flat(elem), shape)
+    return None if tile is None else tile[0][tile[1]]
+
+
+def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
+    """Store through a tile-shaped pointer block with every lane on and in bounds, without an index array
+    (the journal keeps the view and the old tiles); False for the general path."""
+    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+        return False
+    launch = group.launch
+    alloc = ptr.alloc
+    if launch.recorder is not None or launch.sanitizer is not None or not alloc.writeable:
+        return False
+    lo, hi = ptr.bounds
+    if lo < 0 or hi >= alloc.numel(elem) or _mask_lanes(mask, shape) is not None:
+        return False
+    tile = tile_view(ptr, alloc.flat(elem), shape, for_store=True)
+    if tile is None:
+        return False
+    view, origins = tile
+    vd = expand(to_storage(val.data, elem), val.shape, len(shape))
+    if vd.shape[0] != 1 and vd.shape[0] != origins.shape[0]:
+        return False
+    group.before_store(alloc)
+    if group.journal is not None:
+        group.journal.append((view, origins, view[origins]))
+    view[origins] = vd
+    return True
+
+
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load a block (or scalar) through pointers.
@@ -199,16 +254,24 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         raise ValueError(f"Padding option {padding_option} not supported")
     ptr, mask, vals, shape = _prepare("load", pointer, mask, {"other": other})
     elem = ptr.dtype.element_ty
-    idx, m = _lanes(group, ptr, mask, shape)
-    alloc, safe = _resolve("load", group, ptr, idx, m, mask is not None)
-    flat = alloc.flat(elem)
-    _count(group, "load", alloc, elem.itemsize, safe, m, shape)
-    if group.launch.sanitizer is not None:
-        group.launch.sanitizer.check_load(group, alloc, elem, safe, idx, m)
-    if flat.shape[0] == 0:
-        raw = np.zeros(safe.shape, elem.np_storage)
+    raw = _load_tile(group, ptr, mask, shape, elem)
+    if raw is not None:
+        m = _mask_lanes(mask, shape)
+        if m is not None and m.shape[0] != raw.shape[0]:
+            g = max(m.shape[0], raw.shape[0])
+            raw = np.broadcast_to(raw, (g,) + shape).copy()
+            m = np.broadcast_to(m, (g,) + shape)
     else:
-        raw = flat.take(safe)
+        idx, m = _lanes(group, ptr, mask, shape)
+        alloc, safe = _resolve("load", group, ptr, idx, m, mask is not None)
+        flat = alloc.flat(elem)
+        _count(group, "load", alloc, elem.itemsize, safe, m, shape)
+        if group.launch.sanitizer is not None:
+            group.launch.sanitizer.check_load(group, alloc, elem, safe, idx, m)
+        if flat.shape[0] == 0:
+            raw = np.zeros(safe.shape, elem.np_storage)
+        else:
+            raw = flat.take(safe)
     values = from_storage(raw, elem)
     if elem.is_bool():  # loaded as int8, then `!= 0` (a byte other than 0 and 1 may be there, see store)
         values = values.view(np.uint8) != 0
@@ -239,6 +302,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         # byte 0, 256 byte 0, 2 byte 2
         elem = T.int8
     val = cast(vals["value"], elem)
+    if _store_tile(group, ptr, mask, shape, elem, val):
+        return None
     idx, m = _lanes(group, ptr, mask, shape)
     alloc, safe = _resolve("store", group, ptr, idx, m, mask is not None)
     if not alloc.writeable:
