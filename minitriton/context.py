@@ -36,6 +36,8 @@ class Group:
         self.program_ids = coords            # three int32 arrays of shape (size,)
         self.limit = limit                   # bytes one value may take before OverBudget
         self.peak = 0                        # largest value seen (bytes), for sizing groups
+        self.live = 0                        # bytes held by the pass's values now (tensor.__init__/__del__)
+        self.live_peak = 0                   # ... at most, for sizing groups by memory
         self.journal = [] if self.size > 1 else None
         self.prints = []
         self.quiet = False                   # a replay: its prints were shown already
@@ -46,6 +48,13 @@ class Group:
         self.peak = nbytes
         if nbytes > self.limit and self.size > 1:
             raise OverBudget()
+
+    def hold(self, nbytes: int, transient: int = 0):
+        """Arrays other than tensors' that this pass keeps (`nbytes`, e.g. the store journal) or holds for a
+        moment (`transient`), for sizing groups by memory."""
+        self.live += nbytes
+        if self.live + transient > self.live_peak:
+            self.live_peak = self.live + transient
 
     def count_flops(self, per_program: int, rows: int):
         """Record `tl.dot` FLOPs done by every program of the group."""

@@ -1,8 +1,8 @@
 """The launcher: runs a kernel's programs a *group* at a time, every value carrying a program axis.
 
-Programs are numbered x-outermost, z-fastest (Triton's interpreter order). The first program runs alone
-to measure how large its values get; the rest run in groups sized so one value stays under the memory
-budget. Python control flow that differs between the programs of a group raises `Diverged`: the group's
+Programs are numbered x-outermost, z-fastest (Triton's interpreter order). The first group measures how
+large its values get (the largest, and all those held at once); the rest run in equal groups sized so one
+value fits in cache and the group's values stay within a share of the launch's array bytes. Python control flow that differs between the programs of a group raises `Diverged`: the group's
 stores are rolled back (they are journaled) and it is split by that value, the parts re-run in program
 order. Errors are reported for the first failing program in launch order, after every earlier program
 has run, so results, errors and counters do not depend on the grouping.
@@ -219,17 +219,18 @@ def _schedule(run: Launch, call):
     if n == 0:
         return
     cap = _group_cap(run)
-    # A value of the group should fit in cache (speed) and, for small launches, stay a small fraction of the
-    # launch's arrays, so the emulator's working memory stays below the memory the kernel itself works on.
+    # A value of the group should fit in cache (speed), and all the values the group holds at once should stay
+    # below a share of the launch's arrays (memory: the emulator's working set stays below the kernel's own).
     arrays = sum(a.nbytes for a in run.allocations)
-    target = min(options.value_budget, options.group_bytes, max(MIN_GROUP_BYTES, arrays // 10))
+    target = min(options.value_budget, options.group_bytes)
+    live_budget = max(MIN_LIVE_BYTES, int(arrays * LIVE_SHARE))
     # How large one program's values get: learned from earlier launches with the same constexprs, else from
     # the first group, which shrinks (OverBudget) until its values fit.
     sizes = run.kernel.cache.setdefault("program_bytes", {})
     key = tuple(sorted((k, repr(v)) for k, v in run.constexprs.items()))
     known = sizes.get(key)
-    chunk = min(cap, max(1, target // known) if known else FIRST_GROUP)
-    limit = 2 * target if known else target
+    chunk = min(cap, _fitting(target, live_budget, *known) if known else FIRST_GROUP)
+    limit = 2 * target if known else min(target, live_budget)
     queue: list[np.ndarray] = []
     next_start = 0
     committed = np.zeros(n, bool)
@@ -251,9 +252,11 @@ def _schedule(run: Launch, call):
         outcome = _run_group(group, call)
         if outcome is None:
             committed[pids] = True
-            per_program = max(1, group.peak // group.size, sizes.get(key, 0))
-            sizes[key] = per_program
-            chunk = min(cap, max(1, target // per_program))
+            value, live = sizes.get(key, (0, 0))
+            value = max(1, group.peak // group.size, value)
+            live = max(1, group.live_peak // group.size, live)
+            sizes[key] = value, live
+            chunk = min(cap, _fitting(target, live_budget, value, live))
             limit = max(target, options.value_budget if chunk == 1 else 2 * target)
             continue
         kind, payload = outcome
@@ -290,7 +293,13 @@ def _schedule(run: Launch, call):
 
 
 FIRST_GROUP = 64
-MIN_GROUP_BYTES = 64 * 2**10
+LIVE_SHARE = 0.7            # the values a group holds at once: at most this share of the launch's array bytes
+MIN_LIVE_BYTES = 256 * 2**10  # ... or this much, for small launches (memory does not matter there, speed does)
+
+
+def _fitting(target: int, live_budget: int, value: int, live: int) -> int:
+    """Programs per group: each value within `target` bytes, all live values within `live_budget`."""
+    return max(1, min(target // value, live_budget // live))
 
 
 def _split_by_value(pids: np.ndarray, values: np.ndarray) -> list:

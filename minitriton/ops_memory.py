@@ -233,7 +233,9 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
         return False
     group.before_store(alloc)
     if group.journal is not None:
-        group.journal.append((view, origins, view[origins]))
+        old = view[origins]
+        group.journal.append((view, origins, old))
+        group.hold(old.nbytes)
     view[origins] = vd
     return True
 
@@ -324,7 +326,11 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         group.launch.sanitizer.check_store(group, alloc, elem, safe, idx, m)
     group.before_store(alloc)
     if group.journal is not None:
-        group.journal.append((flat, sel_idx, flat[sel_idx]))
+        old = flat[sel_idx]
+        group.journal.append((flat, sel_idx, old))
+        group.hold(old.nbytes + (sel_idx.nbytes if sel_idx.base is None else 0))
+    # the scatter's own index and value arrays, alive until here
+    group.hold(0, (sel_idx.nbytes if sel_idx.base is None else 0) + (sel_val.nbytes if sel_val.base is None else 0))
     flat[sel_idx] = sel_val
     group.note_store(alloc, sel_idx)
     return None

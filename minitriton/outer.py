@@ -56,6 +56,7 @@ class outer(tensor):
 
     def __init__(self, parts: tuple, kind: str, dtype, shape: tuple, alloc=None, bounds=None):
         _DATA.__set__(self, None)
+        self._owner = None
         self.parts = parts
         self.kind = kind
         self.dtype = dtype

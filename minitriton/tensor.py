@@ -44,7 +44,7 @@ class block_type:
 class tensor:
     """A Triton value: a scalar (shape `()`) or a block, evaluated for every program of the group."""
 
-    __slots__ = ("data", "dtype", "shape", "alloc", "bounds")
+    __slots__ = ("data", "dtype", "shape", "alloc", "bounds", "_owner", "_owned")
     __array_priority__ = 1000  # numpy scalars must defer to our operators
 
     def __init__(self, data: np.ndarray, dtype, shape: tuple, alloc=None):
@@ -56,11 +56,24 @@ class tensor:
         # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
         self.bounds = None
         group = context._current
-        # Groups are sized by their largest value. A pointer block counts as 64-bit offsets even when they are
-        # stored as int32: the loads, masks and temporaries that go with it are as large as before.
-        nbytes = data.nbytes if alloc is None else data.size * 8
-        if group is not None and nbytes > group.peak:
-            group.see(nbytes)
+        self._owner = None
+        if group is not None:
+            # Groups are sized by their largest value (cache) and by the bytes their values hold at once
+            # (memory): `live` counts arrays that own their memory while their tensor exists (views are free).
+            nbytes = data.nbytes
+            if nbytes > group.peak:
+                group.see(nbytes)
+            if data.base is None:
+                self._owner = group
+                self._owned = nbytes
+                group.live += nbytes
+                if group.live > group.live_peak:
+                    group.live_peak = group.live
+
+    def __del__(self):
+        group = self._owner
+        if group is not None:
+            group.live -= self._owned
 
     # --- Triton's introspection surface ---
     @property
