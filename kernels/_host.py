@@ -6,12 +6,25 @@ here imports torch unless the caller already passed a torch tensor.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+
+# The torch tensor types `is_torch` has seen. Host wrappers test `type(x) in TORCH_TYPES` (one set lookup) before
+# they look up a cached launch plan, whose key reads torch-only attributes such as `x.stride()`.
+TORCH_TYPES: set = set()
 
 
 def is_torch(x) -> bool:
     """True for a torch.Tensor (checked without importing torch)."""
-    return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr")
+    t = type(x)
+    if t in TORCH_TYPES:
+        return True
+    if t.__module__.startswith("torch") and hasattr(x, "data_ptr"):
+        TORCH_TYPES.add(t)
+        return True
+    return False
 
 
 def is_buffer(x) -> bool:
@@ -123,3 +136,83 @@ _ITEMSIZES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 
 def itemsize(dtype: str) -> int:
     """Bytes per element of a dtype name as `dtype_name` spells it ('float32', 'bfloat16', ...)."""
     return _ITEMSIZES[dtype]
+
+
+# ----------------------------------------------------------------------------- launch plans (torch tensors)
+#
+# A host wrapper validates its arguments and works out its launch (blocks, grid, strides, which copies and
+# allocations) once per key; for torch tensors it keeps the result, a "plan": a function that allocates the
+# outputs and launches the kernel. A repeat call costs one key, one dict lookup and the plan. The key holds
+# everything the validation and the launch depend on (the types, shapes, dtypes and strides of the arrays,
+# the options with their types), so a kept plan is always the one a fresh validation would build. The
+# device is not in it: plans allocate on the device of the arrays they are given (torch.empty_like, or
+# device=a.device), and Triton launches on the current device, as before. Plans hold no arrays. NumPy arrays
+# and minitriton.Buffers build their plan on every call, through the same code, and nothing of theirs is kept.
+
+MAX_PLANS = 1024      # per cache: the whole cache is dropped when it is full (shapes that vary without end)
+
+
+def remember(plans: dict, key, plan):
+    """plans[key] = plan, emptying `plans` first when it holds MAX_PLANS; returns plan. A key that cannot be
+    hashed (an option given as a list, say) is not kept: the plan then serves the one call."""
+    if len(plans) >= MAX_PLANS:
+        plans.clear()
+    try:
+        plans[key] = plan
+    except TypeError:
+        pass
+    return plan
+
+
+def c_strides(shape_) -> tuple:
+    """The strides (in elements) torch gives a new C-contiguous tensor of `shape_` (sizes 0 count as 1)."""
+    strides, step = [], 1
+    for n in reversed(tuple(shape_)):
+        strides.append(step)
+        step *= max(int(n), 1)
+    return tuple(reversed(strides))
+
+
+def allocator(shape_, like, dtype: str | None = None):
+    """A function f(a) -> an uninitialised C-contiguous array of `shape_`, of like's kind, for arrays `a`
+    that are like `like` (same kind, shape, dtype, strides and device); dtype by name, like's by default.
+
+    For torch it is resolved once: `torch.empty_like` when `like` is itself C-contiguous with that shape and
+    dtype, otherwise `torch.empty` with the dtype fixed, on the device of the array it is given. Other kinds
+    go through `empty` on every call.
+    """
+    if is_torch(like):
+        import torch
+        shape_ = tuple(int(n) for n in shape_)
+        same_dtype = dtype is None or dtype == dtype_name(like)
+        if same_dtype and tuple(like.shape) == shape_ and tuple(like.stride()) == c_strides(shape_):
+            return torch.empty_like
+        torch_dtype = like.dtype if same_dtype else getattr(torch, dtype)
+        if not shape_:
+            return lambda a: torch.empty((), dtype=torch_dtype, device=a.device)
+        # the sizes as separate arguments: torch parses them faster than a tuple
+        return lambda a: torch.empty(*shape_, dtype=torch_dtype, device=a.device)
+    return lambda a: empty(shape_, a, dtype)
+
+
+def as_rows(like, n_rows: int, n_cols: int):
+    """A function f(a) -> `a` as a C-contiguous (n_rows, n_cols) array (a copy only when `a` is not
+    C-contiguous), for arrays `a` of like's kind."""
+    if is_torch(like):
+        return lambda a: a.contiguous().view(n_rows, n_cols)
+    return lambda a: reshape(contiguous(a), (n_rows, n_cols))
+
+
+def launcher(kernel, grid, **options):
+    """`kernel[grid]` for a plan to keep, with keyword arguments (constexprs, num_warps, ...) bound: f(*args)
+    launches `kernel` on `grid`, calling the kernel's `run` directly (what `kernel[grid]` does through a new
+    lambda on every launch)."""
+    return functools.partial(kernel.run, grid=grid, warmup=False, **options)
+
+
+def contiguous_fn(like):
+    """None when arrays like `like` are used as they are (a C-contiguous torch tensor: its strides are in the
+    plan's key), else `contiguous`, to be applied on every call (a copy only when needed)."""
+    if is_torch(like) and like.is_contiguous():
+        return None
+    return contiguous

@@ -366,26 +366,32 @@ def _meta(block_m, block_n):
 
 
 _CHOSEN = {}  # (kernel, T, dtype, D, CAUSAL) -> the launch options the autotuner chose
-FAST_LAUNCH = True
+FAST_LAUNCH = True   # False: no kept plans, every launch without explicit blocks goes through the autotuner
+_FWD_PLANS = {}   # (type, shape, dtype, strides of q, k, v, causal, block_m, block_n) -> launch, torch only
+_BWD_PLANS = {}   # (the same for q, k, v, o, lse, do, causal, blocks_dkdv, blocks_dq) -> launch
+_TORCH = _host.TORCH_TYPES
 
 
-def _launch(kernel, tuned, meta, per, T, bh, args, constexprs):
-    """Launch `tuned` (the autotuner chooses the blocks), or `kernel` with the explicit blocks `meta`.
+def _launcher(kernel, tuned, meta, per, T, bh, dtype, constexprs):
+    """(f(*args) that launches, whether f may be kept): `kernel` with the explicit blocks `meta`, or with the
+    autotuner's choice for (T, dtype, D, CAUSAL) once it has made one; before that, `tuned` (the autotuner
+    chooses and its choice is recorded) in an f that is not to be kept.
 
     The grid is (blocks of `per` rows along T, B*H): programs of one (batch, head) run side by side and
-    share its K and V (or Q and dO) in the L2 cache. Once the autotuner has chosen for a key, later calls
-    launch that config directly: the autotuner's own per-call bookkeeping costs tens of microseconds of
-    Python, as much as a whole small attention takes on an H200.
+    share its K and V (or Q and dO) in the L2 cache. Launching the choice directly skips the autotuner's own
+    per-call bookkeeping, which costs tens of microseconds of Python, as much as a whole small attention
+    takes on an H200.
     """
     if meta is None:
-        key = (kernel, T, _host.dtype_name(args[0]), constexprs["D"], constexprs["CAUSAL"])
+        key = (kernel, T, dtype, constexprs["D"], constexprs["CAUSAL"])
         meta = _CHOSEN.get(key) if FAST_LAUNCH else None
         if meta is None:
-            tuned[lambda m: (triton.cdiv(T, m[per]), bh)](*args, **constexprs)
-            best = tuned.best_config
-            _CHOSEN[key] = dict(best.kwargs, num_warps=best.num_warps, num_stages=best.num_stages)
-            return
-    kernel[(triton.cdiv(T, meta[per]), bh)](*args, **constexprs, **meta)
+            def tune(*args):
+                tuned[lambda m: (triton.cdiv(T, m[per]), bh)](*args, **constexprs)
+                best = tuned.best_config
+                _CHOSEN[key] = dict(best.kwargs, num_warps=best.num_warps, num_stages=best.num_stages)
+            return tune, False
+    return _host.launcher(kernel, (triton.cdiv(T, meta[per]), bh), **constexprs, **meta), True
 
 
 def flash_attention(q, k, v, causal=True, scale=None, block_m=None, block_n=None):
@@ -395,19 +401,50 @@ def flash_attention(q, k, v, causal=True, scale=None, block_m=None, block_n=None
     shape (B, H, T). `scale` defaults to 1/sqrt(D). `block_m`/`block_n` (block_m a multiple of block_n,
     both >= 16) skip the autotuner.
     """
+    if FAST_LAUNCH and type(q) in _TORCH and type(k) in _TORCH and type(v) in _TORCH:
+        key = (type(q), q.shape, q.dtype, q.stride(), type(k), k.shape, k.dtype, k.stride(), type(v), v.shape,
+               v.dtype, v.stride(), causal, block_m, block_n)
+        try:
+            plan = _FWD_PLANS[key]
+        except (KeyError, TypeError):   # a new key, or an option that cannot be hashed
+            plan = None
+        if plan is None:
+            plan, keep = _forward_plan(q, k, v, causal, scale, block_m, block_n)
+            if keep:
+                _host.remember(_FWD_PLANS, key, plan)
+        return plan(q, k, v, scale)
+    return _forward_plan(q, k, v, causal, scale, block_m, block_n)[0](q, k, v, scale)
+
+
+def _forward_plan(q, k, v, causal, scale, block_m, block_n):
+    """Check the arguments; (launch(q, k, v, scale) -> (O, L) for arrays like these, whether it may be kept)."""
     B, H, T, D = _check([("q", q), ("k", k), ("v", v)])
-    scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
+    default_scale = 1.0 / math.sqrt(D)
+    if scale is not None:
+        float(scale)                                  # checked here, as before the blocks; used per call
     meta = _meta(block_m, block_n)
     if meta is not None and meta["BLOCK_M"] % meta["BLOCK_N"]:
         raise ValueError(f"block_m ({block_m}) must be a multiple of block_n ({block_n})")
-    q, k, v = _host.contiguous(q), _host.contiguous(k), _host.contiguous(v)
-    o = _host.empty((B, H, T, D), q)
-    lse = _host.empty((B, H, T), q, "float32")
+    q_contiguous, k_contiguous, v_contiguous = (_host.contiguous_fn(x) for x in (q, k, v))
+    alloc_o = _host.allocator((B, H, T, D), q)
+    alloc_lse = _host.allocator((B, H, T), q, "float32")
     if B * H * T == 0:
+        return (lambda q_, k_, v_, scale_: (alloc_o(q_), alloc_lse(q_))), True
+    run, keep = _launcher(flash_fwd_kernel, flash_fwd_tuned, meta, "BLOCK_M", T, B * H, _host.dtype_name(q),
+                          {"D": D, "CAUSAL": bool(causal)})
+
+    def launch(q_, k_, v_, scale_):
+        qk_scale = (default_scale if scale_ is None else float(scale_)) * LOG2E
+        if q_contiguous is not None:
+            q_ = q_contiguous(q_)
+        if k_contiguous is not None:
+            k_ = k_contiguous(k_)
+        if v_contiguous is not None:
+            v_ = v_contiguous(v_)
+        o, lse = alloc_o(q_), alloc_lse(q_)
+        run(q_, k_, v_, o, lse, T, qk_scale, T * D, D)
         return o, lse
-    args = (q, k, v, o, lse, T, scale * LOG2E, T * D, D)
-    _launch(flash_fwd_kernel, flash_fwd_tuned, meta, "BLOCK_M", T, B * H, args, {"D": D, "CAUSAL": bool(causal)})
-    return o, lse
+    return launch, keep
 
 
 def flash_attention_backward(q, k, v, o, lse, do, causal=True, scale=None, blocks_dkdv=None, blocks_dq=None):
@@ -417,29 +454,67 @@ def flash_attention_backward(q, k, v, o, lse, do, causal=True, scale=None, block
     `blocks_dq` ((BLOCK_M, BLOCK_N) pairs) skip the autotuner: for dK/dV BLOCK_N (keys per program) is a
     multiple of BLOCK_M, for dQ BLOCK_M (queries per program) is a multiple of BLOCK_N.
     """
+    if (FAST_LAUNCH and type(q) in _TORCH and type(k) in _TORCH and type(v) in _TORCH and type(o) in _TORCH
+            and type(lse) in _TORCH and type(do) in _TORCH):
+        key = (type(q), q.shape, q.dtype, q.stride(), type(k), k.shape, k.dtype, k.stride(), type(v), v.shape,
+               v.dtype, v.stride(), type(o), o.shape, o.dtype, o.stride(), type(lse), lse.shape, lse.dtype,
+               lse.stride(), type(do), do.shape, do.dtype, do.stride(), causal, blocks_dkdv, blocks_dq)
+        try:
+            plan = _BWD_PLANS[key]
+        except (KeyError, TypeError):   # a new key, or an option that cannot be hashed (blocks as lists)
+            plan = None
+        if plan is None:
+            plan, keep = _backward_plan(q, k, v, o, lse, do, causal, scale, blocks_dkdv, blocks_dq)
+            if keep:
+                _host.remember(_BWD_PLANS, key, plan)
+        return plan(q, k, v, o, lse, do, scale)
+    return _backward_plan(q, k, v, o, lse, do, causal, scale, blocks_dkdv, blocks_dq)[0](q, k, v, o, lse, do,
+                                                                                         scale)
+
+
+def _backward_plan(q, k, v, o, lse, do, causal, scale, blocks_dkdv, blocks_dq):
+    """Check the arguments; (launch(q, k, v, o, lse, do, scale) -> (dq, dk, dv), whether it may be kept)."""
     B, H, T, D = _check([("q", q), ("k", k), ("v", v), ("o", o), ("do", do)])
     if tuple(_host.shape(lse)) != (B, H, T):
         raise ValueError(f"lse must have shape {(B, H, T)}, got {tuple(_host.shape(lse))}")
-    scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
+    default_scale = 1.0 / math.sqrt(D)
+    if scale is not None:
+        float(scale)                                  # checked here, as before the blocks; used per call
     meta_kv = _meta(*(blocks_dkdv or (None, None)))
     meta_q = _meta(*(blocks_dq or (None, None)))
     if meta_kv is not None and meta_kv["BLOCK_N"] % meta_kv["BLOCK_M"]:
         raise ValueError(f"blocks_dkdv {blocks_dkdv}: BLOCK_N must be a multiple of BLOCK_M")
     if meta_q is not None and meta_q["BLOCK_M"] % meta_q["BLOCK_N"]:
         raise ValueError(f"blocks_dq {blocks_dq}: BLOCK_M must be a multiple of BLOCK_N")
-    q, k, v, o, lse, do = (_host.contiguous(x) for x in (q, k, v, o, lse, do))
-    dq, dk, dv = _host.empty((B, H, T, D), q), _host.empty((B, H, T, D), q), _host.empty((B, H, T, D), q)
+    contiguous = tuple(_host.contiguous_fn(x) for x in (q, k, v, o, lse, do))
+    alloc = _host.allocator((B, H, T, D), q)
     if B * H * T == 0:
-        return dq, dk, dv
-    delta = _host.empty((B, H, T), q, "float32")
+        def empty_grads(q_, k_, v_, o_, lse_, do_, scale_):
+            q_ = q_ if contiguous[0] is None else contiguous[0](q_)
+            return alloc(q_), alloc(q_), alloc(q_)
+        return empty_grads, True
+    alloc_delta = _host.allocator((B, H, T), q, "float32")
     block = 64 if D <= 64 else 32
-    flash_bwd_preprocess_kernel[(triton.cdiv(T, block), B * H)](o, do, delta, T, T * D, D, D=D, BLOCK_M=block)
+    preprocess = _host.launcher(flash_bwd_preprocess_kernel, (triton.cdiv(T, block), B * H), D=D, BLOCK_M=block)
     const = {"D": D, "CAUSAL": bool(causal)}
-    args = (q, k, v, do, lse, delta, dk, dv, T, scale * LOG2E, scale, T * D, D)
-    _launch(flash_bwd_dkdv_kernel, flash_bwd_dkdv_tuned, meta_kv, "BLOCK_N", T, B * H, args, const)
-    args = (q, k, v, do, lse, delta, dq, T, scale * LOG2E, scale, T * D, D)
-    _launch(flash_bwd_dq_kernel, flash_bwd_dq_tuned, meta_q, "BLOCK_M", T, B * H, args, const)
-    return dq, dk, dv
+    dtype = _host.dtype_name(q)
+    run_dkdv, keep_dkdv = _launcher(flash_bwd_dkdv_kernel, flash_bwd_dkdv_tuned, meta_kv, "BLOCK_N", T, B * H,
+                                    dtype, const)
+    run_dq, keep_dq = _launcher(flash_bwd_dq_kernel, flash_bwd_dq_tuned, meta_q, "BLOCK_M", T, B * H, dtype, const)
+    any_copy = any(c is not None for c in contiguous)
+
+    def launch(q_, k_, v_, o_, lse_, do_, scale_):
+        scale_ = default_scale if scale_ is None else float(scale_)
+        if any_copy:
+            q_, k_, v_, o_, lse_, do_ = (x if c is None else c(x)
+                                         for x, c in zip((q_, k_, v_, o_, lse_, do_), contiguous))
+        dq, dk, dv = alloc(q_), alloc(q_), alloc(q_)
+        delta = alloc_delta(q_)
+        preprocess(o_, do_, delta, T, T * D, D)
+        run_dkdv(q_, k_, v_, do_, lse_, delta, dk, dv, T, scale_ * LOG2E, scale_, T * D, D)
+        run_dq(q_, k_, v_, do_, lse_, delta, dq, T, scale_ * LOG2E, scale_, T * D, D)
+        return dq, dk, dv
+    return launch, keep_dkdv and keep_dq
 
 
 _AUTOGRAD = None

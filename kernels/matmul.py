@@ -147,7 +147,18 @@ matmul_kernel_tuned = triton.autotune(configs=CONFIGS, key=["M", "N", "K"],
 
 
 _CHOSEN = {}  # (M, N, K, dtype) -> the launch options the autotuner chose
-FAST_LAUNCH = True
+FAST_LAUNCH = True   # False: no kept plans, every call without a config goes through the autotuner
+_PLANS = {}   # (type, shape, dtype, strides of a and b, activation, config) -> launch(a, b), torch tensors only
+_TORCH = _host.TORCH_TYPES
+
+
+def _config_key(config):
+    """A config as a key: None, or its contents (a dict's items; a triton.Config's kwargs, warps, stages)."""
+    if config is None:
+        return None
+    if isinstance(config, triton.Config):
+        return ("Config", tuple(config.kwargs.items()), config.num_warps, config.num_stages)
+    return ("dict", tuple(config.items()))
 
 
 def matmul(a, b, activation=None, config=None):
@@ -157,6 +168,26 @@ def matmul(a, b, activation=None, config=None):
     "relu", "leaky_relu" (slope 0.01) or "gelu" (tanh approximation). `config` (a triton.Config or a dict
     with BLOCK_M, BLOCK_N, BLOCK_K and optionally GROUP_M, num_warps, num_stages) skips the autotuner.
     """
+    if FAST_LAUNCH and type(a) in _TORCH and type(b) in _TORCH:
+        try:
+            key = (type(a), a.shape, a.dtype, a.stride(), type(b), b.shape, b.dtype, b.stride(), activation,
+                   None if config is None else _config_key(config))
+            plan = _PLANS.get(key)
+        except Exception:   # a config or an activation that cannot be a key: no plan kept (_plan checks them)
+            key = plan = None
+        if plan is None:
+            plan, keep = _plan(a, b, activation, config)
+            if keep and key is not None:
+                _host.remember(_PLANS, key, plan)
+        return plan(a, b)
+    return _plan(a, b, activation, config)[0](a, b)
+
+
+def _plan(a, b, activation, config):
+    """Check the arguments; (launch(a, b) -> C for arrays like these, whether it may be kept). The first call
+    for a size without a config gives a launch through the autotuner, not kept: later ones launch its choice
+    directly (the autotuner's and the heuristics' per-call bookkeeping costs tens of microseconds of Python,
+    more than a 1024^3 product takes on an H200)."""
     act = activation or ""
     if act not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; choose one of None, 'relu', 'leaky_relu', 'gelu'")
@@ -170,33 +201,39 @@ def matmul(a, b, activation=None, config=None):
         raise TypeError(f"A and B must have one dtype, got {dtype} and {_host.dtype_name(b)}")
     if dtype not in _ITEMSIZE:
         raise TypeError(f"matmul supports float32, float16 and bfloat16, got {dtype}")
-    c = _host.empty((M, N), a)
+    alloc = _host.allocator((M, N), a)                # C-contiguous: C's strides are (N, 1)
     if M == 0 or N == 0:
-        return c
-    args = (a, b, c, M, N, K, _host.stride(a, 0), _host.stride(a, 1), _host.stride(b, 0), _host.stride(b, 1),
-            _host.stride(c, 0), _host.stride(c, 1))
+        return (lambda a_, b_: alloc(a_)), True
+    args = (M, N, K, _host.stride(a, 0), _host.stride(a, 1), _host.stride(b, 0), _host.stride(b, 1), N, 1)
     if config is None:
-        # After the autotuner has chosen for these sizes, launch its choice directly: its per-call
-        # bookkeeping (and the heuristics') costs tens of microseconds of Python, more than a 1024^3 product.
         key = (M, N, K, dtype)
         meta = _CHOSEN.get(key) if FAST_LAUNCH else None
         if meta is None:
             def grid(meta):
                 return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-            matmul_kernel_tuned[grid](*args, ACTIVATION=act)
-            best = matmul_kernel_tuned.best_config
-            _CHOSEN[key] = dict(best.kwargs, num_warps=best.num_warps, num_stages=best.num_stages)
-            return c
+
+            def tune(a_, b_):
+                c = alloc(a_)
+                matmul_kernel_tuned[grid](a_, b_, c, *args, ACTIVATION=act)
+                best = matmul_kernel_tuned.best_config
+                _CHOSEN[key] = dict(best.kwargs, num_warps=best.num_warps, num_stages=best.num_stages)
+                return c
+            return tune, False
     elif isinstance(config, triton.Config):
         meta = dict(config.kwargs, num_warps=config.num_warps, num_stages=config.num_stages)
     else:
         meta = dict(config)
-    meta.setdefault("GROUP_M", 8)
+    meta = {"GROUP_M": 8, **meta}
     even_k = K % meta["BLOCK_K"] == 0
     even_mn = M % meta["BLOCK_M"] == 0 and N % meta["BLOCK_N"] == 0
-    grid = (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    matmul_kernel[grid](*args, ACTIVATION=act, EVEN_K=even_k, EVEN_MN=even_mn, **meta)
-    return c
+    run = _host.launcher(matmul_kernel, (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),),
+                         ACTIVATION=act, EVEN_K=even_k, EVEN_MN=even_mn, **meta)
+
+    def launch(a_, b_):
+        c = alloc(a_)
+        run(a_, b_, c, *args)
+        return c
+    return launch, True
 
 
 def _tf32(x):

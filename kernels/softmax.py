@@ -26,7 +26,9 @@ of 256 / 1024 / 4096 / 16384 columns: forward 0.74-0.79 / 1.9 / 3.1 / 3.6 TB/s (
 / 1.8 / 2.0); 1024 rows of 32768 and of 65536 (online) columns: forward 2.6 and 2.4 (torch 1.9), backward
 3.5 and 2.4 (torch 1.7). Where a call's GPU time is below its host time (~25-50 us through these wrappers,
 ~15 of them Triton's launch; torch.softmax ~8), timings of the wrappers vary from run to run; timed under
-CUDA graphs the wrappers equal the bare kernels.
+CUDA graphs the wrappers equal the bare kernels. (Those host times predate the launch plans kept per input
+layout: measured on a CPU with the launch stubbed out, the wrappers' own Python time per call fell from ~20-30
+to ~6-7 us, half the lesson's wrapper's; not yet re-timed on the H200.)
 """
 from __future__ import annotations
 
@@ -143,19 +145,20 @@ def softmax_bwd_loop_kernel(y_ptr, dy_ptr, dx_ptr, n_cols, y_row_stride, dy_row_
 
 # ----------------------------------------------------------------------------- host code
 
-def _rows(x, name):
-    """(`x` as a 2-D (rows, n_cols) array over its last dimension with contiguous columns, x's shape)."""
+def _layout(x, name):
+    """Check `x`; (its shape, n_rows, n_cols, whole): softmax runs over rows of the last dimension, and
+    `whole` says that x is used as it is (2-D with contiguous columns; its rows may be strided, e.g. a slice
+    of a wider matrix) rather than as a C-contiguous (n_rows, n_cols) copy or view."""
     dtype = _host.dtype_name(x)
     if dtype not in _FLOAT_DTYPES:
         raise TypeError(f"softmax: {name} must be float32, float16 or bfloat16, got {dtype}")
     shape = tuple(x.shape)
     if len(shape) == 2 and _host.stride(x, 1) == 1:
-        return x, shape                               # rows may be strided (a slice of a wider matrix)
+        return shape, shape[0], shape[1], True
     if not shape:
         raise ValueError(f"softmax: {name} must have at least one dimension")
-    x = _host.contiguous(x)
     n_cols = shape[-1]
-    return _host.reshape(x, (_host.numel(x) // n_cols if n_cols else 0, n_cols)), shape
+    return shape, (_host.numel(x) // n_cols if n_cols else 0), n_cols, False
 
 
 @functools.lru_cache(maxsize=256)
@@ -179,49 +182,96 @@ def config(n_rows: int, n_cols: int, max_block: int | None = None) -> dict:
             "grid": (triton.cdiv(n_rows, block_m),)}
 
 
+_FWD_PLANS = {}    # (type, shape, dtype, strides of x, max_block, its type) -> launch(x), torch tensors only
+_BWD_PLANS = {}    # the same for y and dy -> launch(y, dy)
+_TORCH = _host.TORCH_TYPES
+
+
 def softmax(x, max_block: int | None = None):
     """softmax over the last dimension of `x` (NumPy, `minitriton.Buffer` or torch), same kind and dtype.
 
     Rows of up to `max_block` columns (a power of two; default MAX_FUSED_COLS) are held whole by one
     program; longer rows take the two-pass online kernel.
     """
-    x2, shape = _rows(x, "x")
-    n_rows, n_cols = x2.shape
-    y = _host.empty(shape, x)                         # C-contiguous: its row stride is n_cols
+    if type(x) in _TORCH:
+        key = (type(x), x.shape, x.dtype, x.stride(), max_block, type(max_block))
+        try:
+            plan = _FWD_PLANS[key]
+        except (KeyError, TypeError):   # a new key, or an option that cannot be hashed
+            plan = None
+        if plan is None:     # (outside the except clause: errors are not chained to the KeyError)
+            plan = _host.remember(_FWD_PLANS, key, _forward_plan(x, max_block))
+        return plan(x)
+    return _forward_plan(x, max_block)(x)
+
+
+def _forward_plan(x, max_block):
+    """Check x and max_block; launch(a) -> softmax(a) for arrays `a` like x (same kind, shape, dtype, strides)."""
+    shape, n_rows, n_cols, whole = _layout(x, "x")
+    alloc = _host.allocator(shape, x)             # C-contiguous: y's row stride is n_cols
     if n_rows == 0 or n_cols == 0:
-        return y
-    y2 = y if len(shape) == 2 else _host.reshape(y, (n_rows, n_cols))
+        return alloc
+    rows = None if whole else _host.as_rows(x, n_rows, n_cols)
+    out_rows = None if len(shape) == 2 else _host.as_rows(x, n_rows, n_cols)
+    x_row_stride = _host.stride(x, 0) if whole else n_cols
     cfg = config(n_rows, n_cols, max_block)
+    # the kernel's parameters after the two pointers, in order, constexprs included
     if cfg["online"]:
-        softmax_fwd_online_kernel[cfg["grid"]](x2, y2, n_cols, _host.stride(x2, 0), n_cols,
-                                               BLOCK_N=cfg["BLOCK_N"], num_warps=cfg["num_warps"])
+        run = _host.launcher(softmax_fwd_online_kernel, cfg["grid"], num_warps=cfg["num_warps"])
+        args = (n_cols, x_row_stride, n_cols, cfg["BLOCK_N"])
     else:
-        softmax_fwd_kernel[cfg["grid"]](x2, y2, n_rows, n_cols, _host.stride(x2, 0), n_cols,
-                                        BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"],
-                                        num_warps=cfg["num_warps"])
-    return y
+        run = _host.launcher(softmax_fwd_kernel, cfg["grid"], num_warps=cfg["num_warps"])
+        args = (n_rows, n_cols, x_row_stride, n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"])
+
+    def launch(a):
+        y = alloc(a)
+        run(a if rows is None else rows(a), y if out_rows is None else out_rows(y), *args)
+        return y
+    return launch
 
 
 def softmax_backward(y, dy, max_block: int | None = None):
     """dx = y * (dy - sum(dy * y, last axis)): the gradient of softmax given its output y and upstream dy."""
-    y2, shape = _rows(y, "y")
-    dy2, dy_shape = _rows(dy, "dy")
+    if type(y) in _TORCH and type(dy) in _TORCH:
+        key = (type(y), y.shape, y.dtype, y.stride(), type(dy), dy.shape, dy.dtype, dy.stride(), max_block,
+               type(max_block))
+        try:
+            plan = _BWD_PLANS[key]
+        except (KeyError, TypeError):   # a new key, or an option that cannot be hashed
+            plan = None
+        if plan is None:     # (outside the except clause: errors are not chained to the KeyError)
+            plan = _host.remember(_BWD_PLANS, key, _backward_plan(y, dy, max_block))
+        return plan(y, dy)
+    return _backward_plan(y, dy, max_block)(y, dy)
+
+
+def _backward_plan(y, dy, max_block):
+    """Check y, dy and max_block; launch(y, dy) -> dx for arrays like them."""
+    shape, n_rows, n_cols, y_whole = _layout(y, "y")
+    dy_shape, _, _, dy_whole = _layout(dy, "dy")
     if dy_shape != shape:
         raise ValueError(f"softmax_backward: y is {shape} but dy is {dy_shape}")
-    n_rows, n_cols = y2.shape
-    dx = _host.empty(shape, dy)
+    alloc = _host.allocator(shape, dy)
     if n_rows == 0 or n_cols == 0:
-        return dx
-    dx2 = dx if len(shape) == 2 else _host.reshape(dx, (n_rows, n_cols))
+        return lambda y_, dy_: alloc(dy_)
+    y_rows = None if y_whole else _host.as_rows(y, n_rows, n_cols)
+    dy_rows = None if dy_whole else _host.as_rows(dy, n_rows, n_cols)
+    dx_rows = None if len(shape) == 2 else _host.as_rows(dy, n_rows, n_cols)
+    strides = (_host.stride(y, 0) if y_whole else n_cols, _host.stride(dy, 0) if dy_whole else n_cols, n_cols)
     cfg = config(n_rows, n_cols, max_block)
-    strides = (_host.stride(y2, 0), _host.stride(dy2, 0), n_cols)
     if cfg["online"]:
-        softmax_bwd_loop_kernel[cfg["grid"]](y2, dy2, dx2, n_cols, *strides, BLOCK_N=cfg["BLOCK_N"],
-                                             num_warps=cfg["num_warps"])
+        run = _host.launcher(softmax_bwd_loop_kernel, cfg["grid"], num_warps=cfg["num_warps"])
+        args = (n_cols, *strides, cfg["BLOCK_N"])
     else:
-        softmax_bwd_kernel[cfg["grid"]](y2, dy2, dx2, n_rows, n_cols, *strides, BLOCK_M=cfg["BLOCK_M"],
-                                        BLOCK_N=cfg["BLOCK_N"], num_warps=cfg["num_warps"])
-    return dx
+        run = _host.launcher(softmax_bwd_kernel, cfg["grid"], num_warps=cfg["num_warps"])
+        args = (n_rows, n_cols, *strides, cfg["BLOCK_M"], cfg["BLOCK_N"])
+
+    def launch(y_, dy_):
+        dx = alloc(dy_)
+        run(y_ if y_rows is None else y_rows(y_), dy_ if dy_rows is None else dy_rows(dy_),
+            dx if dx_rows is None else dx_rows(dx), *args)
+        return dx
+    return launch
 
 
 # ----------------------------------------------------------------------------- references and models

@@ -40,19 +40,45 @@ def _num_warps(block_size: int) -> int:
     return max(1, min(8, block_size // 256))
 
 
+_PLANS = {}    # (type, shape, dtype, strides of x, y [and out], BLOCK_SIZE, its type) -> launch, torch tensors only
+_TORCH = _host.TORCH_TYPES
+
+
 def add(x, y, out=None, BLOCK_SIZE: int = 1024):
     """x + y elementwise with `add_kernel`, for NumPy arrays, `minitriton.Buffer`s or torch tensors.
 
     `x` and `y` must have the same shape and dtype; `out`, if given, receives the result (same shape, same
     kind, C-contiguous) and is returned. Non-contiguous inputs are copied to contiguous ones first.
     """
+    if type(x) in _TORCH and type(y) in _TORCH:
+        if out is None:
+            key = (type(x), x.shape, x.dtype, x.stride(), type(y), y.shape, y.dtype, y.stride(), BLOCK_SIZE,
+                   type(BLOCK_SIZE))
+        elif type(out) in _TORCH:
+            key = (type(x), x.shape, x.dtype, x.stride(), type(y), y.shape, y.dtype, y.stride(), type(out),
+                   out.shape, out.dtype, out.stride(), BLOCK_SIZE, type(BLOCK_SIZE))
+        else:
+            return _plan(x, y, out, BLOCK_SIZE)(x, y, out)
+        try:
+            plan = _PLANS[key]
+        except (KeyError, TypeError):   # a new key, or an option that cannot be hashed
+            plan = None
+        if plan is None:     # (outside the except clause: errors are not chained to the KeyError)
+            plan = _host.remember(_PLANS, key, _plan(x, y, out, BLOCK_SIZE))
+        return plan(x, y, out)
+    return _plan(x, y, out, BLOCK_SIZE)(x, y, out)
+
+
+def _plan(x, y, out, BLOCK_SIZE):
+    """Check the arguments; launch(x, y, out) -> out for arrays like these (same kinds, shapes, dtypes, strides)."""
     if _host.shape(x) != _host.shape(y):
         raise ValueError(f"add: shapes differ: {_host.shape(x)} and {_host.shape(y)}")
     if _host.dtype_name(x) != _host.dtype_name(y):
         raise TypeError(f"add: dtypes differ: {_host.dtype_name(x)} and {_host.dtype_name(y)}")
-    x, y = _host.contiguous(x), _host.contiguous(y)
+    x_contiguous, y_contiguous = _host.contiguous_fn(x), _host.contiguous_fn(y)
+    alloc = None
     if out is None:
-        out = _host.empty_like(x)
+        alloc = _host.allocator(_host.shape(x), x)
     elif _host.shape(out) != _host.shape(x) or _host.dtype_name(out) != _host.dtype_name(x):
         raise ValueError(f"add: out must be {_host.shape(x)} {_host.dtype_name(x)}, got "
                          f"{_host.shape(out)} {_host.dtype_name(out)}")
@@ -60,10 +86,20 @@ def add(x, y, out=None, BLOCK_SIZE: int = 1024):
         raise ValueError("add: out must be C-contiguous")
     n = _host.numel(x)
     if n == 0:
-        return out
-    grid = (triton.cdiv(n, BLOCK_SIZE),)
-    add_kernel[grid](x, y, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=_num_warps(BLOCK_SIZE))
-    return out
+        return lambda x_, y_, out_: out_ if out_ is not None else alloc(
+            x_ if x_contiguous is None else x_contiguous(x_))
+    run = _host.launcher(add_kernel, (triton.cdiv(n, BLOCK_SIZE),), num_warps=_num_warps(BLOCK_SIZE))
+
+    def launch(x_, y_, out_):
+        if x_contiguous is not None:
+            x_ = x_contiguous(x_)
+        if y_contiguous is not None:
+            y_ = y_contiguous(y_)
+        if out_ is None:
+            out_ = alloc(x_)
+        run(x_, y_, out_, n, BLOCK_SIZE)
+        return out_
+    return launch
 
 
 def reference_add(x, y) -> np.ndarray:

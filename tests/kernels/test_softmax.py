@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import minitriton
@@ -172,12 +172,19 @@ def test_traffic_model():
 @settings(max_examples=20, deadline=None)
 @given(rows=st.integers(1, 9), cols=st.integers(1, 300), max_block=st.sampled_from([None, 16, 64]),
        seed=st.integers(0, 2**16))
+@example(rows=1, cols=2, max_block=None, seed=112)
 def test_random_small_shapes(rows, cols, max_block, seed):
     x = (_randn((rows, cols), seed) * 3).astype(np.float32)
     y = sm.softmax(x, max_block=max_block)
     assert_close(y, sm.reference_softmax(x), "float32", f"{rows}x{cols}")
     dy = _randn((rows, cols), seed + 1).astype(np.float32)
-    assert_close(sm.softmax_backward(y, dy, max_block=max_block), sm.reference_softmax_backward(y, dy), "float32")
+    dx = sm.softmax_backward(y, dy, max_block=max_block)
+    # dx = y * (dy - <dy, y>) in fp32: when dy - <dy, y> cancels (a row with one y near 1), dx is small next
+    # to the terms it comes from, and its rounding error is relative to those terms, not to dx (e.g. 1x2,
+    # seed 112: |dx| 1.2e-3 off by 2.4e-8, as in the float64 reference rounded the kernel's way)
+    terms = np.abs(y.astype(np.float64)) * (np.abs(dy) + np.abs((dy * y).sum(axis=-1, keepdims=True)))
+    np.testing.assert_allclose(dx, sm.reference_softmax_backward(y, dy), rtol=1e-5,
+                               atol=4 * np.finfo(np.float32).eps * float(terms.max()))
 
 
 # ----------------------------------------------------------------------------- torch.autograd
