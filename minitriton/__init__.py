@@ -16,7 +16,9 @@ Supported: the `triton` launch surface (jit, autotune, heuristics, Config, cdiv,
 the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, debug ops), every
 integer and float dtype with bf16 rounded like the GPU, bounds-checked memory with precise errors, and
 traffic counters (`record()`).
-Not supported: fp8 types, block pointers and tensor descriptors, inline asm, `tl.dot_scaled`, multi-CTA
+Tensor descriptors (`tl.make_tensor_descriptor`, `triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and
+store blocks with TMA's zero padding.
+Not supported: fp8 types, block pointers, inline asm, `tl.dot_scaled`, multi-CTA
 features; scheduling hints (num_warps, num_stages, ...) are accepted and have no effect.
 """
 from __future__ import annotations
@@ -28,8 +30,8 @@ from .buffers import Buffer
 from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from .counters import Recording, record
 from .engine import options
-from .errors import (AutotuneMismatchError, CompilationError, DeviceAssertionError, LaunchError, MiniTritonError,
-                     OutOfBoundsError, OutOfResources, TritonError)
+from .errors import (AutotuneMismatchError, CompilationError, DescriptorError, DeviceAssertionError, LaunchError,
+                     MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
 from .jit import JITFunction, KernelInterface, jit
 from .ops_basic import constexpr
 
@@ -49,6 +51,18 @@ def next_power_of_2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
+_allocator = None
+
+
+def set_allocator(allocator) -> None:
+    """`triton.set_allocator(fn)`: on a GPU, the global-memory workspace in-kernel tensor descriptors need.
+
+    minitriton needs no workspace: the allocator is only recorded (`minitriton._allocator`). Triton 3.6 calls
+    it at launch and fails there without one; minitriton does not require it."""
+    global _allocator
+    _allocator = allocator
+
+
 def must_use_result(x, s=True):  # pragma: no cover - decorator Triton exposes
     return x
 
@@ -62,6 +76,8 @@ _ALIASES = {
     "triton.language.extra.cuda": f"{__name__}.language.extra.cuda",
     "triton.language.extra.cuda.libdevice": f"{__name__}.language.extra.cuda.libdevice",
     "triton.testing": f"{__name__}.testing",
+    "triton.tools": f"{__name__}.tools",
+    "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
 }
 
 
@@ -88,5 +104,5 @@ def uninstall() -> None:
 
 __all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "options",
-           "install", "uninstall", "TritonError", "CompilationError", "OutOfResources", "MiniTritonError",
+           "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "OutOfResources", "MiniTritonError",
            "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError"]

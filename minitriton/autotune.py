@@ -10,6 +10,7 @@ The choice is cached per value of `key`, and `best_config` is set, as in Triton.
 """
 from __future__ import annotations
 
+import copy
 import os
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from . import counters, errors
 from .jit import KernelInterface
 from .memory import as_array
+from .tools.tensor_descriptor import TensorDescriptor
 
 
 class Config:
@@ -205,6 +207,8 @@ def heuristics(values):
 
 
 def _key_part(v):
+    if isinstance(v, TensorDescriptor):
+        return ("descriptor", _key_part(v.base), tuple(v.shape), tuple(v.strides), tuple(v.block_shape), v.padding)
     found = as_array(v) if v is not None else None
     if found is not None:
         return ("array", str(found[1]), tuple(found[0].shape))
@@ -212,11 +216,17 @@ def _key_part(v):
 
 
 def _array(v):
+    if isinstance(v, TensorDescriptor):
+        return _array(v.base)
     found = as_array(v) if v is not None else None
     return found[0] if found is not None else None
 
 
 def _copy(v):
+    if isinstance(v, TensorDescriptor):  # a descriptor of a copy of its base (pre_hooks may set its block_shape)
+        c = copy.copy(v)
+        c.base = _copy(v.base)
+        return c
     found = as_array(v) if v is not None else None
     if found is None:
         return v

@@ -196,6 +196,9 @@ def _specialization(constexprs: dict, call_args: list):
     compiled it), so later launches keep no undo copies of the arrays they write (Launch.before_write)."""
     kinds = []
     for a in call_args:
+        if hasattr(a, "block_shape") and hasattr(a, "type"):  # a tensor descriptor: its block type
+            kinds.append(str(a.type))
+            continue
         dtype = getattr(a, "dtype", None)
         kinds.append(str(dtype) if dtype is not None else (type(a).__name__, a == 1 if isinstance(a, int) else None))
     return tuple(sorted((k, repr(v)) for k, v in constexprs.items())), tuple(kinds)

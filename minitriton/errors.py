@@ -49,6 +49,10 @@ class LaunchError(MiniTritonError, ValueError):
     """The launch itself is wrong: the grid, the arguments, or a limit of the GPU."""
 
 
+class DescriptorError(MiniTritonError, ValueError):
+    """A tensor descriptor breaks a rule of the TMA unit at run time (a base or stride not 16-byte aligned)."""
+
+
 class AutotuneMismatchError(MiniTritonError, AssertionError):
     """`MINITRITON_AUTOTUNE=all`: two autotune configs produced different outputs."""
 

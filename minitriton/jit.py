@@ -20,6 +20,7 @@ from . import dtypes as T
 from .memory import as_array
 from .ops_basic import constexpr, to_tensor, unwrap
 from .tensor import tensor
+from .tools.tensor_descriptor import TensorDescriptor
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
                   "launch_pdl", "enable_warp_specialization", "stream", "debug", "sanitize_overflow",
@@ -209,6 +210,9 @@ def convert_argument(name: str, value, is_constexpr: bool, specialize: bool, lau
             raise TypeError(f"argument `{name}` is a tl.constexpr but received an array; "
                             f"constexpr parameters take Python values (ints, floats, bools, dtypes)")
         return value
+    if isinstance(value, TensorDescriptor):
+        from .ops_descriptor import from_host
+        return from_host(name, value, launch)
     found = as_array(value)
     if found is not None:
         array, elem = found
@@ -237,15 +241,25 @@ def convert_argument(name: str, value, is_constexpr: bool, specialize: bool, lau
     if isinstance(value, tuple):
         return tuple(convert_argument(f"{name}[{i}]", v, False, specialize, launch) for i, v in enumerate(value))
     raise TypeError(f"argument `{name}` has unsupported type {type(value).__name__}; kernels take arrays "
-                    f"(numpy or torch CPU tensors), ints, floats, bools, None and tl.dtype values")
+                    f"(numpy or torch CPU tensors), TensorDescriptors, ints, floats, bools, None and tl.dtype values")
 
 
 # ---------------------------------------------------------------- the kernel's builtins
 
 class _KernelRange:
-    """`range(...)` inside a kernel: bounds may be scalar tensors; the counter is an int32 (or int64) tensor."""
+    """`range(...)` / `tl.range(...)` inside a kernel: bounds may be scalar tensors; the counter is an int32 (or
+    int64) tensor. Triton 3.6's scheduling keywords (num_stages, loop_unroll_factor, disallow_acc_multi_buffer,
+    flatten, warp_specialize, disable_licm) are accepted and have no effect."""
 
-    def __init__(self, *args, **hints):
+    def __init__(self, *args, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False,
+                 flatten=False, warp_specialize=False, disable_licm=False):
+        if step is not None:
+            if len(args) == 1:
+                args = (0, args[0], step)
+            elif len(args) == 2:
+                args = args + (step,)
+            else:
+                raise TypeError("range() got multiple values for argument 'step'")
         if not 1 <= len(args) <= 3:
             raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
         values = [unwrap(a) for a in args]

@@ -6,6 +6,7 @@ import functools as _functools
 from .. import dtypes as _dtypes
 from .. import ops_basic as _ob
 from .. import ops_debug as _od
+from .. import ops_descriptor as _odesc
 from .. import ops_dot as _odot
 from .. import ops_math as _om
 from .. import ops_memory as _omem
@@ -59,6 +60,14 @@ split = _os.split
 # memory
 load = _omem.load
 store = _omem.store
+
+# tensor descriptors (TMA)
+make_tensor_descriptor = _odesc.make_tensor_descriptor
+load_tensor_descriptor = _odesc.load_tensor_descriptor
+store_tensor_descriptor = _odesc.store_tensor_descriptor
+tensor_descriptor = _odesc.tensor_descriptor
+tensor_descriptor_base = _odesc.tensor_descriptor_base
+tensor_descriptor_type = _odesc.tensor_descriptor_type
 
 
 def atomic_add(pointer, val, mask=None, sem=None, scope=None):
@@ -186,6 +195,7 @@ def _builtin(fn, name):
 
 _BUILTINS = ["program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "reshape", "view", "ravel",
              "trans", "permute", "expand_dims", "broadcast", "broadcast_to", "cat", "join", "split", "load", "store",
+             "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
              "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg",
              "atomic_cas", "cast", "where", "maximum", "minimum", "clamp", "exp", "exp2", "log", "log2", "sqrt",
              "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor", "ceil", "sigmoid", "softmax", "erf", "fma", "div_rn",

@@ -1,0 +1,1 @@
+"""`triton.tools` for minitriton: host-side helpers (`tensor_descriptor`)."""
