@@ -33,9 +33,11 @@ scale with the whole row, not with the element: measured at most 2.4e-3 of the s
 Run on a CUDA GPU with real Triton, `python -m kernels.flash_attention` checks the kernels against torch's
 scaled_dot_product_attention (values and gradients) and prints timings next to it. Measured on an H200
 (Triton 3.6.0, torch 2.11, bf16, do_bench medians, 2026-11-29), as a fraction of SDPA's speed: forward,
-D = 64, T = 1024..8192: 0.88-0.94 (causal or not), 1.27-1.64x the lesson's kernel; D = 128: 0.71-0.82
-(SDPA runs a Hopper-specific kernel there; ours is tuned among the 8-warp configs plus (64, 64, 4 warps)
-for short sequences). Backward: 0.70-1.03 of SDPA's backward speed (at most 1.43x its time).
+D = 64, T = 1024..8192: 0.88-0.95 (causal or not), 1.27-1.64x the lesson's kernel. D = 128 (SDPA runs
+cuDNN's attention there): on Hopper the forward reads Q, K, V and writes O through tensor descriptors
+(`flash_fwd_tma_kernel`, TMA copies; the same source runs on minitriton): causal 0.83-0.89, non-causal
+T = 4096 / 8192: 0.85 / 0.87-0.89, T = 1024: 0.72-0.78 (the pointer kernel: 0.71-0.82). Backward:
+0.70-1.38 of SDPA's backward speed (at most 1.43x its time).
 """
 import math
 
@@ -117,6 +119,64 @@ def flash_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, l_ptr, T, qk_scale, stride_bh, 
              mask=row_ok[:, None])
     lse = m_i * 0.6931471805599453 + tl.log(l_i)  # natural-log logsumexp of the scaled scores
     tl.store(l_ptr + bh * T + offs_m, lse, mask=row_ok)
+
+
+@triton.jit
+def _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
+                  D: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, MASKED: tl.constexpr):
+    """`_fwd_step` with K and V read through tensor descriptors (TMA on Hopper): rows past T read as 0."""
+    k = desc_k.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+    qk = tl.dot(q, tl.trans(k))
+    if MASKED:
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        keep = offs_n[None, :] < T
+        if CAUSAL:
+            keep = keep & (offs_n[None, :] <= offs_m[:, None])
+        qk = tl.where(keep, qk, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.exp2(qk * qk_scale - m_new[:, None])
+    alpha = tl.exp2(m_i - m_new)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    v = desc_v.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+    acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+    return acc, l_i, m_new
+
+
+@triton.jit
+def flash_fwd_tma_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
+                         D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """`flash_fwd_kernel` with Q, K, V and O as (B*H, T, D) tensor descriptors (blocks of (1, rows, D)).
+
+    The hardware's copy engine (TMA) moves whole tiles, and zero-fills rows past T, which the masked steps
+    then drop like the pointer kernel does. Used for D = 128 on Hopper, where it is 6-9 points of SDPA's speed
+    faster than the pointer kernel (H200 sweep, parity/results/flash-d128-sweep-2026-11-29.md)."""
+    if CAUSAL:
+        pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    m0 = pid_m * BLOCK_M
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    q = desc_q.load([bh, m0, 0]).reshape(BLOCK_M, D)
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
+    if CAUSAL:
+        unmasked_end = m0
+        end = min(m0 + BLOCK_M, T)
+    else:
+        unmasked_end = (T // BLOCK_N) * BLOCK_N
+        end = T
+    for start_n in range(0, unmasked_end, BLOCK_N):
+        acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
+                                      D, BLOCK_N, CAUSAL, False)
+    for start_n in range(unmasked_end, end, BLOCK_N):
+        acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
+                                      D, BLOCK_N, CAUSAL, True)
+    o = acc * (1.0 / l_i)[:, None]
+    desc_o.store([bh, m0, 0], o.to(q.dtype).reshape(1, BLOCK_M, D))   # rows past T are not written
+    lse = m_i * 0.6931471805599453 + tl.log(l_i)
+    tl.store(l_ptr + bh * T + offs_m, lse, mask=offs_m < T)
 
 
 # --------------------------------------------------------------------------------------------- backward
@@ -430,6 +490,9 @@ def _forward_plan(q, k, v, causal, scale, block_m, block_n):
     alloc_lse = _host.allocator((B, H, T), q, "float32")
     if B * H * T == 0:
         return (lambda q_, k_, v_, scale_: (alloc_o(q_), alloc_lse(q_))), True
+    if meta is None and _tma_suits(q, D):
+        return _forward_tma_plan(B, H, T, D, bool(causal), default_scale, q_contiguous, k_contiguous,
+                                 v_contiguous, alloc_o, alloc_lse), True
     run, keep = _launcher(flash_fwd_kernel, flash_fwd_tuned, meta, "BLOCK_M", T, B * H, _host.dtype_name(q),
                           {"D": D, "CAUSAL": bool(causal)})
 
@@ -445,6 +508,52 @@ def _forward_plan(q, k, v, causal, scale, block_m, block_n):
         run(q_, k_, v_, o, lse, T, qk_scale, T * D, D)
         return o, lse
     return launch, keep
+
+
+USE_TMA = True   # False: the pointer kernel everywhere (tensor descriptors only pay off on Hopper, at D = 128)
+
+
+def _tma_suits(q, D):
+    """Whether the forward takes `flash_fwd_tma_kernel`: torch CUDA 16-bit inputs with D = 128 on a Hopper GPU."""
+    if not (USE_TMA and D == 128 and _host.is_torch(q) and q.device.type == "cuda"
+            and _host.dtype_name(q) in ("bfloat16", "float16")):
+        return False
+    import torch
+    return torch.cuda.get_device_capability(q.device)[0] == 9
+
+
+def tma_config(T: int, causal: bool) -> dict:
+    """The TMA forward's blocks (H200, bf16, D = 128, 2026-11-29; SDPA = cuDNN): (128, 64, 4 warps, 2 stages)
+    was the fastest everywhere (0.78 / 0.86 / 0.86 of SDPA at T = 1024 / 4096 / 8192 full, 0.87 causal)
+    except causal T <= 2048, where (64, 64, 4 warps, 3 stages) was (0.88 against 0.74 at T = 1024)."""
+    if causal and T <= 2048:
+        return {"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3}
+    return {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}
+
+
+def _forward_tma_plan(B, H, T, D, causal, default_scale, q_contiguous, k_contiguous, v_contiguous, alloc_o,
+                      alloc_lse):
+    """launch(q, k, v, scale) through `flash_fwd_tma_kernel`, host-side descriptors made per call."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    cfg = tma_config(T, causal)
+    bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
+    run = _host.launcher(flash_fwd_tma_kernel, (triton.cdiv(T, bm), B * H), D=D, CAUSAL=causal, **cfg)
+    shape, strides = [B * H, T, D], [T * D, D, 1]
+
+    def launch(q_, k_, v_, scale_):
+        qk_scale = (default_scale if scale_ is None else float(scale_)) * LOG2E
+        if q_contiguous is not None:
+            q_ = q_contiguous(q_)
+        if k_contiguous is not None:
+            k_ = k_contiguous(k_)
+        if v_contiguous is not None:
+            v_ = v_contiguous(v_)
+        o, lse = alloc_o(q_), alloc_lse(q_)
+        run(TensorDescriptor(q_, shape, strides, [1, bm, D]), TensorDescriptor(k_, shape, strides, [1, bn, D]),
+            TensorDescriptor(v_, shape, strides, [1, bn, D]), TensorDescriptor(o, shape, strides, [1, bm, D]),
+            lse, T, qk_scale)
+        return o, lse
+    return launch
 
 
 def flash_attention_backward(q, k, v, o, lse, do, causal=True, scale=None, blocks_dkdv=None, blocks_dq=None):

@@ -316,3 +316,28 @@ def test_second_call_launches_the_chosen_config_directly():
     first, second = rec.launches
     assert first["constexprs"] == second["constexprs"]
     assert second["constexprs"]["BLOCK_M"] == fa.FWD_CONFIGS[0].kwargs["BLOCK_M"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("T", [64, 100, 257])
+def test_tma_forward(T, causal, dtype, monkeypatch):
+    """The tensor-descriptor forward (what Hopper GPUs run at D = 128) through the same host plan, with small
+    blocks so several of them and the zero-filled tail past T are exercised."""
+    monkeypatch.setattr(fa, "tma_config", lambda T_, causal_: {"BLOCK_M": 32, "BLOCK_N": 16, "num_warps": 4,
+                                                                "num_stages": 2})
+    B, H, D = 2, 3, 32
+    q, k, v = _inputs(B, H, T, D, dtype, seed=77 + T)
+    plan = fa._forward_tma_plan(B, H, T, D, causal, 1.0 / math.sqrt(D), None, None, None,
+                                _host.allocator((B, H, T, D), q), _host.allocator((B, H, T), q, "float32"))
+    o, lse = plan(q, k, v, None)
+    ref_o, ref_lse = fa.reference_attention(q, k, v, causal)
+    assert_close(_host.to_float64(o), ref_o, OUT_TOL[dtype], "O")
+    assert_close(lse, ref_lse, LSE_TOL[dtype], "logsumexp")
+
+
+def test_tma_path_only_for_hopper_cuda_at_d128():
+    q = np.zeros((1, 1, 16, 128), np.float32)
+    assert not fa._tma_suits(q, 128)           # NumPy arrays keep the pointer kernel
+    assert fa.tma_config(1024, True)["BLOCK_M"] == 64 and fa.tma_config(4096, True)["BLOCK_M"] == 128
+    assert fa.tma_config(1024, False) == {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}
