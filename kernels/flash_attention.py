@@ -490,20 +490,23 @@ def _forward_plan(q, k, v, causal, scale, block_m, block_n):
     alloc_lse = _host.allocator((B, H, T), q, "float32")
     if B * H * T == 0:
         return (lambda q_, k_, v_, scale_: (alloc_o(q_), alloc_lse(q_))), True
-    if meta is None and _tma_suits(q, D):
-        return _forward_tma_plan(B, H, T, D, bool(causal), default_scale, q_contiguous, k_contiguous,
-                                 v_contiguous, alloc_o, alloc_lse), True
-    run, keep = _launcher(flash_fwd_kernel, flash_fwd_tuned, meta, "BLOCK_M", T, B * H, _host.dtype_name(q),
-                          {"D": D, "CAUSAL": bool(causal)})
-
-    def launch(q_, k_, v_, scale_):
-        qk_scale = (default_scale if scale_ is None else float(scale_)) * LOG2E
+    def prepare(q_, k_, v_, scale_):
+        """(q, k, v as the kernel reads them, the score scale in log2 units) for one call."""
         if q_contiguous is not None:
             q_ = q_contiguous(q_)
         if k_contiguous is not None:
             k_ = k_contiguous(k_)
         if v_contiguous is not None:
             v_ = v_contiguous(v_)
+        return q_, k_, v_, (default_scale if scale_ is None else float(scale_)) * LOG2E
+
+    if meta is None and _tma_suits(q, D):
+        return _forward_tma_plan(B, H, T, D, bool(causal), prepare, alloc_o, alloc_lse), True
+    run, keep = _launcher(flash_fwd_kernel, flash_fwd_tuned, meta, "BLOCK_M", T, B * H, _host.dtype_name(q),
+                          {"D": D, "CAUSAL": bool(causal)})
+
+    def launch(q_, k_, v_, scale_):
+        q_, k_, v_, qk_scale = prepare(q_, k_, v_, scale_)
         o, lse = alloc_o(q_), alloc_lse(q_)
         run(q_, k_, v_, o, lse, T, qk_scale, T * D, D)
         return o, lse
@@ -531,9 +534,9 @@ def tma_config(T: int, causal: bool) -> dict:
     return {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}
 
 
-def _forward_tma_plan(B, H, T, D, causal, default_scale, q_contiguous, k_contiguous, v_contiguous, alloc_o,
-                      alloc_lse):
-    """launch(q, k, v, scale) through `flash_fwd_tma_kernel`, host-side descriptors made per call."""
+def _forward_tma_plan(B, H, T, D, causal, prepare, alloc_o, alloc_lse):
+    """launch(q, k, v, scale) through `flash_fwd_tma_kernel`, host-side descriptors made per call (`prepare`:
+    the pointer plan's per-call preparation of q, k, v and the scale)."""
     from triton.tools.tensor_descriptor import TensorDescriptor
     cfg = tma_config(T, causal)
     bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]
@@ -541,13 +544,7 @@ def _forward_tma_plan(B, H, T, D, causal, default_scale, q_contiguous, k_contigu
     shape, strides = [B * H, T, D], [T * D, D, 1]
 
     def launch(q_, k_, v_, scale_):
-        qk_scale = (default_scale if scale_ is None else float(scale_)) * LOG2E
-        if q_contiguous is not None:
-            q_ = q_contiguous(q_)
-        if k_contiguous is not None:
-            k_ = k_contiguous(k_)
-        if v_contiguous is not None:
-            v_ = v_contiguous(v_)
+        q_, k_, v_, qk_scale = prepare(q_, k_, v_, scale_)
         o, lse = alloc_o(q_), alloc_lse(q_)
         run(TensorDescriptor(q_, shape, strides, [1, bm, D]), TensorDescriptor(k_, shape, strides, [1, bn, D]),
             TensorDescriptor(v_, shape, strides, [1, bn, D]), TensorDescriptor(o, shape, strides, [1, bm, D]),
