@@ -8,6 +8,7 @@ from .. import ops_basic as _ob
 from .. import ops_debug as _od
 from .. import ops_descriptor as _odesc
 from .. import ops_dot as _odot
+from .. import ops_extra as _oex
 from .. import ops_math as _om
 from .. import ops_memory as _omem
 from .. import ops_reduce as _or
@@ -56,6 +57,14 @@ broadcast_to = _os.broadcast_to
 cat = _os.cat
 join = _os.join
 split = _os.split
+interleave = _oex.interleave
+flip = _oex.flip
+gather = _oex.gather
+histogram = _oex.histogram
+item = _oex.item
+sort = _oex.sort
+topk = _oex.topk
+bitonic_merge = _oex.bitonic_merge
 
 # memory
 load = _omem.load
@@ -146,6 +155,7 @@ reduce = _or.reduce
 associative_scan = _or.associative_scan
 cumsum = _or.cumsum
 cumprod = _or.cumprod
+reduce_or = _oex.reduce_or
 
 # compile-time and debugging
 static_range = _od.static_range
@@ -169,7 +179,10 @@ def _install_tensor_methods():
         expand_dims=expand_dims, broadcast_to=broadcast_to, split=split,
         sum=sum, max=max, min=min, argmax=argmax, argmin=argmin, xor_sum=xor_sum, reduce=reduce,
         associative_scan=associative_scan, cumsum=cumsum, cumprod=cumprod,
-        abs=abs, sigmoid=sigmoid, softmax=softmax, cdiv=cdiv, umulhi=umulhi,
+        abs=abs, sigmoid=sigmoid, softmax=softmax, cdiv=cdiv,
+        store=store, atomic_add=atomic_add, atomic_and=atomic_and, atomic_cas=atomic_cas, atomic_max=atomic_max,
+        atomic_min=atomic_min, atomic_or=atomic_or, atomic_xchg=atomic_xchg, atomic_xor=atomic_xor,
+        flip=flip, gather=gather, histogram=histogram, item=item, reduce_or=reduce_or,
         logical_and=_ob.logical_and, logical_or=_ob.logical_or,
         **_om.METHODS,  # exp, log, sqrt, ...: Triton 3.6's methods skip the dtype check (fp16/bf16 via fp32)
     )
@@ -194,7 +207,8 @@ def _builtin(fn, name):
 
 
 _BUILTINS = ["program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "reshape", "view", "ravel",
-             "trans", "permute", "expand_dims", "broadcast", "broadcast_to", "cat", "join", "split", "load", "store",
+             "trans", "permute", "expand_dims", "broadcast", "broadcast_to", "cat", "join", "split", "interleave", "flip",
+             "gather", "histogram", "item", "sort", "topk", "bitonic_merge", "reduce_or", "load", "store",
              "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
              "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg",
              "atomic_cas", "cast", "where", "maximum", "minimum", "clamp", "exp", "exp2", "log", "log2", "sqrt",
