@@ -249,7 +249,20 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     * every unmasked lane must point inside the tensor argument the pointer came from, otherwise
       OutOfBoundsError names the kernel line, program, lanes and offsets (a GPU would not tell you).
     """
+    from .ops_blockptr import block_pointer
+    if isinstance(pointer, block_pointer):
+        context.current("load")
+        if padding_option not in ("", None, "zero", "nan"):
+            raise ValueError(f"Padding option {padding_option} not supported")
+        from . import ops_blockptr
+        return ops_blockptr.load(pointer, mask, other, boundary_check, padding_option)
     group = context.current("load")
+    if padding_option not in ("", None, "zero", "nan"):
+        raise ValueError(f"Padding option {padding_option} not supported")
+    if unwrap(padding_option) or unwrap(boundary_check):  # Triton 3.6 _load_legacy (its missing space kept)
+        raise ValueError("`padding_option` or `boundary_check` argument is not supported for loading a tensor of"
+                         "pointers or loading a scalar. Because the compiler does not know the boundary; please "
+                         "use block pointers (defined by `make_block_ptr`) instead")
     if unwrap(mask) is None and unwrap(other) is not None:
         raise ValueError("`other` cannot be provided without `mask`")
     if padding_option not in ("", None, "zero", "nan"):
@@ -296,7 +309,16 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
     Unmasked lanes are bounds-checked like `tl.load`; nothing outside the tensor argument is written.
     """
+    from .ops_blockptr import block_pointer
+    if isinstance(pointer, block_pointer):
+        context.current("store")
+        from . import ops_blockptr
+        return ops_blockptr.store(pointer, value, mask, boundary_check)
     group = context.current("store")
+    if unwrap(boundary_check):  # Triton 3.6 _store_legacy
+        raise ValueError("`boundary_check` argument is not supported for storing a tensor of pointers or storing a "
+                         "scalar. Because the compiler does not know the boundary; please use block pointers "
+                         "(defined by `make_block_ptr`) instead")
     ptr, mask, vals, shape = _prepare("store", pointer, mask, {"value": value})
     elem = ptr.dtype.element_ty
     if elem.is_bool():

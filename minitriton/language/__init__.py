@@ -5,6 +5,7 @@ import functools as _functools
 
 from .. import dtypes as _dtypes
 from .. import ops_basic as _ob
+from .. import ops_blockptr as _obp
 from .. import ops_debug as _od
 from .. import ops_descriptor as _odesc
 from .. import ops_dot as _odot
@@ -69,6 +70,10 @@ bitonic_merge = _oex.bitonic_merge
 # memory
 load = _omem.load
 store = _omem.store
+
+# block pointers
+make_block_ptr = _obp.make_block_ptr
+advance = _obp.advance
 
 # tensor descriptors (TMA)
 make_tensor_descriptor = _odesc.make_tensor_descriptor
@@ -182,7 +187,7 @@ def _install_tensor_methods():
         abs=abs, sigmoid=sigmoid, softmax=softmax, cdiv=cdiv,
         store=store, atomic_add=atomic_add, atomic_and=atomic_and, atomic_cas=atomic_cas, atomic_max=atomic_max,
         atomic_min=atomic_min, atomic_or=atomic_or, atomic_xchg=atomic_xchg, atomic_xor=atomic_xor,
-        flip=flip, gather=gather, histogram=histogram, item=item, reduce_or=reduce_or,
+        flip=flip, gather=gather, histogram=histogram, item=item, reduce_or=reduce_or, advance=advance,
         logical_and=_ob.logical_and, logical_or=_ob.logical_or,
         **_om.METHODS,  # exp, log, sqrt, ...: Triton 3.6's methods skip the dtype check (fp16/bf16 via fp32)
     )
@@ -207,9 +212,10 @@ def _builtin(fn, name):
 
 
 _BUILTINS = ["program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "reshape", "view", "ravel",
-             "trans", "permute", "expand_dims", "broadcast", "broadcast_to", "cat", "join", "split", "interleave", "flip",
-             "gather", "histogram", "item", "sort", "topk", "bitonic_merge", "reduce_or", "load", "store",
-             "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
+             "trans", "permute", "expand_dims", "broadcast", "broadcast_to", "cat", "join", "split", "interleave",
+             "flip", "gather", "histogram", "item", "sort", "topk", "bitonic_merge", "reduce_or", "load", "store",
+             "make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
+             "store_tensor_descriptor",
              "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg",
              "atomic_cas", "cast", "where", "maximum", "minimum", "clamp", "exp", "exp2", "log", "log2", "sqrt",
              "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor", "ceil", "sigmoid", "softmax", "erf", "fma", "div_rn",
