@@ -607,20 +607,5 @@ def _oracle_cases():
 
 
 def test_extra_ops_match_tritons_interpreter():
-    from triton_oracle import BF16 as OBF16
-    from triton_oracle import Case, OracleUnavailable, run_batch, run_in_minitriton
-    cases = _oracle_cases()
-    try:
-        results = run_batch([Case(ORACLE_SRC, name, grid, args, kwargs) for name, grid, args, kwargs in cases])
-    except OracleUnavailable as e:
-        pytest.skip(f"real Triton's interpreter is not available in a subprocess: {e}")
-    for (name, grid, args, kwargs), it in zip(cases, results):
-        assert it.ok, f"{name}: interpreter failed: {it.error}"
-        mt = run_in_minitriton(ORACLE_SRC, name, grid, args, kwargs)
-        for i, a in enumerate(args):
-            if isinstance(a, (np.ndarray, OBF16)):
-                x = mt.args[i].array if isinstance(a, OBF16) else mt.args[i]
-                y = it.args[i].array if isinstance(a, OBF16) else it.args[i]
-                if x.dtype.kind == "f":   # bit patterns: NaN payloads and zero signs included
-                    x, y = x.view(np.dtype(f"u{x.itemsize}")), y.view(np.dtype(f"u{y.itemsize}"))
-                np.testing.assert_array_equal(x, y, err_msg=f"{name} {kwargs} arg {i}")
+    from triton_oracle import assert_same_as_interpreter
+    assert_same_as_interpreter(ORACLE_SRC, _oracle_cases(), bitwise_floats=True)

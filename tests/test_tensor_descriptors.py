@@ -747,20 +747,8 @@ def _oracle_cases():
 
 
 def test_descriptors_match_tritons_interpreter():
-    from triton_oracle import BF16, Case, OracleUnavailable, run_batch, run_in_minitriton
-    cases = _oracle_cases()
-    try:
-        results = run_batch([Case(ORACLE_SRC, name, grid, args, kwargs) for name, grid, args, kwargs in cases])
-    except OracleUnavailable as e:
-        pytest.skip(f"real Triton's interpreter is not available in a subprocess: {e}")
-    for (name, grid, args, kwargs), it in zip(cases, results):
-        assert it.ok, f"{name}: interpreter failed: {it.error}"
-        mt = run_in_minitriton(ORACLE_SRC, name, grid, args, kwargs)
-        for i, a in enumerate(args):
-            if isinstance(a, (np.ndarray, BF16)):
-                x = mt.args[i].array if isinstance(a, BF16) else mt.args[i]
-                y = it.args[i].array if isinstance(a, BF16) else it.args[i]
-                np.testing.assert_array_equal(x, y, err_msg=f"{name} arg {i}")
+    from triton_oracle import assert_same_as_interpreter
+    assert_same_as_interpreter(ORACLE_SRC, _oracle_cases())
 
 
 # ------------------------------------------------------------------------------------------------ sanitizer
