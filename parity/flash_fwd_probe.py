@@ -1,0 +1,239 @@
+"""Second FlashAttention forward probe on one GPU (D = 128, bf16): new ideas for the full-attention T = 1024 case.
+
+`flash_sweep.py` timed ten variants; none reached 0.80 of SDPA at full T = 1024. This probe times the repo's
+TMA kernel next to variants it did not try:
+
+- `split`: each program's query block is kept as two halves with their own softmax state, so one half's
+  QK^T (an asynchronous wgmma on Hopper) can run while the other half's softmax is computed (FA3's
+  intra-warpgroup overlap, written as two independent chains in plain Triton).
+- `repo` at BLOCK_M = 256 with 8 warps (one 128-row half per warpgroup).
+- `repo` with `maxnreg` (register cap, so two programs fit on one SM).
+- `flat`: persistent, full attention only: each program runs its query tiles' key blocks as one flat loop,
+  so the next tile's first K/V loads are pipelined behind the current tile's last ones.
+- `repo` at 64x128 (BLOCK_N > BLOCK_M: right for full attention only; causal needs BLOCK_M % BLOCK_N == 0).
+
+Rounds alternate SDPA and every candidate so drift hits all alike; the ratio is SDPA's median time over the
+candidate's median. It prints each compiled kernel's registers, spills and shared memory too.
+
+Usage (GPU only): python3 parity/flash_fwd_probe.py [--rounds 5] [--only REGEX] [--cases F1024,C4096] [--out F.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import time
+
+import triton
+import triton.language as tl
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from kernels import flash_attention as fa  # noqa: E402
+
+LOG2E = 1.4426950408889634
+
+
+@triton.jit
+def _half_step(acc, l_i, m_i, qk, v, qk_scale):
+    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.exp2(qk * qk_scale - m_new[:, None])
+    alpha = tl.exp2(m_i - m_new)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+    return acc, l_i, m_new
+
+
+@triton.jit
+def split_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
+                 D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """The repo's TMA forward with the query block as two halves (needs T % BLOCK_M == 0)."""
+    HALF: tl.constexpr = BLOCK_M // 2
+    if CAUSAL:
+        pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    m0 = pid_m * BLOCK_M
+    offs_a = m0 + tl.arange(0, HALF)
+    offs_b = offs_a + HALF
+    q_a = desc_q.load([bh, m0, 0]).reshape(HALF, D)
+    q_b = desc_q.load([bh, m0 + HALF, 0]).reshape(HALF, D)
+    m_a = tl.full((HALF,), float("-inf"), dtype=tl.float32)
+    m_b = tl.full((HALF,), float("-inf"), dtype=tl.float32)
+    l_a = tl.zeros((HALF,), dtype=tl.float32)
+    l_b = tl.zeros((HALF,), dtype=tl.float32)
+    acc_a = tl.zeros((HALF, D), dtype=tl.float32)
+    acc_b = tl.zeros((HALF, D), dtype=tl.float32)
+    end_free = m0 if CAUSAL else T
+    for start_n in range(0, end_free, BLOCK_N):
+        k = desc_k.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+        qk_a = tl.dot(q_a, tl.trans(k))
+        qk_b = tl.dot(q_b, tl.trans(k))
+        v = desc_v.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+        acc_a, l_a, m_a = _half_step(acc_a, l_a, m_a, qk_a, v, qk_scale)
+        acc_b, l_b, m_b = _half_step(acc_b, l_b, m_b, qk_b, v, qk_scale)
+    if CAUSAL:
+        for start_n in range(m0, m0 + BLOCK_M, BLOCK_N):
+            k = desc_k.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+            offs_n = start_n + tl.arange(0, BLOCK_N)
+            qk_a = tl.dot(q_a, tl.trans(k))
+            qk_b = tl.dot(q_b, tl.trans(k))
+            qk_a = tl.where(offs_n[None, :] <= offs_a[:, None], qk_a, float("-inf"))
+            qk_b = tl.where(offs_n[None, :] <= offs_b[:, None], qk_b, float("-inf"))
+            v = desc_v.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+            acc_a, l_a, m_a = _half_step(acc_a, l_a, m_a, qk_a, v, qk_scale)
+            acc_b, l_b, m_b = _half_step(acc_b, l_b, m_b, qk_b, v, qk_scale)
+    desc_o.store([bh, m0, 0], (acc_a * (1.0 / l_a)[:, None]).to(q_a.dtype).reshape(1, HALF, D))
+    desc_o.store([bh, m0 + HALF, 0], (acc_b * (1.0 / l_b)[:, None]).to(q_a.dtype).reshape(1, HALF, D))
+    tl.store(l_ptr + bh * T + offs_a, m_a * 0.6931471805599453 + tl.log(l_a))
+    tl.store(l_ptr + bh * T + offs_b, m_b * 0.6931471805599453 + tl.log(l_b))
+
+
+@triton.jit
+def flat_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale, n_tiles,
+                D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """Persistent, full attention only: program p takes query tiles p, p + #programs, ... and runs all their
+    key blocks as ONE flat loop, so the loads of the next tile's first key blocks are pipelined behind the
+    current tile's last ones (needs T % BLOCK_M == 0 and T % BLOCK_N == 0)."""
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    n_kv = T // BLOCK_N
+    m_tiles = T // BLOCK_M
+    mine = (n_tiles - pid + nprog - 1) // nprog
+    bh = pid // m_tiles
+    m0 = (pid % m_tiles) * BLOCK_M
+    q = desc_q.load([bh, m0, 0]).reshape(BLOCK_M, D)
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
+    for it in range(0, mine * n_kv):
+        kv = it % n_kv
+        tile = pid + (it // n_kv) * nprog
+        bh = tile // m_tiles
+        m0 = (tile % m_tiles) * BLOCK_M
+        if kv == 0:
+            q = desc_q.load([bh, m0, 0]).reshape(BLOCK_M, D)
+            m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+        k = desc_k.load([bh, kv * BLOCK_N, 0]).reshape(BLOCK_N, D)
+        qk = tl.dot(q, tl.trans(k))
+        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.exp2(qk * qk_scale - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)          # 0 on a tile's first block: acc and l_i restart there
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = desc_v.load([bh, kv * BLOCK_N, 0]).reshape(BLOCK_N, D)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_new
+        if kv == n_kv - 1:
+            desc_o.store([bh, m0, 0], (acc * (1.0 / l_i)[:, None]).to(q.dtype).reshape(1, BLOCK_M, D))
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            tl.store(l_ptr + bh * T + offs_m, m_i * 0.6931471805599453 + tl.log(l_i))
+
+
+def candidates():
+    """[(name, kernel, Q/O descriptor block rows, BLOCK_M, BLOCK_N, warps, stages, extra launch options)]: every
+    candidate of the 2026-11-29 runs (results/flash-d128-probe-2026-11-29.md)."""
+    out = []
+    for bm, bn, w, s in ((128, 64, 4, 2), (128, 64, 4, 3), (128, 128, 4, 2), (64, 64, 4, 3), (64, 128, 4, 2),
+                         (64, 128, 4, 3), (64, 128, 8, 2), (64, 128, 8, 3), (128, 128, 8, 3), (256, 64, 8, 2),
+                         (256, 64, 8, 3), (256, 128, 8, 2)):
+        out.append((f"repo {bm}x{bn}w{w}s{s}", fa.flash_fwd_tma_kernel, bm, bm, bn, w, s, {}))
+    for bm, bn, w, s in ((128, 64, 4, 2), (128, 64, 4, 3), (128, 128, 4, 2), (256, 64, 8, 2),
+                         (256, 64, 4, 2), (256, 128, 8, 2)):
+        out.append((f"split {bm}x{bn}w{w}s{s}", split_kernel, bm // 2, bm, bn, w, s, {}))
+    for bm, bn, w, s, r in ((128, 64, 4, 2, 232), (128, 64, 4, 3, 232), (128, 128, 8, 2, 128)):
+        out.append((f"repo {bm}x{bn}w{w}s{s} maxnreg{r}", fa.flash_fwd_tma_kernel, bm, bm, bn, w, s,
+                    {"maxnreg": r}))
+    for bm, bn, w, s in ((128, 64, 4, 2), (128, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 2), (64, 64, 4, 2)):
+        for per_sm in (1, 2):
+            out.append((f"flat {bm}x{bn}w{w}s{s} x{per_sm}", flat_kernel, bm, bm, bn, w, s, {"per_sm": per_sm}))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--cases", default="F1024,F4096,C1024,C4096", help="F = full, C = causal, then T")
+    ap.add_argument("--only", default="", help="regular expression: time only the candidates it finds")
+    a = ap.parse_args()
+    import torch
+    import torch.nn.functional as F
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    from triton.testing import do_bench
+
+    B, H, D = 4, 16, 128
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(dev)
+    print(f"{props.name} triton {triton.__version__} torch {torch.__version__} | B={B} H={H} D={D} bf16",
+          flush=True)
+    cases = [(c[0] == "C", int(c[1:])) for c in a.cases.split(",")]
+    result = {"device": props.name, "triton": triton.__version__, "torch": torch.__version__,
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cases": {}, "meta": {}}
+    torch.manual_seed(0)
+    for causal, T in cases:
+        key = f"{'causal' if causal else 'full'}-T{T}"
+        q, k, v = (torch.randn(B, H, T, D, device=dev, dtype=torch.bfloat16) for _ in range(3))
+        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+        shape, strides = [B * H, T, D], [T * D, D, 1]
+        qk_scale = LOG2E / math.sqrt(D)
+        runs = {"sdpa": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)}
+        for name, kern, qrows, bm, bn, w, s, extra in candidates():
+            if a.only and not re.search(a.only, name):
+                continue
+            extra = dict(extra)
+            per_sm = extra.pop("per_sm", None)
+            if T % bm or T % bn or (per_sm and causal):
+                continue
+            o = torch.empty_like(q)
+            lse = torch.empty(B * H, T, device=dev, dtype=torch.float32)
+            args = (TensorDescriptor(q, shape, strides, [1, qrows, D]), TensorDescriptor(k, shape, strides, [1, bn, D]),
+                    TensorDescriptor(v, shape, strides, [1, bn, D]), TensorDescriptor(o, shape, strides, [1, qrows, D]),
+                    lse, T, qk_scale)
+            kw = dict(D=D, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, num_warps=w, num_stages=s, **extra)
+            grid = (T // bm, B * H)
+            if per_sm:
+                n_tiles = T // bm * B * H
+                grid = (min(n_tiles, per_sm * props.multi_processor_count),)
+                args = args + (n_tiles,)
+            try:
+                ck = kern[grid](*args, **kw)
+                torch.cuda.synchronize()
+                err = ((o.float() - ref).abs().max() / ref.abs().max()).item()
+                meta = f"regs {ck.n_regs} spills {ck.n_spills} smem {ck.metadata.shared}"
+                result["meta"][name] = meta
+                if not err < 2e-2:
+                    print(f"  {key} {name}: WRONG (rel err {err:.3g})", flush=True)
+                    continue
+            except Exception as e:  # noqa: BLE001 - a failed compile is data
+                print(f"  {key} {name}: failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
+                continue
+            runs[name] = (lambda kern=kern, grid=grid, args=args, kw=kw: kern[grid](*args, **kw))
+        times = {n: [] for n in runs}
+        for _ in range(a.rounds):
+            for n, fn in runs.items():
+                times[n].append(do_bench(fn, warmup=25, rep=100, return_mode="median"))
+        flops = 4 * B * H * T * T * D * (0.5 if causal else 1.0)
+        sd = statistics.median(times["sdpa"])
+        rows = []
+        for n, ts in times.items():
+            med = statistics.median(ts)
+            rows.append({"name": n, "ms": ts, "ratio": sd / med, "tflops": flops / (med * 1e-3) / 1e12,
+                         "ratio_min": min(sd / t for t in ts), "ratio_max": max(sd / t for t in ts)})
+        rows.sort(key=lambda r: -r["ratio"])
+        result["cases"][key] = rows
+        print(f"{key}: SDPA {flops / (sd * 1e-3) / 1e12:.0f} TFLOP/s (spread {max(times['sdpa']) / min(times['sdpa']) - 1:.1%})",
+              flush=True)
+        for r in rows:
+            print(f"  {r['name']:<34} {r['ratio']:.3f} ({r['ratio_min']:.3f}-{r['ratio_max']:.3f})"
+                  f"  {r['tflops']:.0f} TF  {result['meta'].get(r['name'], '')}", flush=True)
+        if a.out:
+            with open(a.out, "w") as f:
+                json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
