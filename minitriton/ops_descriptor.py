@@ -9,9 +9,10 @@ grouping apply unchanged.
 
 Compile-time checks and their wording follow Triton 3.6's `semantic.make_tensor_descriptor`,
 `descriptor_load`/`descriptor_store`/`descriptor_atomic_*` and `core.block_type`; the run-time alignment checks
-(base and strides 16-byte aligned) follow its interpreter's `TensorDescHandle.validate`. Offsets need not be
-16-byte aligned: the TMA unit takes any element coordinates (Triton's docstring asks for 16-byte multiples and
-its interpreter asserts them; not measured on the lab's GPU).
+(base and strides 16-byte aligned) follow its interpreter's `TensorDescHandle.validate`. The innermost offset
+of a load, store or atomic must be a multiple of 16 bytes too: on the H200 (Triton 3.6) an unaligned one stops
+the kernel with "CUDA error: an illegal instruction was encountered" (probe `descriptor_unaligned_offset`),
+so it is a DescriptorError here. Outer offsets may be anything, negative too; rows outside read as padding.
 """
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ class tensor_descriptor_base:
     def load(self, offsets):
         """The block at `offsets` (elements outside the shape read as 0, or NaN with padding "nan")."""
         context.current("load")
-        ptr, mask = _block(self, offsets)
+        ptr, mask = _block(self, offsets, "load")
         other = float("nan") if self.padding == "nan" else None
         with _described(self, "load"):
             return ops_memory.load(ptr, mask=mask, other=other)
@@ -87,7 +88,7 @@ class tensor_descriptor_base:
         context.current("store")
         value = _validate_store_like(self, value, offsets)
         value = cast(value, self.dtype)
-        ptr, mask = _block(self, offsets)
+        ptr, mask = _block(self, offsets, "store")
         with _described(self, "store"):
             ops_memory.store(ptr, value, mask=mask)
 
@@ -95,7 +96,7 @@ class tensor_descriptor_base:
         context.current(f"atomic_{op}")
         value = _validate_store_like(self, value, offsets)
         assert self.dtype in allowed, "Unsupported dtype"
-        ptr, mask = _block(self, offsets)
+        ptr, mask = _block(self, offsets, f"atomic_{op}")
         with _described(self, f"atomic_{op}"):
             ops_memory.atomic_rmw(op, ptr, value, mask)
 
@@ -206,7 +207,7 @@ def _offset(elem):
     assert False, f"Unsupported element type in shape/strides/offsets: {type(elem)}"
 
 
-def _block(desc, offsets):
+def _block(desc, offsets, op):
     """(pointer block, in-bounds mask) of the block at `offsets`: lane (i, j, ...) points at element
     (offsets[0] + i, offsets[1] + j, ...) and is on where that element lies inside the descriptor's shape."""
     if not hasattr(offsets, "__len__"):
@@ -214,6 +215,7 @@ def _block(desc, offsets):
     ndim = len(desc.block_shape)
     assert len(offsets) == ndim, f"expected {ndim} offsets, but got {len(offsets)}"
     offs = [_offset(o) for o in offsets]
+    _check_inner_offset(desc, offs[-1], op)
     ptr, mask = desc.base, None
     for d, (o, n) in enumerate(zip(offs, desc.block_shape)):
         dims = [1] * ndim
@@ -224,6 +226,24 @@ def _block(desc, offsets):
         inside = (idx >= 0) & (idx < desc._shape[d])
         mask = inside if mask is None else mask & inside
     return ptr, mask
+
+
+def _check_inner_offset(desc, offset, op):
+    """The innermost coordinate of a TMA block access must be a multiple of 16 bytes (the GPU faults otherwise)."""
+    elem = desc.dtype.primitive_bitwidth // 8
+    values = offset.data.astype(np.int64) if isinstance(offset, tensor) else np.array([offset], np.int64)
+    bad = np.nonzero((values * elem) % 16)[0]
+    if not bad.size:
+        return
+    v = int(values[bad[0]])
+    per = 16 // elem
+    raise errors.KernelRuntimeError(
+        errors.DescriptorError, f"tensor descriptor {op}: the innermost offset must be 16-byte aligned",
+        f"  offsets[{len(desc.block_shape) - 1}] = {v} elements of {desc.dtype} = {v * elem} bytes, not a multiple "
+        f"of 16; on the GPU the TMA unit stops the kernel (CUDA error: an illegal instruction was encountered)\n"
+        f"  fix: make the last offset a multiple of {per} elements, or read unaligned columns with tl.load "
+        f"through a pointer block",
+        bad if isinstance(offset, tensor) and offset.data.shape[0] > 1 else np.array([0]))
 
 
 def _rows(desc, op, x_offsets, y_offset):

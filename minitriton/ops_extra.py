@@ -18,6 +18,8 @@ from .ops_basic import broadcast_to_shape, cast
 from .ops_debug import static_assert
 from .ops_reduce import _reduce_data, xor_sum
 from .ops_reduce import max as _max
+
+WARP_LANES = 32   # threads per warp on NVIDIA GPUs; tl.histogram pads its bins to one per lane
 from .ops_reduce import min as _min
 from .ops_shape import arange, join, reshape, validate_block_shape
 from .tensor import tensor
@@ -166,10 +168,14 @@ def item(input):
 
 
 def histogram(input, num_bins, mask=None):
-    """`tl.histogram(x, num_bins, mask=None)`: int32 counts of the values 0..num_bins-1 in a 1-D integer block.
+    """`tl.histogram(x, num_bins, mask=None)`: int32 counts per bin of a 1-D integer block; lanes whose mask is
+    false are not counted.
 
-    Values outside [0, num_bins) are not counted (the NVIDIA lowering compares `value <u num_bins`), nor are
-    lanes whose mask is false."""
+    A value's bin is its low bits, as the NVIDIA lowering computes it: the bins are padded to one per lane of a
+    warp (max(num_bins, 32)), a value lands in bin `value mod max(num_bins, 32)` (two's complement), and only
+    bins below num_bins are kept. So with 8 bins, 100 counts in bin 4 and -1 is dropped (its bin is 31); with
+    32 or more bins every value counts (-1 in the last bin). Measured on the H200 (Triton 3.6, probe
+    `histogram_out_of_range_and_mask`); Triton's interpreter drops every value outside [0, num_bins)."""
     x = to_tensor(input)
     num_bins = unwrap(num_bins)
     mask = unwrap(mask)
@@ -184,15 +190,9 @@ def histogram(input, num_bins, mask=None):
             mask = _broadcast_to(mask, x.shape) if mask.shape else broadcast_to_shape(mask, x.shape)
         if not mask.dtype.is_bool():
             raise ValueError("Mask must have boolean scalar type")
-    values = x.data
-    if x.dtype.is_bool():
-        values = values.astype(np.int64)
-    elif x.dtype.is_int_unsigned():
-        values = values.astype(np.uint64)
-        values = np.where(values < np.uint64(num_bins), values.astype(np.int64), np.int64(-1))
-    else:
-        values = values.astype(np.int64)
-    valid = (values >= 0) & (values < num_bins)
+    padded = max(num_bins, WARP_LANES)
+    values = (x.data.astype(np.int64) & np.int64(padded - 1)) if not x.dtype.is_bool() else x.data.astype(np.int64)
+    valid = values < num_bins
     g = values.shape[0]
     if mask is not None:
         g = max(g, mask.data.shape[0])

@@ -144,6 +144,8 @@ def reshape(input, *shape, can_reorder=False):
     if len(shape) == 1 and isinstance(unwrap(shape[0]), (tuple, list)):
         shape = tuple(unwrap(shape[0]))
     shape = validate_block_shape(shape) if shape else ()
+    if not x.shape:   # 3.6's semantic.reshape reads input.type.numel, which a scalar's dtype lacks
+        raise AttributeError("'dtype' object has no attribute 'numel'")
     if int(np.prod(shape, dtype=np.int64)) != x.numel:
         raise ValueError("reshape() cannot change total number of elements in tensor")
     return tensor(x.data.reshape((x.data.shape[0],) + shape), x.dtype, shape, x.alloc)

@@ -87,6 +87,14 @@ class Runtime:
 
     # ---------------------------------------------------------------- arrays in and out
     def to_backend(self, spec, inputs):
+        value, keep = self._to_backend(spec, inputs)
+        if "descriptor" in spec:
+            from triton.tools.tensor_descriptor import TensorDescriptor   # minitriton's under minitriton
+            value = TensorDescriptor.from_tensor(value, spec["descriptor"]["block"],
+                                                 padding=spec["descriptor"]["padding"])
+        return value, keep
+
+    def _to_backend(self, spec, inputs):
         if "array" not in spec:
             v = spec["scalar"]
             return (tuple(v) if spec.get("tuple") else v), None

@@ -15,7 +15,8 @@ Two kinds of case:
   return value comes back in `Result.value` (a list of arrays).
 
 Arguments: NumPy arrays (in/out; views with non-negative strides keep their strides), `BF16` (uint16 bit
-patterns both sides treat as bfloat16: torch.bfloat16 or minitriton.Buffer), Python scalars, None. Every
+patterns both sides treat as bfloat16: torch.bfloat16 or minitriton.Buffer), `Descriptor` (a host-side
+`TensorDescriptor` over an array, made in the child), Python scalars, None. Every
 array argument comes back after the launch, so outputs are simply arrays the kernel wrote.
 
 Transport: a job is a folder holding manifest.json and inputs.npz; the child writes out_<i>.npz and
@@ -133,6 +134,20 @@ class Result:
 
 # --------------------------------------------------------------------------- argument transport
 
+
+class Descriptor:
+    """A tensor descriptor argument: the child passes `TensorDescriptor.from_tensor(array, block_shape,
+    padding)` (`triton.tools.tensor_descriptor`, minitriton's under minitriton), so the kernel reads and writes
+    `array` (a NumPy array or `BF16`) through desc.load / desc.store; the array comes back like any other."""
+
+    def __init__(self, array, block_shape, padding="zero"):
+        if not isinstance(array, (np.ndarray, BF16)):
+            raise TypeError(f"Descriptor takes a NumPy array or BF16, got {type(array).__name__}")
+        self.array, self.block_shape, self.padding = array, list(block_shape), padding
+
+    def __repr__(self):
+        return f"Descriptor({self.array!r}, block_shape={self.block_shape}, padding={self.padding!r})"
+
 def _span(a: np.ndarray):
     """(flat copy of every element `a` covers, element offset, shape, strides in elements)."""
     item = a.dtype.itemsize
@@ -166,6 +181,8 @@ def clone(value):
     """A deep copy of an argument; array views keep their shape and strides (over a fresh span)."""
     if isinstance(value, BF16):
         return BF16(clone(value.array))
+    if isinstance(value, Descriptor):
+        return Descriptor(clone(value.array), value.block_shape, value.padding)
     if isinstance(value, np.ndarray):
         flat, _, shape, strides = _span(value)
         return _view(flat, tuple(shape), tuple(strides))
@@ -173,6 +190,10 @@ def clone(value):
 
 
 def _encode(value, key, arrays):
+    if isinstance(value, Descriptor):
+        spec = _encode(value.array, key, arrays)
+        spec["descriptor"] = {"block": list(value.block_shape), "padding": value.padding}
+        return spec
     if isinstance(value, (BF16, np.ndarray)):
         bits = value.array if isinstance(value, BF16) else value
         flat, _, shape, strides = _span(bits)
@@ -194,7 +215,10 @@ def _decode_result(spec, original, npz):
         return original
     flat = npz[spec["array"]]
     view = _view(flat, tuple(spec["shape"]), tuple(spec["strides"]))
-    return BF16(view) if spec["bf16"] else view
+    view = BF16(view) if spec["bf16"] else view
+    if "descriptor" in spec:
+        return Descriptor(view, spec["descriptor"]["block"], spec["descriptor"]["padding"])
+    return view
 
 
 def _digest(text: str) -> str:

@@ -6,7 +6,8 @@ Each `Probe` names its doc row, the kernel source, its arguments and how each ou
 real Triton must too (else the doc, or the pinned version, changed). `interp` marks an expected divergence
 of Triton's interpreter from the GPU, with the reason; `interp_value` the interpreter's documented wrong
 value, checked so the list cannot rot silently. `error` is a compile error both sides raise (regex);
-`gpu_error` one the GPU raises while the interpreter runs. `known_gap`: minitriton does not yet do what the
+`gpu_error` one the GPU raises while the interpreter runs; `interp_error` one the interpreter raises while
+the GPU runs (with `interp` saying why; minitriton is then held to `expect`). `known_gap`: minitriton does not yet do what the
 GPU does (an explained, listed mismatch). `skip` keeps a probe in the table with a reason but runs nothing.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from parity.compare import MATH_ULPS, by_parts, close, exact, ulps, within
-from parity.oracle import BF16
+from parity.oracle import BF16, Descriptor
 
 HEADER = "import triton\nimport triton.language as tl\n\n"
 
@@ -41,6 +42,7 @@ class Probe:
     error: str | None = None
     gpu_error: str | None = None
     interp_error_free: bool = True
+    interp_error: str | None = None
     known_gap: str | None = None
     skip: str | None = None
     targets: tuple = ("interpreter", "cuda")
@@ -683,3 +685,115 @@ ew("narrow_float_literal_rounding", "§5 ([SRC] ir.cc get_fp16/get_bf16 take a C
           "through fp32: 1.0) and multiplies bf16 bit patterns (§1 row 23)",
    interp_value={2: np.array([1.0009765625] * 4 + [2.0194839173657902e-28] * 4 + [-2.5849394142282115e-26] * 4,
                              np.float32)})
+
+# ================================================================ Triton 3.6's extra ops and tensor descriptors
+_X16 = i32(-1, 8, 9, 100, 3, 3, 0, 7, 7, 7, -8, 16, 1, 2, 5, 4)
+_KEEP16 = i32(*[1, 0] * 8)
+
+
+def _histograms(values, keep, lanes):
+    """The three histograms of `histogram_ranges` (8 bins, 8 bins masked, 32 bins) when a value's bin is
+    `value mod max(bins, lanes)` and only bins below `bins` count (lanes = 32: the GPU's rule); lanes = None
+    counts only values inside [0, bins) (the interpreter's rule)."""
+    out = []
+    for bins, use_mask in ((8, False), (8, True), (32, False)):
+        h = np.zeros(bins, np.int32)
+        for v, k in zip(values.tolist(), keep.tolist()):
+            b = v % max(bins, lanes) if lanes else v
+            if (k or not use_mask) and 0 <= b < bins:
+                h[b] += 1
+        out.append(h)
+    return np.concatenate(out)
+
+
+probe("histogram_out_of_range_and_mask", "3.6 tl.histogram (H200 probe; [SRC] HistogramOpToLLVM: one ballot per "
+      "bin-index bit, bins padded to the warp's 32 lanes)",
+      kernel("histogram_ranges(x_ptr, m_ptr, out_ptr)", """
+          offs = tl.arange(0, 16)
+          x = tl.load(x_ptr + offs)
+          keep = tl.load(m_ptr + offs) != 0
+          tl.store(out_ptr + tl.arange(0, 8), tl.histogram(x, 8))
+          tl.store(out_ptr + 8 + tl.arange(0, 8), tl.histogram(x, 8, mask=keep))
+          tl.store(out_ptr + 16 + tl.arange(0, 32), tl.histogram(x, 32))"""),
+      (1,), (_X16, _KEEP16, np.zeros(48, np.int32)),
+      expect={2: _histograms(_X16, _KEEP16, 32)},
+      interp="on the GPU a value counts in bin `value mod max(num_bins, 32)` when that bin exists (100 in bin 4 "
+             "of 8, -1 in bin 31 of 32); Triton's interpreter counts only values inside [0, num_bins)",
+      interp_value={2: _histograms(_X16, _KEEP16, None)})
+probe("topk_small", "3.6 tl.topk ([SRC] 3.6 standard.topk: a partial bitonic sort, largest first)",
+      kernel("topk_small(x_ptr, out_ptr)", """
+          offs = tl.arange(0, 16)
+          x = tl.load(x_ptr + offs)
+          tl.store(out_ptr + tl.arange(0, 4), tl.topk(x, 4))
+          t2 = tl.topk(tl.reshape(x, (4, 4)), 2)
+          tl.store(out_ptr + 4 + tl.arange(0, 4)[:, None] * 2 + tl.arange(0, 2)[None, :], t2)
+          tl.store(out_ptr + 12 + offs, tl.topk(x, 16))"""),
+      (1,), (f32(3, -1, 7, 7, 0.5, -0.0, 0.0, 2, -5, 9, 9, 1, -2, 4, 6, -7), np.zeros(28, np.float32)),
+      expect={1: f32(9, 9, 7, 7, 7, 7, 2, 0.5, 9, 9, 6, 4, 9, 9, 7, 7, 6, 4, 3, 2, 1, 0.5, 0, 0, -1, -2, -5, -7)})
+probe("topk_k1_of_a_1d_block_rejected", "3.6 tl.topk ([SRC] 3.6 standard.sort_impl: k = 1 reduces a 1-D block to "
+      "a scalar, which core.reshape cannot take)",
+      kernel("topk_k1(x_ptr, out_ptr)", """
+          x = tl.load(x_ptr + tl.arange(0, 16))
+          tl.store(out_ptr + tl.arange(0, 1), tl.topk(x, 1))"""),
+      (1,), (f32(*range(16)), np.zeros(1, np.float32)),
+      gpu_error=r"'dtype' object has no attribute 'numel'",
+      interp="3.6 (the GPU) fails to compile topk(x, 1) of a 1-D block: the scalar left by the last tl.max "
+             "cannot be reshaped to [1]; the interpreter returns the maximum")
+probe("sort_with_nan_and_signed_zeros", "3.6 tl.sort ([SRC] 3.6 standard.sort: bitonic compare-and-swap with "
+      "tl.where(x > y), so a NaN never moves past a number)",
+      kernel("sort_nan(x_ptr, out_ptr)", """
+          offs = tl.arange(0, 16)
+          x = tl.load(x_ptr + offs)
+          tl.store(out_ptr + offs, tl.sort(x))
+          tl.store(out_ptr + 16 + offs, tl.sort(x, descending=True))"""),
+      (1,), (f32(np.nan, 1, -0.0, 0.0, -np.inf, np.inf, np.nan, -1, 2, -2, 0.0, -0.0, 3, np.nan, 0.5, -0.5),
+             np.zeros(32, np.float32)))
+
+
+def _descriptor_blocks_expected():
+    """dst after `desc_blocks`, by slicing: blocks read at element offsets, zero (or NaN) outside the (8, 24)
+    shape, stores clipped to the shape, later stores over earlier ones."""
+    src = np.arange(8 * 24, dtype=np.float32).reshape(8, 24)
+    dst = np.full((8, 24), -1.0, np.float32)
+
+    def block(r, c, pad):
+        out = np.full((4, 8), pad, np.float32)
+        rows, cols = np.arange(r, r + 4), np.arange(c, c + 8)
+        ri, ci = (rows >= 0) & (rows < 8), (cols >= 0) & (cols < 24)
+        out[np.ix_(ri, ci)] = src[np.ix_(rows[ri], cols[ci])]
+        return out
+
+    def put(r, c, val):
+        dst[r:r + 4, c:c + 8] = val[:max(0, min(4, 8 - r)), :max(0, min(8, 24 - c))]
+
+    put(0, 0, block(1, 4, 0.0))
+    put(3, 4, block(-2, -4, 0.0) + 100)
+    put(6, 20, block(6, 20, 0.0) + 200)
+    put(2, 12, block(5, 20, np.nan) + 300)
+    return dst
+
+
+def _descriptors():
+    return (Descriptor(np.arange(8 * 24, dtype=np.float32).reshape(8, 24), [4, 8]),
+            Descriptor(np.full((8, 24), -1.0, np.float32), [4, 8]),
+            Descriptor(np.arange(8 * 24, dtype=np.float32).reshape(8, 24), [4, 8], padding="nan"))
+
+
+probe("descriptor_partial_and_negative_blocks", "3.6 host TensorDescriptor (TMA; H200 probe): any row offset, "
+      "negative too; columns at multiples of 16 bytes; parts outside the shape read as the padding and are not "
+      "written",
+      kernel("desc_blocks(src, dst, nan_src)", """
+          a = src.load([1, 4])
+          b = src.load([-2, -4])
+          c = src.load([6, 20])
+          d = nan_src.load([5, 20])
+          dst.store([0, 0], a)
+          dst.store([3, 4], b + 100.0)
+          dst.store([6, 20], c + 200.0)
+          dst.store([2, 12], d + 300.0)"""),
+      (1,), _descriptors(), expect={1: _descriptor_blocks_expected()})
+probe("descriptor_unaligned_offset", "3.6 host TensorDescriptor (TMA; H200 probe): an innermost offset that is "
+      "not a multiple of 16 bytes stops the kernel",
+      kernel("desc_unaligned(src, dst, nan_src)", """
+          dst.store([0, 0], src.load([1, 3]))"""),
+      (1,), _descriptors(), error=r"16-byte aligned|illegal instruction")

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from parity.compare import BF16, describe, exact
-from parity.oracle import Case
+from parity.oracle import Case, Descriptor
 
 FAILING = ("MISMATCH", "ERROR")
 
@@ -50,12 +50,15 @@ def _fmt_err(x: float) -> str:
 
 
 def _arrays(args, kwargs):
-    out = [(i, a) for i, a in enumerate(args) if isinstance(a, (np.ndarray, BF16))]
-    return out + [(k, v) for k, v in kwargs.items() if isinstance(v, (np.ndarray, BF16))]
+    """(position or name, array) of every array argument; a Descriptor's array stands for it."""
+    items = list(enumerate(args)) + list(kwargs.items())
+    return [(k, v.array if isinstance(v, Descriptor) else v) for k, v in items
+            if isinstance(v, (np.ndarray, BF16, Descriptor))]
 
 
 def _get(result, key):
-    return result.args[key] if isinstance(key, int) else result.kwargs[key]
+    value = result.args[key] if isinstance(key, int) else result.kwargs[key]
+    return value.array if isinstance(value, Descriptor) else value
 
 
 def _changed(before, after) -> bool:
@@ -100,6 +103,8 @@ def judge_probe(p, mt, ref, target) -> Row:
         row.status, row.detail = "skipped", f"not run on the {target} target"
         return row
     divergent = target == "interpreter" and p.interp is not None
+    if divergent and p.interp_error:
+        return _judge_interp_error_probe(p, mt, ref, row)
     if p.error or p.gpu_error:
         return _judge_error_probe(p, mt, ref, target, row, divergent)
     if mt.error or ref.error:
@@ -133,6 +138,28 @@ def judge_probe(p, mt, ref, target) -> Row:
         row.status = "known-gap" if p.known_gap and row.status != "MISMATCH" else "MISMATCH"
         notes = ([p.known_gap] if p.known_gap else []) + failures + notes
     row.detail = "; ".join(notes)
+    return row
+
+
+def _judge_interp_error_probe(p, mt, ref, row) -> Row:
+    """The interpreter target of a probe the interpreter refuses while the GPU runs it: the interpreter must
+    still raise, minitriton must run and give the documented values."""
+    row.comparison = "error"
+    problems = []
+    if ref.error is None or not re.search(p.interp_error, ref.error):
+        problems.append(f"the interpreter {'raised ' + _first_line(ref.error) if ref.error else 'ran'} "
+                        f"(expected /{p.interp_error}/): update the probe")
+    if mt.error:
+        problems.append(f"minitriton raised {_first_line(mt.error)}")
+    else:
+        for key, want in p.expect.items():
+            o = exact(_get(mt, key), want)
+            if not o.ok:
+                problems.append(f"minitriton differs from the documented value (arg {key}): {o.detail}")
+    if problems:
+        row.status, row.detail = "MISMATCH", "; ".join(problems)
+    else:
+        row.status, row.detail = "expected-divergence", f"{p.interp} (the interpreter raises /{p.interp_error}/)"
     return row
 
 

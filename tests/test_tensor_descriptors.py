@@ -129,6 +129,11 @@ def make_output(kind, shape, fill=-7.0):
     return arr, arr
 
 
+def align(kind):
+    """Elements per 16 bytes: the step of a descriptor's innermost offset."""
+    return 16 // np.dtype(ELEM[kind][0]).itemsize
+
+
 def padded_width(n, kind):
     """A row length >= n whose byte size is a multiple of 16 (TMA's stride rule)."""
     per = 16 // np.dtype(ELEM[kind][0]).itemsize
@@ -159,6 +164,7 @@ def runs(launch):
        om=st.integers(-40, 45), on=st.integers(-40, 45), sm=st.integers(-9, 13), sn=st.integers(-9, 13),
        host=st.booleans())
 def test_load_2d_matches_numpy(kind, M, N, BM, BN, n_prog, om, on, sm, sn, host):
+    on, sn = on * align(kind), sn * align(kind)   # column offsets at 16-byte multiples, as the TMA unit needs
     ld = padded_width(N, kind)
     arg, storage = make_input(kind, (M, ld))
 
@@ -184,6 +190,7 @@ def test_load_2d_matches_numpy(kind, M, N, BM, BN, n_prog, om, on, sm, sn, host)
        offs=st.tuples(st.integers(-6, 10), st.integers(-6, 10), st.integers(-20, 22)), s0=st.integers(-3, 5),
        n_prog=st.integers(1, 4))
 def test_load_3d_matches_numpy(kind, dims, block, offs, s0, n_prog):
+    offs = (offs[0], offs[1], offs[2] * align(kind))
     D0, D1, D2 = dims
     ld = padded_width(D2, kind)
     arg, storage = make_input(kind, (D0, D1, ld), seed=1)
@@ -214,8 +221,8 @@ def test_nan_padding_reads_nan_outside():
     a = np.arange(8 * 8, dtype=np.float32).reshape(8, 8)
     out = np.zeros((1, 8, 8), np.float32)
     desc = TensorDescriptor(a, [5, 6], [8, 1], [8, 8], padding="nan")
-    load2d_host[(1,)](desc, out, 2, -1, 0, 0, BM=8, BN=8)
-    np.testing.assert_array_equal(out[0], ref_block(a, (5, 6), (2, -1), (8, 8), fill=np.nan))
+    load2d_host[(1,)](desc, out, 2, -4, 0, 0, BM=8, BN=8)
+    np.testing.assert_array_equal(out[0], ref_block(a, (5, 6), (2, -4), (8, 8), fill=np.nan))
 
 
 def test_host_descriptor_of_torch_tensor():
@@ -223,10 +230,27 @@ def test_host_descriptor_of_torch_tensor():
     a = torch.arange(24 * 32, dtype=torch.float16).reshape(24, 32)
     out = torch.zeros(3, 16, 16, dtype=torch.float16)
     desc = TensorDescriptor.from_tensor(a, [16, 16])
-    load2d_host[(3,)](desc, out, -5, 3, 11, 8, BM=16, BN=16)
+    load2d_host[(3,)](desc, out, -5, -8, 11, 16, BM=16, BN=16)
     for p in range(3):
-        np.testing.assert_array_equal(out[p].numpy(), ref_block(a.numpy(), (24, 32), (-5 + 11 * p, 3 + 8 * p),
+        np.testing.assert_array_equal(out[p].numpy(), ref_block(a.numpy(), (24, 32), (-5 + 11 * p, -8 + 16 * p),
                                                                 (16, 16)))
+
+
+@pytest.mark.parametrize("kind", ["fp32", "fp16"])
+def test_unaligned_innermost_offset_is_an_error(kind):
+    """On the H200 an innermost offset that is not a multiple of 16 bytes stops the kernel (illegal instruction,
+    probe descriptor_unaligned_offset); outer offsets may be anything."""
+    per = align(kind)
+    a, _ = make_input(kind, (8, 4 * per))
+    out, _ = make_output(kind, (3, 4, per))
+    desc = TensorDescriptor.from_tensor(a, [4, per])
+    load2d_host[(3,)](desc, out, -3, -per, 5, per, BM=4, BN=per)      # odd rows, aligned columns: fine
+    with pytest.raises(minitriton.DescriptorError) as e:
+        load2d_host[(3,)](desc, out, 1, 0, 0, per // 2, BM=4, BN=per)  # program 1 is half a 16-byte step off
+    msg = str(e.value)
+    assert msg.startswith("tensor descriptor load: the innermost offset must be 16-byte aligned")
+    assert "program (1,)" in msg and f"offsets[1] = {per // 2} elements of {kind} = 8 bytes" in msg
+    assert "illegal instruction" in msg and f"multiple of {per} elements" in msg
 
 
 # ------------------------------------------------------------------------------------------------ stores
@@ -236,6 +260,7 @@ def test_host_descriptor_of_torch_tensor():
        BM=st.sampled_from([1, 4, 8]), BN=st.sampled_from([8, 16, 32]), n_prog=st.integers(1, 5),
        om=st.integers(-40, 45), on=st.integers(-40, 45), host=st.booleans())
 def test_store_2d_writes_only_inside(kind, M, N, BM, BN, n_prog, om, on, host):
+    on = on * align(kind)
     ld = padded_width(N, kind) + 8   # the padding columns past N must stay untouched
     src, src_storage = make_input(kind, (n_prog, BM, BN), seed=2)
 
@@ -259,6 +284,7 @@ def test_store_2d_writes_only_inside(kind, M, N, BM, BN, n_prog, om, on, host):
        block=st.tuples(st.sampled_from([1, 2, 4]), st.sampled_from([2, 4]), st.sampled_from([4, 8, 16])),
        offs=st.tuples(st.integers(-5, 8), st.integers(-5, 8), st.integers(-20, 20)), n_prog=st.integers(1, 3))
 def test_copy_3d_in_kernel_descriptors(dims, block, offs, n_prog):
+    offs = (offs[0], offs[1], offs[2] * align("fp32"))
     D0, D1, D2 = dims
     ld = padded_width(D2, "fp32")
     src, _ = make_input("fp32", (D0, D1, ld), seed=3)
