@@ -9,7 +9,8 @@ whose results have one type. So, as the compiler asserts:
 * a variable bound before a runtime `if` and re-assigned in a branch keeps its type ("initial value for
   `v` is of type int32[], but the then block redefines it as fp32[]");
 * a variable defined in both branches has one type ("Mismatched type for v between then block (fp32) and
-  else block (fp16)").
+  else block (fp16)");
+* a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32 or a block).
 
 minitriton runs the kernel as Python, so these are checked while it runs: `instrument` recompiles the
 kernel's source with a call at the end of every loop body and branch. A loop is checked on the
@@ -86,6 +87,17 @@ def if_test(snap: Snapshot, test):
     return test
 
 
+def while_test(test):
+    """A `while` condition: Triton 3.6 hands it to `scf.condition`, which takes only an int1 scalar (a
+    comparison or a bool); any other tensor fails MLIR verification (offline sm_90 compile)."""
+    if isinstance(test, tensor) and (test.shape or test.dtype.name != "int1"):
+        from .ops_math import _ir_type
+        raise errors.backend_error(
+            "error encountered during parsing",
+            f"'scf.condition' op operand #0 must be 1-bit signless integer, but got '{_ir_type(test)}'")
+    return test
+
+
 def _fail(site: int, message: str):
     jit_fn, lineno, col = SITES[site]
     raise errors.CompilationError(errors.compilation_text(jit_fn, lineno, col, message))
@@ -137,7 +149,7 @@ def check_branch(snap: Snapshot, local_vars: dict, site: int, branch: str, new_n
 
 
 HELPERS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
-           PREFIX + "check_branch": check_branch}
+           PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test}
 SITES: list = []   # site index -> (JITFunction, file line, column)
 
 
@@ -242,6 +254,8 @@ class _Rewriter(ast.NodeTransformer):
         return self._loop(node)
 
     def visit_While(self, node):
+        node.test = ast.copy_location(_call("while_test", node.test), node)   # 3.6 reports the `while`
+        self.count += 1
         return self._loop(node)
 
     def visit_If(self, node):

@@ -69,6 +69,7 @@ class JITFunction(KernelInterface):
         self.do_not_specialize = {self.arg_names[i] if isinstance(i, int) else i for i in spec}
         self._kernel_fn = None
         self._checked = False
+        self._literal_none_return = None
         self.cache = {}
         try:
             src = textwrap.dedent(inspect.getsource(fn))
@@ -125,7 +126,24 @@ class JITFunction(KernelInterface):
         if context.active() is None:
             raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
         self.check_scoping()
-        return _decay(self.kernel_fn(*args, **kwargs))
+        result = self.kernel_fn(*args, **kwargs)
+        if result is None and self._returns_none_literally():
+            # 3.6's visit_Return makes `return None` (unlike a bare `return`) a tensor, and None is none
+            raise TypeError("cannot convert None of type <class 'NoneType'> to tensor")
+        return _decay(result)
+
+    def _returns_none_literally(self) -> bool:
+        """Whether the source has a `return None` statement (cached)."""
+        if self._literal_none_return is None:
+            import ast
+            try:
+                tree = ast.parse(self.src) if self.src is not None else None
+            except SyntaxError:
+                tree = None
+            self._literal_none_return = tree is not None and any(
+                isinstance(n, ast.Return) and isinstance(n.value, ast.Constant) and n.value.value is None
+                for n in ast.walk(tree))
+        return self._literal_none_return
 
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters)."""

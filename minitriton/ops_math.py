@@ -68,12 +68,10 @@ def sigmoid(x):
     return truediv(1, add(1, exp(neg(x))))
 
 
-def fdiv(x, y, ieee_rounding=False, approx=False):
+def fdiv(x, y, ieee_rounding=False):
     """`tl.fdiv`, as Triton 3.6 builds it: both operands (literals made tensors first) must already be floats,
     and they are not promoted: `arith.divf` needs one type, and fp16/bf16 fail in the LLVM lowering.
     `ieee_rounding` changes nothing in 3.6 (minitriton rounds every division correctly)."""
-    if unwrap(ieee_rounding) and unwrap(approx):
-        raise ValueError("approx and ieee_rounding cannot both be True")
     x, y = to_tensor(x), to_tensor(y)
     if not x.dtype.is_floating() or not y.dtype.is_floating():
         raise TypeError("both operands of fdiv must have floating scalar type")
@@ -119,13 +117,12 @@ def fma(x, y, z):
 def _ir_type(x: tensor) -> str:
     """`x`'s MLIR type as Triton's compiler spells it in diagnostics: `i32`, `tensor<128xi32>`, `!tt.ptr<f32>`."""
     ty = x.dtype
+    floats = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64"}
     if ty.is_ptr():
         elem = ty.element_ty
-        name = f"i{elem.primitive_bitwidth}" if elem.is_int() else {"fp16": "f16", "bf16": "bf16", "fp32": "f32",
-                                                                     "fp64": "f64"}.get(elem.name, elem.name)
-        name = f"!tt.ptr<{name}>"
+        name = f"!tt.ptr<{f'i{elem.primitive_bitwidth}' if elem.is_int() else floats.get(elem.name, elem.name)}>"
     else:
-        name = f"i{ty.primitive_bitwidth}"
+        name = floats.get(ty.name, f"i{ty.primitive_bitwidth}")
     return f"tensor<{'x'.join(map(str, x.shape))}x{name}>" if x.shape else name
 
 

@@ -41,6 +41,13 @@ def options_restored():
 # ----------------------------------------------------------------------------------------- compile-time errors
 
 @triton.jit
+def _returns_none(x):
+    if x > 100:
+        return
+    return None
+
+
+@triton.jit
 def k_case(out_ptr, x_ptr, n, CASE: tl.constexpr):
     offs = tl.arange(0, 16)
     if CASE == "arange_npow2":
@@ -102,6 +109,18 @@ def k_case(out_ptr, x_ptr, n, CASE: tl.constexpr):
     if CASE == "block_in_if":
         if offs > 3:
             a = 1
+    if CASE == "while_int_condition":
+        i = n
+        while i:
+            i -= 1
+    if CASE == "while_block_condition":
+        v = offs
+        while v < 2:
+            v += 1
+    if CASE == "helper_returns_none":
+        a = _returns_none(n)
+    if CASE == "fdiv_approx":
+        a = tl.fdiv(offs.to(tl.float32), 3.0, approx=True)
     tl.store(out_ptr + offs, offs.to(tl.float32))
 
 
@@ -141,6 +160,14 @@ CASES = [
     ("static_assert_runtime", NotImplementedError, r"Assertion condition could not be determined at compile-time\. "
                                                    r"Make sure that it depends only on `constexpr` values"),
     ("block_in_if", TypeError, r"Boolean value of Tensor with more than one value is ambiguous"),
+    # offline sm_90 compiles with 3.6.0: scf.condition takes an int1 scalar only
+    ("while_int_condition", RuntimeError, r"'scf.condition' op operand #0 must be 1-bit signless integer, but got "
+                                          r"'i32'\nerror encountered during parsing"),
+    ("while_block_condition", RuntimeError, r"'scf.condition' op operand #0 must be 1-bit signless integer, but "
+                                            r"got 'tensor<16xi1>'"),
+    # 3.6's visit_Return turns `return None` (not a bare `return`) into to_tensor(None)
+    ("helper_returns_none", TypeError, r"cannot convert None of type <class 'NoneType'> to tensor"),
+    ("fdiv_approx", TypeError, r"fdiv\(\) got an unexpected keyword argument 'approx'"),
 ]
 
 

@@ -34,7 +34,11 @@ def reduce_kernel(X, Z, ZTY: tl.constexpr, M: tl.constexpr, N: tl.constexpr, ZM:
     x = tl.load(X + rm[:, None] * N + rn[None, :])
     z = {expr}
     tl.static_assert(z.dtype == ZTY, "result dtype")
-    tl.store(Z + tl.arange(0, ZM)[:, None] * ZN + tl.arange(0, ZN)[None, :], tl.reshape(z, (ZM, ZN)))
+    zp = Z + tl.arange(0, ZM)[:, None] * ZN + tl.arange(0, ZN)[None, :]
+    if len(z.shape) == 0:
+        tl.store(zp, z)   # a scalar cannot be reshaped in 3.6 ('dtype' object has no attribute 'numel')
+    else:
+        tl.store(zp, tl.reshape(z, (ZM, ZN)))
 """
 
 
