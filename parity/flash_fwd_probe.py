@@ -11,6 +11,8 @@ TMA kernel next to variants it did not try:
 - `flat`: persistent, full attention only: each program runs its query tiles' key blocks as one flat loop,
   so the next tile's first K/V loads are pipelined behind the current tile's last ones.
 - `repo` at 64x128 (BLOCK_N > BLOCK_M: right for full attention only; causal needs BLOCK_M % BLOCK_N == 0).
+- `poly-all` / `poly-half`: exp2 of P on the FMA units (exponent bits times a polynomial), for all of P or for
+  half the key block, the other half on the special-function unit (FA4's trick; full attention only).
 
 Rounds alternate SDPA and every candidate so drift hits all alike; the ratio is SDPA's median time over the
 candidate's median. It prints each compiled kernel's registers, spills and shared memory too.
@@ -133,6 +135,63 @@ def flat_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale, n_tiles,
             tl.store(l_ptr + bh * T + offs_m, m_i * 0.6931471805599453 + tl.log(l_i))
 
 
+@triton.jit
+def _exp2_poly(x):
+    """2**x for x <= 0 on the FMA units (no MUFU): 2**floor(x) from the exponent bits times a degree-3
+    polynomial for 2**frac (relative error < 7.5e-5); x below -126 gives 2**-126."""
+    x = tl.maximum(x, -126.0)
+    j = tl.floor(x)
+    f = x - j
+    p = 0.9999251255464416 + f * (0.6958339921071541 + f * (0.22606707273037618 + f * 0.07802403102608088))
+    bits = p.to(tl.int32, bitcast=True) + (j.to(tl.int32) << 23)
+    return bits.to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def poly_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
+                D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+                MODE: tl.constexpr):
+    """Full attention only (T % BLOCK_N == 0). MODE 1: every exp2 of P on the FMA units; MODE 2: the key block
+    as two halves (K/V descriptors of BLOCK_N // 2 rows), the first half's exp2 on the MUFU, the second's
+    on the FMA units, so both units work (FA4's trick)."""
+    HALF: tl.constexpr = BLOCK_N // 2
+    pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    m0 = pid_m * BLOCK_M
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    q = desc_q.load([bh, m0, 0]).reshape(BLOCK_M, D)
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
+    for start_n in range(0, T, BLOCK_N):
+        if MODE == 1:
+            k = desc_k.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+            qk = tl.dot(q, tl.trans(k))
+            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            p = _exp2_poly(qk * qk_scale - m_new[:, None])
+            alpha = tl.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = desc_v.load([bh, start_n, 0]).reshape(BLOCK_N, D)
+            acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        else:
+            k_a = desc_k.load([bh, start_n, 0]).reshape(HALF, D)
+            k_b = desc_k.load([bh, start_n + HALF, 0]).reshape(HALF, D)
+            qk_a = tl.dot(q, tl.trans(k_a))
+            qk_b = tl.dot(q, tl.trans(k_b))
+            m_new = tl.maximum(m_i, tl.maximum(tl.max(qk_a, 1), tl.max(qk_b, 1)) * qk_scale)
+            p_a = tl.exp2(qk_a * qk_scale - m_new[:, None])
+            p_b = _exp2_poly(qk_b * qk_scale - m_new[:, None])
+            alpha = tl.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p_a, 1) + tl.sum(p_b, 1)
+            v_a = desc_v.load([bh, start_n, 0]).reshape(HALF, D)
+            v_b = desc_v.load([bh, start_n + HALF, 0]).reshape(HALF, D)
+            acc = tl.dot(p_a.to(v_a.dtype), v_a, acc * alpha[:, None])
+            acc = tl.dot(p_b.to(v_b.dtype), v_b, acc)
+        m_i = m_new
+    desc_o.store([bh, m0, 0], (acc * (1.0 / l_i)[:, None]).to(q.dtype).reshape(1, BLOCK_M, D))
+    tl.store(l_ptr + bh * T + offs_m, m_i * 0.6931471805599453 + tl.log(l_i))
+
+
 def candidates():
     """[(name, kernel, Q/O descriptor block rows, BLOCK_M, BLOCK_N, warps, stages, extra launch options)]: every
     candidate of the 2026-11-29 runs (results/flash-d128-probe-2026-11-29.md)."""
@@ -150,6 +209,10 @@ def candidates():
     for bm, bn, w, s in ((128, 64, 4, 2), (128, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 2), (64, 64, 4, 2)):
         for per_sm in (1, 2):
             out.append((f"flat {bm}x{bn}w{w}s{s} x{per_sm}", flat_kernel, bm, bm, bn, w, s, {"per_sm": per_sm}))
+    for bm, bn, w, s in ((128, 64, 4, 2), (128, 128, 4, 2), (128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 3)):
+        out.append((f"poly-all {bm}x{bn}w{w}s{s}", poly_kernel, bm, bm, bn, w, s, {"MODE": 1, "full_only": True}))
+        out.append((f"poly-half {bm}x{bn}w{w}s{s}", poly_kernel, bm, bm, bn, w, s,
+                    {"MODE": 2, "full_only": True, "kv_rows": bn // 2}))
     return out
 
 
@@ -186,12 +249,14 @@ def main():
                 continue
             extra = dict(extra)
             per_sm = extra.pop("per_sm", None)
-            if T % bm or T % bn or (per_sm and causal):
+            full_only = extra.pop("full_only", False)
+            kv_rows = extra.pop("kv_rows", bn)
+            if T % bm or T % bn or ((per_sm or full_only) and causal):
                 continue
             o = torch.empty_like(q)
             lse = torch.empty(B * H, T, device=dev, dtype=torch.float32)
-            args = (TensorDescriptor(q, shape, strides, [1, qrows, D]), TensorDescriptor(k, shape, strides, [1, bn, D]),
-                    TensorDescriptor(v, shape, strides, [1, bn, D]), TensorDescriptor(o, shape, strides, [1, qrows, D]),
+            args = (TensorDescriptor(q, shape, strides, [1, qrows, D]), TensorDescriptor(k, shape, strides, [1, kv_rows, D]),
+                    TensorDescriptor(v, shape, strides, [1, kv_rows, D]), TensorDescriptor(o, shape, strides, [1, qrows, D]),
                     lse, T, qk_scale)
             kw = dict(D=D, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, num_warps=w, num_stages=s, **extra)
             grid = (T // bm, B * H)
