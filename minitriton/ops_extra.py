@@ -175,7 +175,8 @@ def histogram(input, num_bins, mask=None):
     warp (max(num_bins, 32)), a value lands in bin `value mod max(num_bins, 32)` (two's complement), and only
     bins below num_bins are kept. So with 8 bins, 100 counts in bin 4 and -1 is dropped (its bin is 31); with
     32 or more bins every value counts (-1 in the last bin). Measured on the H200 (Triton 3.6, probe
-    `histogram_out_of_range_and_mask`); Triton's interpreter drops every value outside [0, num_bins)."""
+    `histogram_out_of_range_and_mask`); Triton's interpreter drops every value outside [0, num_bins).
+    Only int32 and uint32 inputs compile in 3.6; other widths fail in the LLVM lowering."""
     x = to_tensor(input)
     num_bins = unwrap(num_bins)
     mask = unwrap(mask)
@@ -184,6 +185,10 @@ def histogram(input, num_bins, mask=None):
     assert len(x.shape) == 1, "histogram only supports 1D input"
     assert x.dtype.is_int(), "histogram only supports integer input"
     validate_block_shape((num_bins,))
+    if x.dtype.primitive_bitwidth != 32:
+        # the NVIDIA lowering ands the value with an i32 constant (offline sm_90 compiles with 3.6.0)
+        raise errors.backend_error("PassManager::run failed",
+                                   "'llvm.and' op requires the same type for all operands and results")
     if mask is not None:
         if mask.shape != x.shape:
             from .ops_shape import broadcast_to as _broadcast_to

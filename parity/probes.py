@@ -692,11 +692,11 @@ _KEEP16 = i32(*[1, 0] * 8)
 
 
 def _histograms(values, keep, lanes):
-    """The three histograms of `histogram_ranges` (8 bins, 8 bins masked, 32 bins) when a value's bin is
+    """The histograms of `histogram_ranges` (8 bins, 8 bins masked, 32 bins, 64 bins) when a value's bin is
     `value mod max(bins, lanes)` and only bins below `bins` count (lanes = 32: the GPU's rule); lanes = None
     counts only values inside [0, bins) (the interpreter's rule)."""
     out = []
-    for bins, use_mask in ((8, False), (8, True), (32, False)):
+    for bins, use_mask in ((8, False), (8, True), (32, False), (64, False)):
         h = np.zeros(bins, np.int32)
         for v, k in zip(values.tolist(), keep.tolist()):
             b = v % max(bins, lanes) if lanes else v
@@ -714,12 +714,34 @@ probe("histogram_out_of_range_and_mask", "3.6 tl.histogram (H200 probe; [SRC] Hi
           keep = tl.load(m_ptr + offs) != 0
           tl.store(out_ptr + tl.arange(0, 8), tl.histogram(x, 8))
           tl.store(out_ptr + 8 + tl.arange(0, 8), tl.histogram(x, 8, mask=keep))
-          tl.store(out_ptr + 16 + tl.arange(0, 32), tl.histogram(x, 32))"""),
-      (1,), (_X16, _KEEP16, np.zeros(48, np.int32)),
+          tl.store(out_ptr + 16 + tl.arange(0, 32), tl.histogram(x, 32))
+          tl.store(out_ptr + 48 + tl.arange(0, 64), tl.histogram(x, 64))"""),
+      (1,), (_X16, _KEEP16, np.zeros(112, np.int32)),
       expect={2: _histograms(_X16, _KEEP16, 32)},
       interp="on the GPU a value counts in bin `value mod max(num_bins, 32)` when that bin exists (100 in bin 4 "
              "of 8, -1 in bin 31 of 32); Triton's interpreter counts only values inside [0, num_bins)",
       interp_value={2: _histograms(_X16, _KEEP16, None)})
+_U16 = np.array([0, 1, 7, 8, 31, 32, 33, 63, 64, 100, 2**31, 2**31 + 5, 2**32 - 1, 2**32 - 8, 5, 5], np.uint32)
+probe("histogram_of_uint32", "3.6 tl.histogram (H200 probe; values past 2**31 keep their low bits)",
+      kernel("histogram_u32(x_ptr, out_ptr)", """
+          x = tl.load(x_ptr + tl.arange(0, 16))
+          tl.store(out_ptr + tl.arange(0, 8), tl.histogram(x, 8))
+          tl.store(out_ptr + 8 + tl.arange(0, 64), tl.histogram(x, 64))"""),
+      (1,), (_U16, np.zeros(72, np.int32)),
+      expect={1: np.concatenate([np.bincount([v % 32 for v in _U16.tolist() if v % 32 < 8], minlength=8),
+                                 np.bincount([v % 64 for v in _U16.tolist()], minlength=64)]).astype(np.int32)},
+      interp="on the GPU a value counts in bin `value mod max(num_bins, 32)` when that bin exists; Triton's "
+             "interpreter counts only values inside [0, num_bins)",
+      interp_value={1: np.concatenate([np.bincount([v for v in _U16.tolist() if v < 8], minlength=8),
+                                       np.bincount([v for v in _U16.tolist() if v < 64], minlength=64)]
+                                      ).astype(np.int32)})
+probe("histogram_of_int64_fails_to_compile", "3.6 tl.histogram ([SRC] HistogramOpToLLVM: `and` of an i64 "
+      "value with an i32 constant; offline sm_90 compile)",
+      kernel("histogram_i64(x_ptr, out_ptr)", """
+          x = tl.load(x_ptr + tl.arange(0, 16))
+          tl.store(out_ptr + tl.arange(0, 8), tl.histogram(x, 8))"""),
+      (1,), (np.arange(16, dtype=np.int64), np.zeros(8, np.int32)),
+      error=r"PassManager::run failed|histogram only supports 32-bit integer input")
 probe("topk_small", "3.6 tl.topk ([SRC] 3.6 standard.topk: a partial bitonic sort, largest first)",
       kernel("topk_small(x_ptr, out_ptr)", """
           offs = tl.arange(0, 16)
