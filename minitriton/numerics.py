@@ -278,7 +278,30 @@ def _c_divmod(a, b) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(q, dtype=dt), np.asarray(r, dtype=dt)
 
 
+_BOOL = np.dtype(bool)
+
+
+def _int1_folded(result_of):
+    """Triton's int1 is a 1-bit unsigned integer, and LLVM folds its arithmetic on the only defined operands
+    (a divisor or a shift amount can only be 0 or 1, and 0 / a shift by 1 is undefined): `udiv i1 x, y` is x,
+    `urem` is 0, `shl`/`lshr` are x. Measured on the H200 (Triton 3.6, probe int1_div_mod_shift): 0 // 0 == 0,
+    1 % 0 == 0, 1 << 1 == 1. `result_of(a)` gives the folded result from the broadcast bool `a`."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(a, b):
+            if getattr(a, "dtype", None) == _BOOL or getattr(b, "dtype", None) == _BOOL:
+                a, b = np.broadcast_arrays(np.asarray(a, bool), np.asarray(b, bool))
+                return result_of(a)
+            return fn(a, b)
+        return wrapper
+    return decorate
+
+
+_int1_keeps_x = _int1_folded(lambda a: a.copy())
+
+
 @_quiet
+@_int1_keeps_x
 def c_div(a, b) -> np.ndarray:
     """Integer division truncating toward zero (C / PTX ``div``): -7 / 2 == -3.
 
@@ -293,6 +316,7 @@ def c_div(a, b) -> np.ndarray:
 
 
 @_quiet
+@_int1_folded(np.zeros_like)
 def c_mod(a, b) -> np.ndarray:
     """Integer remainder with C semantics: the result has the sign of ``a``
     (-7 % 2 == -1, 7 % -2 == 1). Remainder by zero gives ``a``; INT_MIN % -1 == 0."""
@@ -501,6 +525,7 @@ def _shift_amounts(a, s):
 
 
 @_quiet
+@_int1_keeps_x
 def shift_left(a, s) -> np.ndarray:
     """``a << s`` as PTX ``shl`` does it: amounts >= the bit width (or negative, i.e.
     huge unsigned) give 0. The result keeps ``a``'s dtype and wraps."""
@@ -511,6 +536,7 @@ def shift_left(a, s) -> np.ndarray:
 
 
 @_quiet
+@_int1_keeps_x
 def shift_right(a, s) -> np.ndarray:
     """``a >> s`` as PTX ``shr`` does it: arithmetic for signed dtypes, logical for
     unsigned. Amounts >= the bit width (or negative) give the sign fill (0 or -1) for

@@ -819,3 +819,18 @@ probe("descriptor_unaligned_offset", "3.6 host TensorDescriptor (TMA; H200 probe
       kernel("desc_unaligned(src, dst, nan_src)", """
           dst.store([0, 0], src.load([1, 3]))"""),
       (1,), _descriptors(), error=r"16-byte aligned|illegal instruction")
+probe("int1_div_mod_shift", "3.6 int1 arithmetic (offline sm_90 compile: arith.divui/remui/shli/shrui on i1; "
+      "LLVM folds them: H200 probe)",
+      kernel("int1_arith(x_ptr, y_ptr, out_ptr)", """
+          offs = tl.arange(0, 4)
+          x = tl.load(x_ptr + offs) != 0
+          y = tl.load(y_ptr + offs) != 0
+          tl.store(out_ptr + offs, (x // y).to(tl.int32))
+          tl.store(out_ptr + 4 + offs, (x % y).to(tl.int32))
+          tl.store(out_ptr + 8 + offs, (x << y).to(tl.int32))
+          tl.store(out_ptr + 12 + offs, (x >> y).to(tl.int32))"""),
+      (1,), (np.array([0, 0, 1, 1], np.int8), np.array([0, 1, 0, 1], np.int8), np.zeros(16, np.int32)),
+      expect={2: i32(0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1)},
+      interp="LLVM folds int1 arithmetic on the GPU (x // y is x, x % y is 0, x << y and x >> y are x); the "
+             "interpreter computes on bools (0 by zero, 1 << 1 is 0)",
+      interp_value={2: i32(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0)})

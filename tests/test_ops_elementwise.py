@@ -1841,3 +1841,23 @@ def test_row53_shifts():
     """)
     k[(1,)](x, z1, z2)
     assert z1.tolist() == [-4, 3, -1, 1] and z2.tolist() == [0, -2**31, -2**31, -2**31], f"row 53: {z1} {z2}"
+
+
+def test_int1_division_remainder_and_shifts_fold_as_on_the_gpu():
+    """int1 is a 1-bit unsigned integer and LLVM folds its //, %, << and >> (a divisor or shift amount can only
+    be 0 or 1, and 0 or a shift by 1 is undefined): x // y is x, x % y is 0, shifts give x. H200, probe
+    int1_div_mod_shift."""
+    k = make_kernel("""
+    @triton.jit
+    def k(X, Y, Z):
+        o = tl.arange(0, 4)
+        x = tl.load(X + o) != 0
+        y = tl.load(Y + o) != 0
+        tl.store(Z + o, (x // y).to(tl.int32))
+        tl.store(Z + 4 + o, (x % y).to(tl.int32))
+        tl.store(Z + 8 + o, (x << y).to(tl.int32))
+        tl.store(Z + 12 + o, (x >> y).to(tl.int32))
+    """)
+    z = np.full(16, -1, np.int32)
+    k[(1,)](np.array([0, 0, 1, 1], np.int8), np.array([0, 1, 0, 1], np.int8), z)
+    np.testing.assert_array_equal(z, [0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1])
