@@ -12,6 +12,9 @@ whose results have one type. So, as the compiler asserts:
   else block (fp16)");
 * a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32 or a block).
 
+The same rewrite turns `not x`, `a and b` and `a or b` into calls (`not_`, `bool_op`), because Python cannot
+overload them: on tensors they are elementwise int1 operations, as Triton compiles them.
+
 minitriton runs the kernel as Python, so these are checked while it runs: `instrument` recompiles the
 kernel's source with a call at the end of every loop body and branch. A loop is checked on the
 iterations that run, a branch when it runs, and two branches against each other when both run in one
@@ -98,6 +101,48 @@ def while_test(test):
     return test
 
 
+def not_(value):
+    """`not value`: Triton 3.6 calls `tensor.__not__` on a tensor (an elementwise logical not of an int1
+    tensor; any wider type fails to bitcast to int1), Python's `not` on anything else."""
+    if isinstance(value, tensor):
+        from .ops_basic import logical_not
+        return logical_not(value)
+    return not value
+
+
+def bool_op(method: str, site: int, *operands):
+    """`a and b and ...` / `a or b or ...` as 3.6's `visit_BoolOp` compiles it: operands (thunks) are evaluated
+    in order; a non-tensor one short-circuits when it decides the result and is dropped otherwise; the tensors
+    are combined elementwise (logical_and / logical_or), every one of them evaluated. A block operand gets
+    3.6's deprecation warning."""
+    from .ops_basic import logical_and, logical_or
+    tensors, value = [], None
+    for thunk in operands:
+        value = thunk()
+        if not isinstance(value, tensor):
+            truth = bool(value)
+            if truth is (method == "or"):
+                return value
+            continue
+        if value.shape and site not in _WARNED:
+            _WARNED.add(site)
+            jit_fn, line, _ = SITES[site]
+            import warnings
+            warnings.warn_explicit("Logical operators 'and' and 'or' are deprecated for non-scalar tensors; "
+                                   "please use '&' or '|' instead", UserWarning, jit_fn.file_name, line)
+        tensors.append(value)
+    if not tensors:
+        return value
+    combine = logical_and if method == "and" else logical_or
+    while len(tensors) >= 2:
+        rhs = tensors.pop()
+        tensors.append(combine(tensors.pop(), rhs))
+    return tensors[0]
+
+
+_WARNED: set = set()
+
+
 def _fail(site: int, message: str):
     jit_fn, lineno, col = SITES[site]
     raise errors.CompilationError(errors.compilation_text(jit_fn, lineno, col, message))
@@ -149,7 +194,8 @@ def check_branch(snap: Snapshot, local_vars: dict, site: int, branch: str, new_n
 
 
 HELPERS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
-           PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test}
+           PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test, PREFIX + "not_": not_,
+           PREFIX + "bool_op": bool_op}
 SITES: list = []   # site index -> (JITFunction, file line, column)
 
 
@@ -194,6 +240,43 @@ def _locals() -> ast.expr:
 
 def _names_tuple(names) -> ast.expr:
     return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
+
+
+class _LogicRewriter(ast.NodeTransformer):
+    """`not x`, `a and b`, `a or b` as calls of `not_` / `bool_op` (Python cannot overload them), so tensors
+    get Triton's elementwise meaning; nested functions and lambdas stay Python."""
+
+    def __init__(self, rewriter):
+        self.rewriter = rewriter
+        self.depth = 0
+
+    def visit_FunctionDef(self, node):
+        self.depth += 1
+        if self.depth == 1:
+            self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        self.rewriter.count += 1
+        return ast.copy_location(_call("not_", node.operand), node)
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        self.rewriter.count += 1
+        site = self.rewriter._site(node)
+        thunks = [ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+                             body=v) for v in node.values]
+        method = "and" if isinstance(node.op, ast.And) else "or"
+        return ast.copy_location(_call("bool_op", ast.Constant(method), ast.Constant(site), *thunks), node)
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -304,6 +387,7 @@ def instrument(jit_fn, fn, kernel_globals) -> types.FunctionType | None:
         func.args.kwarg.annotation = None
     col_offset = _indent_of_def(jit_fn)   # jit_fn.src is dedented to the `def`
     rewriter = _Rewriter(jit_fn, jit_fn.def_line - func.lineno, col_offset)
+    _LogicRewriter(rewriter).visit(func)
     rewriter.visit(func)
     if not rewriter.count:
         return None

@@ -683,14 +683,25 @@ equal = _compare(np.equal)
 not_equal = _compare(np.not_equal)
 
 
+def _as_int1(x):
+    """Triton 3.6's logical ops bitcast a non-int1 operand to int1, which only a 1-bit type survives."""
+    x = to_tensor(x)
+    return x if x.dtype == T.int1 else cast(x, T.int1, bitcast=True)
+
+
 def logical_and(a, b):
-    return and_(cast(a, T.int1) if to_tensor(a).dtype != T.int1 else a,
-                cast(b, T.int1) if to_tensor(b).dtype != T.int1 else b)
+    """`x.logical_and(y)` and the `and` of two tensors: int1 operands and-ed elementwise."""
+    return and_(_as_int1(a), _as_int1(b))
 
 
 def logical_or(a, b):
-    return or_(cast(a, T.int1) if to_tensor(a).dtype != T.int1 else a,
-               cast(b, T.int1) if to_tensor(b).dtype != T.int1 else b)
+    """`x.logical_or(y)` and the `or` of two tensors: int1 operands or-ed elementwise."""
+    return or_(_as_int1(a), _as_int1(b))
+
+
+def logical_not(x):
+    """`not x` on a tensor (3.6's semantic.not_): the int1 tensor inverted elementwise."""
+    return invert(_as_int1(x))
 
 
 def where(condition, x, y):

@@ -377,8 +377,6 @@ def _check_rmw_type(elem, op):
         raise ValueError(f"atomic_{op} does not support bf16")
     if elem in (T.int16, T.uint16) or elem.primitive_bitwidth < 16:
         raise ValueError(f"atomic_{op} does not support {elem}")
-    if op in ("and", "or", "xor") and elem.is_floating():
-        raise ValueError(f"atomic_{op} does not support {elem}")
 
 
 def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
@@ -416,6 +414,10 @@ def _combine(op, elem, old, v):
         return np.fmax(old, v) if elem.is_floating() else np.maximum(old, v)
     if op == "min":
         return np.fmin(old, v) if elem.is_floating() else np.minimum(old, v)
+    if op in ("and", "or", "xor") and elem.is_floating():
+        # 3.6 compiles bitwise atomics on fp32/fp64 (atom.and.b32/.b64): they work on the bit patterns
+        bits = np.dtype(f"u{elem.itemsize}")
+        return _RMW[op](np.asarray(old).view(bits), np.asarray(v, old.dtype).view(bits)).view(old.dtype)
     out = _RMW[op](old, v)
     if elem.is_bf16():
         from . import numerics

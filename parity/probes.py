@@ -834,3 +834,33 @@ probe("int1_div_mod_shift", "3.6 int1 arithmetic (offline sm_90 compile: arith.d
       interp="LLVM folds int1 arithmetic on the GPU (x // y is x, x % y is 0, x << y and x >> y are x); the "
              "interpreter computes on bools (0 by zero, 1 << 1 is 0)",
       interp_value={2: i32(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0)})
+
+
+_FA = f32(1.5, -2.0, 0.1, 1e-30, 3.0, -0.0, 7.25, 100.0)
+_FB = f32(3.0, 6.5, -0.75, 1e30, 3.0, 1.0, -1e-3, 0.5)
+
+
+def same_bits(a, b):
+    """Exact comparison of fp32 arrays by their bit patterns (NaNs and signed zeros included)."""
+    return exact(np.asarray(a).view(np.uint32), np.asarray(b).view(np.uint32))
+
+
+def _bitwise_f32(op):
+    a, b = _FA.view(np.uint32), _FB.view(np.uint32)
+    return {"and": a & b, "or": a | b, "xor": a ^ b}[op].view(np.float32)
+
+
+probe("atomic_bitwise_on_fp32", "3.6 tl.atomic_and/or/xor on fp32 (3.6's atom_red_typechecking_impl refuses only "
+      "fp16/bf16 and narrow ints; offline sm_90 compile accepts fp32 and fp64; H200 probe for the values)",
+      kernel("atomic_bits(x_ptr, a_ptr, o_ptr, x_ptr2, o_ptr2, x_ptr3, o_ptr3)", """
+          offs = tl.arange(0, 8)
+          v = tl.load(a_ptr + offs)
+          tl.store(o_ptr + offs, tl.atomic_and(x_ptr + offs, v))
+          tl.store(o_ptr2 + offs, tl.atomic_or(x_ptr2 + offs, v))
+          tl.store(o_ptr3 + offs, tl.atomic_xor(x_ptr3 + offs, v))"""),
+      (1,), (_FB.copy(), _FA, np.zeros(8, np.float32), _FB.copy(), np.zeros(8, np.float32), _FB.copy(),
+             np.zeros(8, np.float32)),
+      check={k: same_bits for k in (0, 3, 5)},
+      expect={0: _bitwise_f32("and"), 2: _FB, 3: _bitwise_f32("or"), 4: _FB, 5: _bitwise_f32("xor"), 6: _FB},
+      interp="Triton 3.9's interpreter has no bitwise atomics on floats; 3.6 compiles them for the GPU",
+      interp_error=r"Unsupported data type")

@@ -1861,3 +1861,66 @@ def test_int1_division_remainder_and_shifts_fold_as_on_the_gpu():
     z = np.full(16, -1, np.int32)
     k[(1,)](np.array([0, 0, 1, 1], np.int8), np.array([0, 1, 0, 1], np.int8), z)
     np.testing.assert_array_equal(z, [0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("dt, bits", [("float32", np.uint32), ("float64", np.uint64)])
+def test_bitwise_atomics_on_floats_work_on_the_bits(dt, bits):
+    """3.6 compiles tl.atomic_and/or/xor on fp32/fp64 (only fp16/bf16 and narrow ints are refused): the update is
+    bitwise on the bit patterns, and the old values come back (H200, probe atomic_bitwise_on_fp32)."""
+    k = make_kernel("""
+    @triton.jit
+    def bits_kernel(A, O, X, Y, Z):
+        r = tl.arange(0, 4)
+        v = tl.load(A + r)
+        tl.store(O + r, tl.atomic_and(X + r, v))
+        tl.atomic_or(Y + r, v)
+        tl.atomic_xor(Z + r, v)
+    """)
+    a = np.array([1.5, -2.0, 0.1, 7.25], dt)
+    start = np.array([3.0, 6.5, -0.75, 0.5], dt)
+    o, x, y, z = np.zeros(4, dt), start.copy(), start.copy(), start.copy()
+    k[(1,)](a, o, x, y, z)
+    ab, sb = a.view(bits), start.view(bits)
+    np.testing.assert_array_equal(o.view(bits), sb)
+    np.testing.assert_array_equal(x.view(bits), sb & ab)
+    np.testing.assert_array_equal(y.view(bits), sb | ab)
+    np.testing.assert_array_equal(z.view(bits), sb ^ ab)
+
+
+LOGIC_CASES = [   # (body, result for x = [0, 1, 2, 5], n = 5, or the error; 3.6 offline sm_90 compiles agree)
+    ("r = (not (x != 0)).to(tl.int32)", [1, 0, 0, 0]),
+    ("r = ((x > 1) and (x < 4)).to(tl.int32)", [0, 0, 1, 0]),
+    ("r = ((x > 3) or (x < 1)).to(tl.int32)", [1, 0, 0, 1]),
+    ("r = ((x > 0) and (x < 4) and (x != 2)).to(tl.int32)", [0, 1, 0, 0]),
+    ("r = (C and (x > 1)).to(tl.int32)", [0, 0, 1, 1]),             # a true constexpr drops out
+    ("r = (D and (x > 1)) + tl.zeros((4,), tl.int32)", [0, 0, 0, 0]),  # a false one decides: x > 1 never runs
+    ("r = ((n > 3) and (x > 1)).to(tl.int32)", [0, 0, 1, 1]),
+    ("r = (not (n > 3)).to(tl.int32) + tl.zeros((4,), tl.int32)", [0, 0, 0, 0]),
+    ("r = (not x).to(tl.int32)", "Cannot bitcast data-type of size 32 to data-type of size 1"),
+    ("r = (x and x).to(tl.int32)", "Cannot bitcast data-type of size 32 to data-type of size 1"),
+]
+
+
+@pytest.mark.parametrize("body, want", LOGIC_CASES, ids=[c[0][4:40] for c in LOGIC_CASES])
+def test_not_and_or_on_tensors_are_elementwise(body, want, recwarn):
+    """Triton 3.6 compiles `not x` to an int1 invert and `a and b` / `a or b` to logical_and / logical_or of
+    every tensor operand (constexpr operands short-circuit or drop out); non-int1 tensors fail to bitcast to
+    int1. Python would call bool() on a block instead."""
+    k = make_kernel(f"""
+    @triton.jit
+    def logic_kernel(X, Z, n, C: tl.constexpr, D: tl.constexpr):
+        x = tl.load(X + tl.arange(0, 4))
+        {body}
+        tl.store(Z + tl.arange(0, 4), r)
+    """)
+    z = np.full(4, -1, np.int32)
+    run = lambda: k[(1,)](np.array([0, 1, 2, 5], np.int32), z, 5, C=True, D=False)  # noqa: E731
+    if isinstance(want, str):
+        with pytest.raises(minitriton.CompilationError, match=want):
+            run()
+        return
+    run()
+    np.testing.assert_array_equal(z, want)
+    block_operand = (" and (x" in body or " or (x" in body) and "D and" not in body
+    deprecated = [w for w in recwarn if "Logical operators 'and' and 'or' are deprecated" in str(w.message)]
+    assert bool(deprecated) == block_operand, [str(w.message) for w in recwarn]

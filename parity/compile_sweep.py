@@ -1,0 +1,178 @@
+"""Compile-acceptance sweep: which (op, dtype) kernels Triton 3.6's compiler accepts, next to minitriton.
+
+The lab GPU runs Triton 3.6.0, whose compiler refuses some kernels that Triton's interpreter (and a naive
+emulator) run: MLIR verification and LLVM lowering failures, not just frontend checks. Triton's compiler
+needs no GPU to build a cubin for sm_90, so this tool compiles every case offline with a Python that has
+`triton==3.6.0` installed, runs the same source under minitriton, and lists the cases where one accepts and
+the other refuses. Found this way on 2026-11-29: tl.histogram of non-32-bit inputs, `while` on a non-bool,
+`return None` in a helper, reshape of a scalar, int1 `//`/`%`/shifts (see the probes and tests that pin them).
+
+Cases: unary ops and reductions over a 16-element block of each of the 13 dtypes, and binary ops over every
+pair of dtypes. Accept/refuse only: results are compared by the probes and the fuzz, on the GPU.
+
+    python -m venv /tmp/v36 && /tmp/v36/bin/pip install triton==3.6.0 numpy
+    .venv/bin/python parity/compile_sweep.py --triton-python /tmp/v36/bin/python [--only unary|binary] [--out F.json]
+
+Exit status 1 when a case differs. ~0.15 s per case for the compiler; ~2,700 cases.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+DTYPES = ["int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "fp16", "bf16", "fp32", "fp64"]
+POINTER = {"int1": "*i8", "int8": "*i8", "int16": "*i16", "int32": "*i32", "int64": "*i64", "uint8": "*u8",
+           "uint16": "*u16", "uint32": "*u32", "uint64": "*u64", "fp16": "*fp16", "bf16": "*bf16",
+           "fp32": "*fp32", "fp64": "*fp64"}
+
+UNARY = {
+    "sort": "tl.sort(x)", "sort_desc": "tl.sort(x, descending=True)", "topk4": "tl.topk(x, 4)",
+    "flip": "tl.flip(x, 0)", "interleave": "tl.interleave(x, x)", "reduce_or": "tl.reduce_or(x, 0)",
+    "gather": "tl.gather(x, (tl.arange(0, 16) * 3) % 16, 0)", "cumsum": "tl.cumsum(x, 0)",
+    "cumprod": "tl.cumprod(x, 0)", "argmax": "tl.argmax(x, 0)", "argmin": "tl.argmin(x, 0)",
+    "max_idx": "tl.max(x, 0, return_indices=True)[1]", "xor_sum": "tl.xor_sum(x, 0)", "sum": "tl.sum(x, 0)",
+    "max": "tl.max(x, 0)", "umulhi": "tl.umulhi(x, x)", "abs": "tl.abs(x)", "neg": "-x", "invert": "~x",
+    "not": "not x", "sqrt": "tl.sqrt(x)", "exp": "tl.exp(x)", "floor": "tl.floor(x)", "ceil": "tl.ceil(x)",
+    "fma": "tl.fma(x, x, x)", "clamp": "tl.clamp(x, x, x)", "cdiv": "tl.cdiv(x, x)", "rsqrt": "tl.rsqrt(x)",
+    "sigmoid": "tl.sigmoid(x)", "softmax": "tl.softmax(x)", "erf": "tl.erf(x)", "div_rn": "tl.div_rn(x, x)",
+    "sqrt_rn": "tl.sqrt_rn(x)", "log2": "tl.log2(x)", "cos": "tl.cos(x)", "join": "tl.ravel(tl.join(x, x))",
+    "histogram": "tl.histogram(x, 8)", "item": "tl.sum(x, 0, keep_dims=True).item()",
+    "atomic_add": "tl.atomic_add(y_ptr + tl.arange(0, 16), x)", "atomic_max": "tl.atomic_max(y_ptr + tl.arange(0, 16), x)",
+    "atomic_and": "tl.atomic_and(y_ptr + tl.arange(0, 16), x)",
+    "atomic_xchg": "tl.atomic_xchg(y_ptr + tl.arange(0, 16), x)",
+    "atomic_cas": "tl.atomic_cas(y_ptr + tl.arange(0, 16), x, x)",
+    "store_back": "tl.store(y_ptr + tl.arange(0, 16), x) or x",
+    "dot": "tl.dot(tl.reshape(x, (4, 4)) + tl.zeros((16, 16), x.dtype), tl.zeros((16, 16), x.dtype))",
+    "trans": "tl.trans(tl.reshape(x, (4, 4)))", "cast_i8": "x.to(tl.int8)", "cast_bf16": "x.to(tl.bfloat16)",
+    "cast_fp64": "x.to(tl.float64)", "bitcast_16": "x.to(tl.int16, bitcast=True)",
+    "where": "tl.where(x == x, x, x)",
+}
+BINARY = {
+    "add": "x + y", "sub": "x - y", "mul": "x * y", "truediv": "x / y", "floordiv": "x // y", "mod": "x % y",
+    "and": "x & y", "or": "x | y", "xor": "x ^ y", "shl": "x << y", "shr": "x >> y", "lt": "x < y",
+    "eq": "x == y", "maximum": "tl.maximum(x, y)", "where": "tl.where(x == x, x, y)", "fdiv": "tl.fdiv(x, y)",
+}
+
+
+def _tl(dt: str) -> str:
+    return {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}.get(dt, dt)
+
+
+def source(expr: str, xt: str, yt: str) -> str:
+    """One kernel: x (and y) loaded as 16-element blocks of their dtypes, the expression reduced to an fp32."""
+    x = "tl.load(x_ptr + tl.arange(0, 16))" + (" != 0" if xt == "int1" else "")
+    y = "tl.load(y_ptr + tl.arange(0, 16))" + (" != 0" if yt == "int1" else "")
+    return ("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr, y_ptr, out_ptr):\n"
+            f"    x = {x}\n    y = {y}\n    r = ({expr}).to(tl.float32)\n"
+            "    tl.store(out_ptr, tl.sum(tl.ravel(r), 0) if len(r.shape) else r)\n")
+
+
+def cases(only: str | None):
+    """[(case name, source, x dtype, y dtype)]"""
+    out = []
+    if only in (None, "unary"):
+        out += [(f"{n}|{dt}", source(e, dt, dt), dt, dt) for n, e in UNARY.items() for dt in DTYPES]
+    if only in (None, "binary"):
+        out += [(f"{n}|{a}|{b}", source(e, a, b), a, b) for n, e in BINARY.items() for a in DTYPES for b in DTYPES]
+    return out
+
+
+def _load(path: pathlib.Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile_side(spec_file: str, out_file: str):
+    """Runs under the Triton 3.6 Python: compiles every case for sm_90; writes {case: "ok" | error line}."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    todo = json.loads(pathlib.Path(spec_file).read_text())
+    folder = pathlib.Path(spec_file).parent
+    res = {}
+    for i, (name, src, xt, yt) in enumerate(todo):
+        path = folder / f"c{i}.py"
+        path.write_text(src)
+        try:
+            fn = _load(path, f"c{i}").k
+            triton.compile(ASTSource(fn, signature={"x_ptr": POINTER[xt], "y_ptr": POINTER[yt], "out_ptr": "*fp32"},
+                                     constexprs={}), target=GPUTarget("cuda", 90, 32))
+            res[name] = "ok"
+        except Exception as e:  # noqa: BLE001 - every refusal is data
+            lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
+            res[name] = (lines[-1] if lines else type(e).__name__)[:240]
+    pathlib.Path(out_file).write_text(json.dumps({"triton": triton.__version__, "results": res}))
+
+
+def minitriton_side(todo, folder: pathlib.Path) -> dict:
+    import numpy as np
+
+    import minitriton
+    minitriton.install()
+    storage = {"int1": np.int8, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+               "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+               "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
+
+    def array(dt):
+        if dt == "bf16":
+            return minitriton.Buffer(np.full(16, 0x3F80, np.uint16), minitriton.language.bfloat16)
+        return (np.arange(16) % 5 + 1).astype(storage[dt])
+
+    res = {}
+    for i, (name, src, xt, yt) in enumerate(todo):
+        path = folder / f"m{i}.py"
+        path.write_text(src)
+        try:
+            _load(path, f"m{i}").k[(1,)](array(xt), array(yt), np.zeros(1, np.float32))
+            res[name] = "ok"
+        except minitriton.CompilationError as e:
+            lines = [ln for ln in str(e).strip().splitlines() if ln.strip() and not ln.startswith("  in kernel")]
+            res[name] = lines[-1][:240]
+        except Exception as e:  # noqa: BLE001 - a run-time error is not a refusal to compile
+            res[name] = f"ran, then {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+    return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--triton-python", required=True, help="a Python with triton==3.6.0 (no GPU needed)")
+    ap.add_argument("--only", choices=["unary", "binary"], default=None)
+    ap.add_argument("--out", default=None, help="write every case's two outcomes here (JSON)")
+    a = ap.parse_args(argv)
+    todo = cases(a.only)
+    with tempfile.TemporaryDirectory(prefix="compile_sweep_") as tmp:
+        folder = pathlib.Path(tmp)
+        (folder / "cases.json").write_text(json.dumps(todo))
+        proc = subprocess.run([a.triton_python, os.path.abspath(__file__), "--compile-side", str(folder / "cases.json"),
+                               str(folder / "triton.json")], capture_output=True, text=True)
+        if proc.returncode != 0 or not (folder / "triton.json").exists():
+            print(proc.stderr[-3000:], file=sys.stderr)
+            return 3
+        compiled = json.loads((folder / "triton.json").read_text())
+        mt = minitriton_side(todo, folder)
+    ref = compiled["results"]
+    differ = [(n, ref[n], mt[n]) for n, *_ in todo if (ref[n] == "ok") != (mt[n] == "ok")]
+    print(f"compile sweep: {len(todo)} cases, Triton {compiled['triton']} (offline, sm_90) vs minitriton: "
+          f"{len(differ)} differ")
+    for name, r, m in differ:
+        print(f"  {name}\n    triton:     {r}\n    minitriton: {m}")
+    if a.out:
+        pathlib.Path(a.out).write_text(json.dumps({"triton": compiled["triton"], "cases": {
+            n: {"triton": ref[n], "minitriton": mt[n]} for n, *_ in todo}}, indent=1))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--compile-side":
+        compile_side(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(main())
