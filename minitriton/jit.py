@@ -7,6 +7,7 @@ user's module is patched.
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
 import re
@@ -135,7 +136,6 @@ class JITFunction(KernelInterface):
     def _returns_none_literally(self) -> bool:
         """Whether the source has a `return None` statement (cached)."""
         if self._literal_none_return is None:
-            import ast
             try:
                 tree = ast.parse(self.src) if self.src is not None else None
             except SyntaxError:

@@ -18,11 +18,11 @@ from .ops_basic import broadcast_to_shape, cast
 from .ops_debug import static_assert
 from .ops_reduce import _reduce_data, xor_sum
 from .ops_reduce import max as _max
-
-WARP_LANES = 32   # threads per warp on NVIDIA GPUs; tl.histogram pads its bins to one per lane
 from .ops_reduce import min as _min
 from .ops_shape import arange, join, reshape, validate_block_shape
 from .tensor import tensor
+
+WARP_LANES = 32   # threads per warp on NVIDIA GPUs; tl.histogram pads its bins to one per lane
 
 
 def _log2(i):
@@ -185,18 +185,17 @@ def histogram(input, num_bins, mask=None):
     assert len(x.shape) == 1, "histogram only supports 1D input"
     assert x.dtype.is_int(), "histogram only supports integer input"
     validate_block_shape((num_bins,))
-    if x.dtype.primitive_bitwidth != 32:
-        # the NVIDIA lowering ands the value with an i32 constant (offline sm_90 compiles with 3.6.0)
-        raise errors.backend_error("PassManager::run failed",
-                                   "'llvm.and' op requires the same type for all operands and results")
     if mask is not None:
         if mask.shape != x.shape:
             from .ops_shape import broadcast_to as _broadcast_to
             mask = _broadcast_to(mask, x.shape) if mask.shape else broadcast_to_shape(mask, x.shape)
         if not mask.dtype.is_bool():
             raise ValueError("Mask must have boolean scalar type")
-    padded = max(num_bins, WARP_LANES)
-    values = (x.data.astype(np.int64) & np.int64(padded - 1)) if not x.dtype.is_bool() else x.data.astype(np.int64)
+    if x.dtype.primitive_bitwidth != 32:
+        # the NVIDIA lowering ands the value with an i32 constant (offline sm_90 compiles with 3.6.0)
+        raise errors.backend_error("PassManager::run failed",
+                                   "'llvm.and' op requires the same type for all operands and results")
+    values = x.data.astype(np.int64) & np.int64(max(num_bins, WARP_LANES) - 1)
     valid = values < num_bins
     g = values.shape[0]
     if mask is not None:
