@@ -30,8 +30,8 @@ from .buffers import Buffer
 from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from .counters import Recording, record
 from .engine import options
-from .errors import (AutotuneMismatchError, CompilationError, DescriptorError, DeviceAssertionError, LaunchError,
-                     MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
+from .errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
+                     DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
 from .jit import JITFunction, KernelInterface, jit
 from .ops_basic import constexpr
 
@@ -78,6 +78,8 @@ _ALIASES = {
     "triton.testing": f"{__name__}.testing",
     "triton.tools": f"{__name__}.tools",
     "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
+    "triton.compiler": f"{__name__}.compiler",
+    "triton.compiler.errors": f"{__name__}.compiler.errors",
 }
 
 
@@ -104,5 +106,5 @@ def uninstall() -> None:
 
 __all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "options",
-           "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "OutOfResources", "MiniTritonError",
+           "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "CompileTimeAssertionFailure", "OutOfResources", "MiniTritonError",
            "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError"]

@@ -391,6 +391,10 @@ def _finalize(run: Launch, exc: BaseException, failing: int) -> BaseException:
         if getattr(exc, "lineno", None) is None:
             _located(exc, jit_fn, line, col, None)
         return exc
+    if isinstance(exc, errors.StaticAssertionFailed):
+        final = errors.CompileTimeAssertionFailure(errors.compilation_text(jit_fn, line, col, str(exc)))
+        final.__cause__ = None
+        return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
     if isinstance(exc, (AssertionError, ValueError, TypeError, NameError, NotImplementedError, IndexError,
                         AttributeError, ZeroDivisionError, RuntimeError, KeyError, OverflowError)):
         below = _frame_below(exc.__traceback__, tb)

@@ -29,6 +29,16 @@ class UnsupportedLanguageConstruct(CompilationError):
     """Mirror of `triton.compiler.errors.UnsupportedLanguageConstruct`: Python syntax Triton does not compile."""
 
 
+class CompileTimeAssertionFailure(CompilationError):
+    """Mirror of `triton.compiler.errors.CompileTimeAssertionFailure`: a failed `tl.static_assert`; its text
+    ends with the assertion's message alone (nothing after the caret when it has none)."""
+
+
+class StaticAssertionFailed(AssertionError):
+    """Raised by `tl.static_assert` while the kernel runs; the engine turns it into CompileTimeAssertionFailure
+    at the kernel line."""
+
+
 class OutOfResources(TritonError):
     """Mirror of `triton.OutOfResources`."""
 
@@ -87,7 +97,7 @@ def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "
         excerpt = "\n".join(src_lines + [" " * col + "^"])
     else:
         excerpt = linecache.getline(jit_fn.file_name, lineno).rstrip("\n") + "\n" + " " * col + "^"
-    text = f"at {rel}:{col}:\n{excerpt}\n{message}"
+    text = f"at {rel}:{col}:\n{excerpt}" + (f"\n{message}" if message else "")
     text += f"\n  in kernel `{jit_fn.__name__}` ({jit_fn.file_name}:{lineno})"
     if extra:
         text += "\n" + extra

@@ -142,6 +142,6 @@ def static_assert(cond, msg=""):
     if isinstance(cond, tensor):
         raise NotImplementedError("Assertion condition could not be determined at compile-time. "
                                   "Make sure that it depends only on `constexpr` values")
-    if not cond:
-        raise AssertionError(f"static_assert failed: {unwrap(msg)}" if msg else "static_assert failed")
+    if not cond:   # 3.6: CompileTimeAssertionFailure whose message is `msg` alone
+        raise errors.StaticAssertionFailed(str(unwrap(msg)))
     return None

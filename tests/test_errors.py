@@ -8,6 +8,8 @@ import inspect
 import os
 import pathlib
 import re
+import subprocess
+import sys
 import traceback
 
 import numpy as np
@@ -18,7 +20,9 @@ from hypothesis import strategies as st
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from minitriton import CompilationError, DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError
+from conftest import make_kernel
+from minitriton import (CompilationError, CompileTimeAssertionFailure, DeviceAssertionError, LaunchError, MiniTritonError,
+                        OutOfBoundsError)
 
 HERE = os.path.basename(__file__)
 _SRC = pathlib.Path(__file__).read_text().splitlines()
@@ -156,7 +160,6 @@ CASES = [
     ("dot_rank", AssertionError, r"Both inputs must be either 2D or 3D"),
     ("dot_bf16_out", ValueError, r"out_dtype=bfloat16 is unsupported"),
     ("exp_fp16", ValueError, r"Expected dtype \['fp32', 'fp64'\] but got fp16"),
-    ("static_assert", AssertionError, r"static_assert failed: CASE must not be static_assert"),
     ("static_assert_runtime", NotImplementedError, r"Assertion condition could not be determined at compile-time\. "
                                                    r"Make sure that it depends only on `constexpr` values"),
     ("block_in_if", TypeError, r"Boolean value of Tensor with more than one value is ambiguous"),
@@ -185,6 +188,33 @@ def test_compile_time_error(case, cause_type, pattern):
     assert f"in kernel `k_case` ({__file__}:" in text
     # Triton would not have compiled: no program may have written anything
     assert (out == -1.0).all()
+
+
+def test_static_assert_failure_is_a_compile_time_assertion_failure():
+    """3.6 raises CompileTimeAssertionFailure (a CompilationError) whose text ends with the message alone, and
+    with nothing after the caret when there is no message (offline sm_90 compile)."""
+    out = np.full(16, -1.0, np.float32)
+    with pytest.raises(CompileTimeAssertionFailure) as info:
+        k_case[(3,)](out, np.arange(16, dtype=np.float32), 5, CASE="static_assert")
+    text = str(info.value)
+    assert isinstance(info.value, CompilationError) and info.value.__cause__ is None
+    assert re.match(r"at \d+:8:\n", text) and "\n        ^\nCASE must not be static_assert\n  in kernel" in text, text
+    assert (out == -1.0).all()
+    code = ("import minitriton; minitriton.install()\n"
+            "from triton.compiler.errors import CompileTimeAssertionFailure, CompilationError\n"
+            "assert CompileTimeAssertionFailure is minitriton.CompileTimeAssertionFailure\n"
+            "assert issubclass(CompileTimeAssertionFailure, CompilationError)\nprint('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr
+
+    k = make_kernel("""
+    @triton.jit
+    def bare(Z, N: tl.constexpr):
+        tl.static_assert(N == 3)
+    """)
+    with pytest.raises(CompileTimeAssertionFailure) as info:
+        k[(1,)](np.zeros(1, np.int32), N=4)
+    assert str(info.value).split("\n")[-2].strip() == "^", str(info.value)
 
 
 def test_control_case_compiles():

@@ -1,0 +1,5 @@
+"""`triton.compiler` as far as kernels and their tests use it: the error classes (`triton.compiler.errors`)."""
+from . import errors
+from .errors import CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct
+
+__all__ = ["errors", "CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct"]
