@@ -8,7 +8,8 @@ the other refuses. Found this way on 2026-11-29: tl.histogram of non-32-bit inpu
 `return None` in a helper, reshape of a scalar, int1 `//`/`%`/shifts (see the probes and tests that pin them).
 
 Cases: unary ops and reductions over a 16-element block of each of the 13 dtypes, and binary ops over every
-pair of dtypes. Accept/refuse only: results are compared by the probes and the fuzz, on the GPU.
+pair of dtypes. Whether each side compiles, and the words of the refusals; the values the accepted kernels
+compute are compared by the probes and the fuzz, on the GPU. Last run: results/compile-sweep-2026-11-29.md.
 
     python -m venv /tmp/v36 && /tmp/v36/bin/pip install triton==3.6.0 numpy
     .venv/bin/python parity/compile_sweep.py --triton-python /tmp/v36/bin/python [--only unary|binary] [--out F.json]

@@ -399,7 +399,8 @@ def _compile_message(text: str) -> str:
     for i, line in enumerate(lines):
         if line.strip() == "^":
             rest = [l for l in lines[i + 1:] if not l.startswith("  in kernel")]
-            return " ".join(l.strip() for l in rest[:2] if l.strip()) or text
+            # no message (a tl.static_assert without one): the statement that failed says it
+            return " ".join(l.strip() for l in rest[:2] if l.strip()) or (lines[i - 1].strip() if i else text)
     return lines[-1] if lines else text
 
 

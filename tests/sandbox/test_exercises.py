@@ -239,6 +239,16 @@ def test_compile_errors_point_at_the_kernel_line():
         "CompilationError", line, None)
 
 
+def test_a_failed_static_assert_is_named_by_its_message_or_statement():
+    with_message = mutate(PRACTICE, "tl.arange(0, BLOCK)\n    mask",
+                          "tl.arange(0, BLOCK)\n    tl.static_assert(BLOCK < 0, 'BLOCK must be negative')\n    mask")
+    result = check("practice", with_message)
+    assert by_id(result)["add_tail"]["message"].endswith(": BLOCK must be negative")
+    assert result["error"]["type"] == "CompileTimeAssertionFailure"
+    bare = mutate(PRACTICE, "tl.arange(0, BLOCK)\n    mask", "tl.arange(0, BLOCK)\n    tl.static_assert(BLOCK < 0)\n    mask")
+    assert by_id(check("practice", bare))["add_tail"]["message"].endswith(": tl.static_assert(BLOCK < 0)")
+
+
 def test_renamed_unjitted_or_resigned_kernels_are_explained():
     renamed = check("practice", PRACTICE.replace("def add_kernel(", "def my_add("))
     assert by_id(renamed)["add_exact"]["message"] == (
