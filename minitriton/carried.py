@@ -13,7 +13,8 @@ whose results have one type. So, as the compiler asserts:
 * a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32 or a block).
 
 The same rewrite turns `not x`, `a and b` and `a or b` into calls (`not_`, `bool_op`), because Python cannot
-overload them: on tensors they are elementwise int1 operations, as Triton compiles them.
+overload them: on tensors they are elementwise int1 operations, as Triton compiles them; and an `assert`
+statement into `tl.device_assert` (what Triton compiles it to).
 
 minitriton runs the kernel as Python, so these are checked while it runs: `instrument` recompiles the
 kernel's source with a call at the end of every loop body and branch. A loop is checked on the
@@ -143,6 +144,13 @@ def bool_op(method: str, site: int, *operands):
 _WARNED: set = set()
 
 
+def assert_(test, msg=""):
+    """`assert test, msg` in a kernel: Triton 3.6 compiles it as `tl.device_assert(test, msg)`, checked only
+    in debug mode (a block condition is fine; a false one is silent without debug)."""
+    from .ops_debug import device_assert
+    return device_assert(test, msg)
+
+
 def _fail(site: int, message: str):
     jit_fn, lineno, col = SITES[site]
     raise errors.CompilationError(errors.compilation_text(jit_fn, lineno, col, message))
@@ -195,7 +203,7 @@ def check_branch(snap: Snapshot, local_vars: dict, site: int, branch: str, new_n
 
 HELPERS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
            PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test, PREFIX + "not_": not_,
-           PREFIX + "bool_op": bool_op}
+           PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_}
 SITES: list = []   # site index -> (JITFunction, file line, column)
 
 
@@ -261,6 +269,12 @@ class _LogicRewriter(ast.NodeTransformer):
 
     def visit_Lambda(self, node):
         return node
+
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        self.rewriter.count += 1
+        args = [node.test] + ([node.msg] if node.msg is not None else [])
+        return ast.copy_location(ast.Expr(_call("assert_", *args)), node)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)

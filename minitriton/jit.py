@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import os
 import re
 import textwrap
 import types
@@ -39,14 +40,48 @@ class KernelInterface:
 
 
 class _KernelGlobals(dict):
-    """The kernel function's globals: its module's globals, read live, with Triton's builtins."""
+    """The kernel function's globals as Triton 3.6's code generator resolves them (`global_lookup`): the
+    module's globals, read live, but only those a kernel may use (constexprs, dtypes, modules, @jit functions,
+    Triton's own objects, named tuples), then the few Python builtins Triton maps (len, range, min, ...)."""
 
     def __init__(self, module_globals: dict):
         super().__init__(__builtins__=KERNEL_BUILTINS)
         self.module_globals = module_globals
 
     def __missing__(self, key):
-        return self.module_globals[key]
+        try:
+            value = self.module_globals[key]
+        except KeyError:
+            if key in KERNEL_BUILTINS:
+                return KERNEL_BUILTINS[key]
+            raise NameError(f"{key} is not defined") from None
+        if key in KERNEL_BUILTINS or _kernel_may_read(value) or _allow_non_constexpr_globals():
+            return value
+        raise NameError(_GLOBAL_REFUSED.format(name=key))
+
+
+_GLOBAL_REFUSED = (
+    "Cannot access global variable {name} from within @jit'ed function. Triton kernels can only access global "
+    "variables that are instanstiated as constexpr (`x = triton.language.constexpr(42)`). Note that this is "
+    "different from annotating a variable as constexpr (`x: triton.language.constexpr = 42`), which is not "
+    "supported.  Alternatively, set the envvar TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1, but we do not promise to "
+    "support this forever.")
+
+
+def _kernel_may_read(value) -> bool:
+    """Triton 3.6's rule for a global a kernel reads (code_generator.global_lookup)."""
+    if isinstance(value, (types.ModuleType, KernelInterface, constexpr, T.dtype)):
+        return True
+    if getattr(value, "__triton_builtin__", False) or getattr(value, "__triton_aggregate__", False):
+        return True
+    module = getattr(value, "__module__", None) or ""
+    if module.startswith(("triton.language", "minitriton")):
+        return True
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")   # a named tuple
+
+
+def _allow_non_constexpr_globals() -> bool:
+    return os.environ.get("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "0").lower() in ("1", "true", "on", "yes")
 
 
 class JITFunction(KernelInterface):
@@ -113,6 +148,9 @@ class JITFunction(KernelInterface):
         chained = find_chained_comparison(self.fn)
         if chained is not None:
             raise _chained_error(self, *chained)
+        unsupported = _find_unsupported(self)
+        if unsupported is not None:
+            raise unsupported
         found = find_loop_scoped_names(self.fn)
         self._checked = not found  # a rejected kernel stays rejected on every launch, as with Triton's compiler
         if found:
@@ -170,6 +208,37 @@ class JITFunction(KernelInterface):
                     raise TypeError(f"{self.__name__}() missing required argument: '{p.name}'")
                 values[p.name] = p.default
         return values, options
+
+
+def _find_unsupported(jit_fn):
+    """The error Triton 3.6 raises for the first Python construct of the kernel it cannot compile, or None."""
+    from .constructs import find_unsupported
+    if jit_fn.src is None:
+        return None
+    try:
+        tree = ast.parse(jit_fn.src)
+    except SyntaxError:
+        return None
+    func = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+    if func is None:
+        return None
+    constexprs = {jit_fn.params[i].name for i in jit_fn.constexprs}
+    hit = find_unsupported(func, constexprs)
+    if hit is None:
+        return None
+    node, kind, message = hit
+    lineno = jit_fn.def_line + node.lineno - func.lineno
+    col = node.col_offset + _indent_of(jit_fn)
+    cls = errors.UnsupportedLanguageConstruct if kind == "UnsupportedLanguageConstruct" else errors.CompilationError
+    exc = cls(errors.compilation_text(jit_fn, lineno, col, message))
+    exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = jit_fn.__name__, jit_fn.file_name, lineno, col, None
+    return exc
+
+
+def _indent_of(jit_fn) -> int:
+    import linecache
+    line = linecache.getline(jit_fn.file_name, jit_fn.def_line)
+    return len(line) - len(line.lstrip()) if line.strip() else 0
 
 
 def _chained_error(jit_fn, lineno: int, col: int):
@@ -319,5 +388,41 @@ def _kernel_print(*args, **kwargs):
     return device_print("", *args)
 
 
-KERNEL_BUILTINS = dict(builtins.__dict__)
+# The Python builtins Triton 3.6's code generator knows (`builtin_namespace`); any other (sum, abs, enumerate,
+# zip, tuple, str, ...) is "NameError: sum is not defined" there. `locals` is for minitriton's own checks.
+def _no_tensor(builtin, message):
+    """A Python builtin as the code generator calls it: on a tl.tensor it fails as Python's would on 3.6's tensor."""
+    def fn(*args, **kwargs):
+        if args and isinstance(args[0], tensor):
+            raise TypeError(message)
+        return builtin(*args, **kwargs)
+    fn.__name__ = builtin.__name__
+    return fn
+
+
+class _NoTensorType(type):
+    """`int` / `float` in a kernel: calling one on a tl.tensor fails as on 3.6's tensor; isinstance and
+    issubclass checks see the builtin type."""
+
+    def __call__(cls, *args, **kwargs):
+        if args and isinstance(args[0], tensor):
+            raise TypeError(cls.refusal)
+        return cls.builtin(*args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls.builtin)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls.builtin)
+
+
+def _no_tensor_type(builtin, refusal):
+    return _NoTensorType(builtin.__name__, (), {"builtin": builtin, "refusal": refusal})
+
+
+KERNEL_BUILTINS = {name: getattr(builtins, name) for name in ("list", "isinstance", "getattr", "hasattr", "locals")}
+KERNEL_BUILTINS.update(
+    len=_no_tensor(len, "object of type 'tensor' has no len()"),
+    int=_no_tensor_type(int, "int() argument must be a string, a bytes-like object or a real number, not 'tensor'"),
+    float=_no_tensor_type(float, "float() argument must be a string or a real number, not 'tensor'"))
 KERNEL_BUILTINS.update(range=_KernelRange, min=_kernel_minmax("min"), max=_kernel_minmax("max"), print=_kernel_print)

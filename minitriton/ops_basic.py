@@ -40,7 +40,42 @@ class constexpr:
         return hash(self.value)
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
         return getattr(self.value, name)
+
+
+def _constexpr_op(op, reflected=False):
+    """A constexpr operator as Triton's: on the values, the result a constexpr (a tensor when the other side is
+    one, as `BLOCK * pid` is)."""
+    def method(self, other):
+        a, b = (unwrap(other), self.value) if reflected else (self.value, unwrap(other))
+        out = op(a, b)
+        return out if type(out) is tensor or out is NotImplemented else constexpr(out)
+    return method
+
+
+def _constexpr_unary(op):
+    def method(self):
+        out = op(self.value)
+        return out if type(out) is tensor else constexpr(out)
+    return method
+
+
+def _install_constexpr_operators():
+    import operator as o
+    for name, op in (("add", o.add), ("sub", o.sub), ("mul", o.mul), ("truediv", o.truediv),
+                     ("floordiv", o.floordiv), ("mod", o.mod), ("pow", o.pow), ("lshift", o.lshift),
+                     ("rshift", o.rshift), ("and", o.and_), ("or", o.or_), ("xor", o.xor)):
+        setattr(constexpr, f"__{name}__", _constexpr_op(op))
+        setattr(constexpr, f"__r{name}__", _constexpr_op(op, reflected=True))
+    for name, op in (("lt", o.lt), ("le", o.le), ("gt", o.gt), ("ge", o.ge), ("ne", o.ne)):
+        setattr(constexpr, f"__{name}__", _constexpr_op(op))
+    for name, op in (("neg", o.neg), ("pos", o.pos), ("invert", o.invert), ("abs", abs)):
+        setattr(constexpr, f"__{name}__", _constexpr_unary(op))
+
+
+_install_constexpr_operators()
 
 
 def unwrap(x):

@@ -21,6 +21,8 @@ cases, ~8 minutes on 2 cores.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import importlib.util
 import json
 import os
@@ -84,6 +86,129 @@ BINARY = {
 }
 
 
+STATEMENTS = {   # kernel bodies: x (int32[16]), n (a run-time int32 scalar), C (a constexpr global, 3)
+"global_read": "r = x + G",
+"global_constexpr": "r = x + GC",
+"global_float": "r = x + GF",
+"global_dtype": "r = x.to(GD).to(tl.int32)",
+"global_tuple": "r = x + GT[0]",
+"builtin_sum_list": "r = x + sum([1, 2])",
+"builtin_tuple": "r = x + tuple([1, 2])[0]",
+"builtin_bool": "r = x + bool(C)",
+"builtin_str": "s = str(C)\n    r = x",
+"builtin_enumerate": "r = x\n    for i, v in enumerate(range(3)):\n        r = r + v",
+"builtin_zip": "r = x\n    for a, b in zip(range(2), range(2)):\n        r = r + a",
+"builtin_type": "r = x + (type(C) == int)",
+"builtin_round": "r = x + round(1.5)",
+"builtin_getattr": "r = x + getattr(x, 'shape')[0]",
+"builtin_list": "r = x + list((1, 2))[0]",
+
+"listcomp": "r = tl.sum(x) + sum([i for i in range(3)])",
+"lambda": "f = lambda v: v + 1\n    r = f(x)",
+"try": "try:\n        r = x + 1\n    except Exception:\n        r = x",
+"with": "with open('f') as fh:\n        pass\n    r = x",
+"del": "t = x + 1\n    del t\n    r = x",
+"global": "global G\n    r = x",
+"for_else": "r = x\n    for i in range(n):\n        r = r + 1\n    else:\n        r = r + 2",
+"while_else": "r = x\n    i = 0\n    while i < n:\n        i += 1\n    else:\n        r = r + 2",
+"assert_stmt": "assert n > 0, 'n must be positive'\n    r = x",
+"assert_tensor_block": "assert x > 0\n    r = x",
+"fstring": "s = f'{n}'\n    r = x",
+"dict": "d = {'a': 1}\n    r = x + d['a']",
+"list_literal": "l = [1, 2]\n    r = x + l[0]",
+"tuple_unpack": "a, b = x, x + 1\n    r = a + b",
+"tuple_index": "t = (x, x + 1)\n    r = t[1]",
+"tuple_runtime_index": "t = (x, x + 1)\n    r = t[n]",
+"range_float": "r = x\n    for i in range(0, 2.5):\n        r = r + 1",
+"range_step_runtime": "r = x\n    for i in range(0, 10, n):\n        r = r + 1",
+"static_range_runtime": "r = x\n    for i in tl.static_range(n):\n        r = r + 1",
+"static_range_const": "r = x\n    for i in tl.static_range(C):\n        r = r + i",
+"for_over_tuple": "r = x\n    for v in (1, 2, 3):\n        r = r + v",
+"for_over_tensor": "r = x\n    for v in x:\n        r = r + v",
+"break": "r = x\n    for i in range(n):\n        if i == 2:\n            break\n        r = r + 1",
+"continue": "r = x\n    for i in range(n):\n        if i == 2:\n            continue\n        r = r + 1",
+"return_early": "r = x\n    if n > 2:\n        return\n    r = r + 1",
+"builtin_min": "r = min(x, 2)",
+"builtin_max_scalar": "r = x + max(n, 2)",
+"builtin_abs": "r = abs(x)",
+"builtin_len": "r = x + len(x)",
+"builtin_int": "r = x + int(n)",
+"builtin_float": "r = x + float(C)",
+"builtin_print": "print('hi', n)\n    r = x",
+"builtin_isinstance": "r = x + isinstance(n, int)",
+"builtin_range_var": "rg = range(3)\n    r = x + rg[1]",
+"shape_attr": "r = x + x.shape[0]",
+"dtype_cmp": "r = x + (x.dtype == tl.int32)",
+"numel": "r = x + x.numel",
+"T_attr": "r = tl.sum(tl.reshape(x, (4, 4)).T, 0)",
+"ternary_runtime": "r = x if n > 2 else x + 1",
+"ternary_const": "r = x if C > 2 else x + 1.5",
+"walrus": "r = (t := x + 1) + t",
+"augassign_attr": "r = x\n    r += 1",
+"chained_assign": "a = b = x\n    r = a + b",
+"pass_only": "pass\n    r = x",
+"nested_def": "def g(v):\n        return v\n    r = g(x)",
+"str_concat": "s = 'a' + 'b'\n    r = x",
+"is_none": "r = x if x is not None else x",
+"in_op": "r = x + (1 in (1, 2))",
+"pow_op": "r = x ** 2",
+"matmul_op": "r = tl.sum(tl.reshape(x, (4, 4)) @ tl.reshape(x, (4, 4)), 0)",
+"bool_of_scalar_if": "r = x\n    if n:\n        r = r + 1",
+"if_block_cond": "r = x\n    if x > 0:\n        r = r + 1",
+"if_type_mismatch_one_branch": "if n > 100:\n        r = x + 0.5\n    else:\n        r = x",
+"if_type_mismatch_reassign": "r = x\n    if n > 100:\n        r = x + 0.5",
+"loop_type_change_never_runs": "r = x\n    for i in range(0, n - 100):\n        r = r + 0.5",
+"if_defined_one_branch": "if n > 100:\n        q = x + 1\n    r = x",
+"if_defined_one_branch_used": "if n > 100:\n        q = x + 1\n    else:\n        pass\n    r = x",
+"helper_multi_return_types": "r = _h(x, n)",
+"helper_default_kw": "r = _h2(x)",
+"helper_kw_call": "r = _h2(v=x, k=3)",
+"helper_constexpr_arg": "r = _h3(x, 4)",
+"helper_tuple_return": "a, b = _h4(x)\n    r = a + b",
+"constexpr_reassign": "C = 5\n    r = x + C",
+"arg_reassign": "n = n + 1\n    r = x + n",
+"device_assert_cond": "tl.device_assert(x >= 0, 'neg')\n    r = x",
+"device_print": "tl.device_print('x', x)\n    r = x",
+"static_print": "tl.static_print('x', x)\n    r = x",
+"debug_barrier": "tl.debug_barrier()\n    r = x",
+"multiple_of": "r = tl.multiple_of(x, 4)",
+"max_contiguous": "r = tl.max_contiguous(x, 4)",
+"num_programs": "r = x + tl.num_programs(0)",
+"program_id_runtime": "r = x + tl.program_id(n)",
+"arange_constexpr_expr": "r = tl.sum(tl.arange(0, C * 2)) + x",
+"zeros_runtime_shape": "r = x + tl.sum(tl.zeros((n,), tl.int32))",
+"cast_to_python_type": "r = x.to(float)",
+"to_string_dtype": "r = x.to('fp32')",
+}
+STATEMENT_HELPERS = '''
+@triton.jit
+def _h(v, n):
+    if n > 2:
+        return v
+    return v + 0.5
+
+@triton.jit
+def _h2(v, k=2):
+    return v + k
+
+@triton.jit
+def _h3(v, K: tl.constexpr):
+    return v + tl.sum(tl.arange(0, K))
+
+@triton.jit
+def _h4(v):
+    return v, v + 1
+'''
+
+
+def statement_source(body: str) -> str:
+    """One kernel around a statement-level case; its result `r` must be an int32 block of 16."""
+    return ("import triton\nimport triton.language as tl\n\nG = 1\nGC = tl.constexpr(2)\nGF = 2.5\n"
+            "GD = tl.float32\nGT = (1, 2)\nC = tl.constexpr(3)\n" + STATEMENT_HELPERS +
+            "\n\n@triton.jit\ndef k(x_ptr, y_ptr, out_ptr):\n    x = tl.load(x_ptr + tl.arange(0, 16))\n"
+            f"    n = tl.load(y_ptr)\n    {body}\n    tl.store(out_ptr + tl.arange(0, 16), r.to(tl.float32))\n")
+
+
 def _tl(dt: str) -> str:
     return {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}.get(dt, dt)
 
@@ -104,6 +229,8 @@ def cases(only: str | None):
     out = []
     if only in (None, "unary"):
         out += [(f"{n}|{dt}", source(e, dt, dt), dt, dt) for n, e in UNARY.items() for dt in DTYPES]
+    if only in (None, "statements"):
+        out += [(f"statement|{n}", statement_source(b), "int32", "int32") for n, b in STATEMENTS.items()]
     if only in (None, "binary"):
         out += [(f"{n}|{a}|{b}", source(e, a, b), a, b) for n, e in BINARY.items() for a in DTYPES for b in DTYPES]
     return out
@@ -167,7 +294,8 @@ def minitriton_side(todo, folder: pathlib.Path) -> dict:
         path = folder / f"m{i}.py"
         path.write_text(src)
         try:
-            _load(path, f"m{i}").k[(1,)](array(xt), array(yt), np.zeros(1, np.float32))
+            with contextlib.redirect_stdout(io.StringIO()):   # device_print cases
+                _load(path, f"m{i}").k[(1,)](array(xt), array(yt), np.zeros(16, np.float32))
             res[name] = "ok"
         except minitriton.CompilationError as e:
             res[name] = _message(e)
@@ -179,7 +307,7 @@ def minitriton_side(todo, folder: pathlib.Path) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--triton-python", required=True, help="a Python with triton==3.6.0 (no GPU needed)")
-    ap.add_argument("--only", choices=["unary", "binary"], default=None)
+    ap.add_argument("--only", choices=["unary", "binary", "statements"], default=None)
     ap.add_argument("--out", default=None, help="write every case's two outcomes here (JSON)")
     a = ap.parse_args(argv)
     todo = cases(a.only)

@@ -236,7 +236,7 @@ def test_batched_3d_dot():
         r = tl.arange(0, 16)
         off = rb[:, None, None] * 256 + r[None, :, None] * 16 + r[None, None, :]
         c = tl.dot(tl.load(A + off), tl.load(B + off))
-        tl.static_assert(c.shape == [2, 16, 16] or tuple(c.shape) == (2, 16, 16), "batched shape")
+        tl.static_assert(c.shape == (2, 16, 16), "batched shape")
         tl.store(C + off, c)
     """)
     rng = np.random.default_rng(7)
