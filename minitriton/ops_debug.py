@@ -15,7 +15,7 @@ def program_id(axis):
     """`tl.program_id(axis)`: this program's int32 index along grid axis 0, 1 or 2."""
     group = context.current("program_id")
     axis = unwrap(axis)
-    if axis not in (0, 1, 2):
+    if isinstance(axis, tensor) or axis not in (0, 1, 2):   # a run-time axis cannot pick a grid axis either
         raise ValueError(f"program_id axis must be 0, 1, or 2 but got {axis}")
     if group.launch.grid[axis] == 1:
         return tensor(np.zeros(1, np.int32), T.int32, ())
@@ -26,7 +26,7 @@ def num_programs(axis):
     """`tl.num_programs(axis)`: the grid size along an axis (int32)."""
     group = context.current("num_programs")
     axis = unwrap(axis)
-    if axis not in (0, 1, 2):
+    if isinstance(axis, tensor) or axis not in (0, 1, 2):
         raise ValueError(f"num_programs axis must be 0, 1, or 2 but got {axis}")
     return tensor(np.array([group.launch.grid[axis]], np.int32), T.int32, ())
 

@@ -48,6 +48,7 @@ REFUSED = [   # (body, error class, message)
     ("r = x + len(x)", minitriton.CompilationError, "object of type 'tensor' has no len()"),
     ("r = x + int(n)", minitriton.CompilationError, "int() argument must be a string, a bytes-like object or a real "
                                                     "number, not 'tensor'"),
+    ("r = x + tl.program_id(tl.load(X) * 0)", minitriton.CompilationError, "program_id axis must be 0, 1, or 2"),
 ]
 
 ACCEPTED = [   # (body, Z after a launch with x = arange(16), n = 5, C = 3)
