@@ -333,6 +333,17 @@ def convert_argument(name: str, value, is_constexpr: bool, specialize: bool, lau
 
 # ---------------------------------------------------------------- the kernel's builtins
 
+def _check_range_types(values):
+    """Triton 3.6's visit_For: start, end and step (defaults 0 and 1) must all be integers, literals typed as
+    Triton types them (an int is int32 or wider, a float fp32)."""
+    start, end, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
+    kinds = [v.dtype if isinstance(v, tensor) else T.of_python_scalar(v) if isinstance(v, (int, float)) else None
+             for v in (start, end, step)]
+    if any(k is None or not k.is_int() for k in kinds):
+        names = ", ".join(k.name if k is not None else type(v).__name__ for k, v in zip(kinds, (start, end, step)))
+        raise TypeError(f"For loop bounds and step must all be ints, are ({names})")
+
+
 class _KernelRange:
     """`range(...)` / `tl.range(...)` inside a kernel: bounds may be scalar tensors; the counter is an int32 (or
     int64) tensor. Triton 3.6's scheduling keywords (num_stages, loop_unroll_factor, disallow_acc_multi_buffer,
@@ -350,11 +361,9 @@ class _KernelRange:
         if not 1 <= len(args) <= 3:
             raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
         values = [unwrap(a) for a in args]
+        _check_range_types(values)
         wide = any(isinstance(v, tensor) and v.dtype.primitive_bitwidth == 64 for v in values)
         self.ints = [int(v) if isinstance(v, tensor) else v for v in values]
-        for v in self.ints:
-            if not isinstance(v, int):
-                raise TypeError(f"range bounds must be integers, got {type(v).__name__}")
         self.dtype = T.int64 if wide or any(not -2**31 <= v < 2**31 for v in self.ints) else T.int32
 
     def __iter__(self):

@@ -51,9 +51,10 @@ def debug_barrier():
 def static_range(arg1, arg2=None, step=None, **hints):
     """`tl.static_range`: an unrolled loop over constexpr bounds; the counter is a Python int."""
     values = [unwrap(v) for v in (arg1, arg2, step) if v is not None]
-    for v in values:
-        if isinstance(v, tensor):
-            raise TypeError("static_range bounds must be tl.constexpr values, not run-time tensors; use range()")
+    for v, which in zip(values, ("start", "end", "step")):
+        if isinstance(v, tensor):   # 3.6's static_range asserts its arguments are constexprs
+            shape = ", ".join(str(s) for s in v.shape)
+            raise AssertionError(f"{v.dtype.name}[{shape}] used as tl.static_range {which} value is not a constexpr")
     return range(*values)
 
 
