@@ -49,13 +49,9 @@ REFUSED = [   # (body, error class, message)
     ("r = x + int(n)", minitriton.CompilationError, "int() argument must be a string, a bytes-like object or a real "
                                                     "number, not 'tensor'"),
     ("r = x + tl.program_id(tl.load(X) * 0)", minitriton.CompilationError, "program_id axis must be 0, 1, or 2"),
-    ("r = x
-    for i in range(0, 2.5):
-        r = r + 1", minitriton.CompilationError,
+    ("r = x\n    for i in range(0, 2.5):\n        r = r + 1", minitriton.CompilationError,
      "For loop bounds and step must all be ints, are (int32, fp32, int32)"),
-    ("r = x
-    for i in tl.static_range(n):
-        r = r + 1", minitriton.CompilationError,
+    ("r = x\n    for i in tl.static_range(n):\n        r = r + 1", minitriton.CompilationError,
      "int32[] used as tl.static_range start value is not a constexpr"),
 ]
 
