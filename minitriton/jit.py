@@ -212,6 +212,7 @@ class JITFunction(KernelInterface):
 
 def _find_unsupported(jit_fn):
     """The error Triton 3.6 raises for the first Python construct of the kernel it cannot compile, or None."""
+    from .carried import _indent_of_def
     from .constructs import find_unsupported
     if jit_fn.src is None:
         return None
@@ -228,17 +229,11 @@ def _find_unsupported(jit_fn):
         return None
     node, kind, message = hit
     lineno = jit_fn.def_line + node.lineno - func.lineno
-    col = node.col_offset + _indent_of(jit_fn)
+    col = node.col_offset + _indent_of_def(jit_fn)
     cls = errors.UnsupportedLanguageConstruct if kind == "UnsupportedLanguageConstruct" else errors.CompilationError
     exc = cls(errors.compilation_text(jit_fn, lineno, col, message))
     exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = jit_fn.__name__, jit_fn.file_name, lineno, col, None
     return exc
-
-
-def _indent_of(jit_fn) -> int:
-    import linecache
-    line = linecache.getline(jit_fn.file_name, jit_fn.def_line)
-    return len(line) - len(line.lstrip()) if line.strip() else 0
 
 
 def _chained_error(jit_fn, lineno: int, col: int):
