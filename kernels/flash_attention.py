@@ -5,6 +5,15 @@ What it teaches:
   of BLOCK_N. It keeps, per row, the running maximum m and the running sum l of exponentials, and an
   unnormalised output; when a new block raises the maximum, the old sum and output are rescaled by
   exp(m_old - m_new). Scores are pre-multiplied by log2(e), so every exponential is a cheap `exp2`.
+* **A fixed reference, the online softmax as its fallback (16-bit inputs).** The maximum only keeps exp()
+  in range; any reference gives the same softmax. So for fp16/bf16 inputs each row's reference is its
+  maximum over key block 0 and stays fixed: later blocks need neither a row maximum nor a rescale of the
+  output (128 fewer multiplies per thread and block at D = 128), and P may exceed 1. That is exact until a
+  later score outruns the reference by ~64 in log2 units; then some row's sum passes 2**64 and the program
+  redoes its rows with the online softmax (the traffic counters show K and V read twice). fp32 inputs keep
+  the online softmax throughout: with P far above 1 the rounding of the exponent's argument grows with it,
+  which fp32 outputs would show and 16-bit ones do not. On the H200 this took the D = 128 forward from
+  0.77 to 0.84 of SDPA at T = 1024 and from 0.85 to 0.95 at T = 4096.
 * **Causal block skipping.** With a causal mask, key blocks right of the diagonal contribute nothing: the
   loop bound is a runtime value per program, so later query blocks do more work and early ones stop
   early. Key blocks fully left of the diagonal need no mask at all; only the blocks on the diagonal and the
@@ -32,12 +41,12 @@ scale with the whole row, not with the element: measured at most 2.4e-3 of the s
 
 Run on a CUDA GPU with real Triton, `python -m kernels.flash_attention` checks the kernels against torch's
 scaled_dot_product_attention (values and gradients) and prints timings next to it. Measured on an H200
-(Triton 3.6.0, torch 2.11, bf16, do_bench medians, 2026-11-29), as a fraction of SDPA's speed: forward,
-D = 64, T = 1024..8192: 0.88-0.95 (causal or not), 1.27-1.64x the lesson's kernel. D = 128 (SDPA runs
-cuDNN's attention there): on Hopper the forward reads Q, K, V and writes O through tensor descriptors
-(`flash_fwd_tma_kernel`, TMA copies; the same source runs on minitriton): causal 0.83-0.89, non-causal
-T = 4096 / 8192: 0.85 / 0.87-0.89, T = 1024: 0.72-0.78 (the pointer kernel: 0.71-0.82). Backward:
-0.70-1.38 of SDPA's backward speed (at most 1.43x its time).
+(Triton 3.6.0, torch 2.11, bf16, do_bench medians, 2026-11-30, parity/results/cuda-bench-2026-11-30.md),
+as a fraction of SDPA's speed: forward, D = 64, T = 1024..8192: 0.86-1.06 (causal or not), 1.33-1.73x the
+lesson's kernel. D = 128 (SDPA runs cuDNN's attention there): on Hopper the forward reads Q, K, V and
+writes O through tensor descriptors (`flash_fwd_tma_kernel`, TMA copies; the same source runs on
+minitriton): causal 0.93-1.00, non-causal T = 1024 / 4096 / 8192: 0.84 / 0.94 / 0.97. Backward: 0.71-1.01
+of SDPA's backward speed (at most 1.41x its time).
 """
 import math
 
@@ -56,9 +65,33 @@ _ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 # ---------------------------------------------------------------------------------------------- forward
 
 @triton.jit
+def _softmax_pv(acc, l_i, m_i, qk, v, start_n, qk_scale, FIXED: tl.constexpr):
+    """Adds one block's exp(scores - reference) @ V to acc and its row sums to l_i; returns (acc, l_i, m_i).
+
+    FIXED: the first key block sets each row's reference m_i (its maximum there), and every later block
+    reuses it as it is: no row maximum and no rescale of acc (P may exceed 1 then; see the module docstring).
+    Otherwise the online softmax: m_i is the running maximum and a larger one rescales what was summed."""
+    if FIXED:
+        if start_n == 0:
+            m_i = tl.max(qk, 1) * qk_scale
+        p = tl.exp2(qk * qk_scale - m_i[:, None])
+        l_i += tl.sum(p, 1)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        return acc, l_i, m_i
+    # scores in log2 units, s = (q.k) * scale * log2(e): scale only the row maxima, then one FMA per score
+    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.exp2(qk * qk_scale - m_new[:, None])
+    alpha = tl.exp2(m_i - m_new)  # rescales what was summed under the old maximum
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+    return acc, l_i, m_new
+
+
+@triton.jit
 def _fwd_step(acc, l_i, m_i, q, k_ptr, v_ptr, start_n, offs_m, T, stride_t, qk_scale,
-              D: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, MASKED: tl.constexpr):
-    """One key/value block of the online softmax; MASKED blocks are the diagonal and the tail past T."""
+              D: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, MASKED: tl.constexpr,
+              FIXED: tl.constexpr):
+    """One key/value block; MASKED blocks are the diagonal and the tail past T."""
     offs_n = start_n + tl.arange(0, BLOCK_N)
     kv = offs_n[:, None] * stride_t + tl.arange(0, D)[None, :]
     if MASKED:
@@ -73,13 +106,14 @@ def _fwd_step(acc, l_i, m_i, q, k_ptr, v_ptr, start_n, offs_m, T, stride_t, qk_s
         if CAUSAL:
             keep = keep & (offs_n[None, :] <= offs_m[:, None])
         qk = tl.where(keep, qk, float("-inf"))
-    # scores in log2 units, s = (q.k) * scale * log2(e): scale only the row maxima, then one FMA per score
-    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-    p = tl.exp2(qk * qk_scale - m_new[:, None])
-    alpha = tl.exp2(m_i - m_new)  # rescales what was summed under the old maximum
-    l_i = l_i * alpha + tl.sum(p, 1)
-    acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
-    return acc, l_i, m_new
+    return _softmax_pv(acc, l_i, m_i, qk, v, start_n, qk_scale, FIXED)
+
+
+@triton.jit
+def _needs_online(l_i):
+    """Whether a fixed-reference pass must be redone online: some row's sum passed 2**64 (a later score
+    outran the first block's maximum by 64 in log2 units) or is NaN."""
+    return tl.max(((l_i > 18446744073709551616.0) | (l_i != l_i)).to(tl.int32), 0) != 0
 
 
 @triton.jit
@@ -98,21 +132,33 @@ def flash_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, l_ptr, T, qk_scale, stride_bh, 
     row_ok = offs_m < T
     q = tl.load(q_ptr + base + offs_m[:, None] * stride_t + offs_d[None, :], mask=row_ok[:, None], other=0.0)
 
-    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # running row maximum (log2 units)
-    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)                 # running sum of exponentials
-    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)               # unnormalised output
     if CAUSAL:
         unmasked_end = m0                      # key blocks wholly left of the diagonal
         end = min(m0 + BLOCK_M, T)             # blocks right of the diagonal are skipped
     else:
         unmasked_end = (T // BLOCK_N) * BLOCK_N
         end = T
+    fixed: tl.constexpr = q.dtype != tl.float32   # a fixed reference for 16-bit inputs (module docstring)
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # row reference / running maximum (log2 units)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)                 # sum of exponentials
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)               # unnormalised output
     for start_n in range(0, unmasked_end, BLOCK_N):
         acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T, stride_t,
-                                  qk_scale, D, BLOCK_N, CAUSAL, False)
+                                  qk_scale, D, BLOCK_N, CAUSAL, False, fixed)
     for start_n in range(unmasked_end, end, BLOCK_N):
         acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T, stride_t,
-                                  qk_scale, D, BLOCK_N, CAUSAL, True)
+                                  qk_scale, D, BLOCK_N, CAUSAL, True, fixed)
+    if fixed:
+        if _needs_online(l_i):   # rare: redo this block of rows with the online softmax
+            m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # running row maximum
+            l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+            acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
+            for start_n in range(0, unmasked_end, BLOCK_N):
+                acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T,
+                                          stride_t, qk_scale, D, BLOCK_N, CAUSAL, False, False)
+            for start_n in range(unmasked_end, end, BLOCK_N):
+                acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T,
+                                          stride_t, qk_scale, D, BLOCK_N, CAUSAL, True, False)
 
     o = acc * (1.0 / l_i)[:, None]
     tl.store(o_ptr + base + offs_m[:, None] * stride_t + offs_d[None, :], o.to(o_ptr.dtype.element_ty),
@@ -123,7 +169,8 @@ def flash_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, l_ptr, T, qk_scale, stride_bh, 
 
 @triton.jit
 def _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                  D: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, MASKED: tl.constexpr):
+                  D: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, MASKED: tl.constexpr,
+                  FIXED: tl.constexpr):
     """`_fwd_step` with K and V read through tensor descriptors (TMA on Hopper): rows past T read as 0."""
     k = desc_k.load([bh, start_n, 0]).reshape(BLOCK_N, D)
     qk = tl.dot(q, tl.trans(k))
@@ -133,13 +180,8 @@ def _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_s
         if CAUSAL:
             keep = keep & (offs_n[None, :] <= offs_m[:, None])
         qk = tl.where(keep, qk, float("-inf"))
-    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-    p = tl.exp2(qk * qk_scale - m_new[:, None])
-    alpha = tl.exp2(m_i - m_new)
-    l_i = l_i * alpha + tl.sum(p, 1)
     v = desc_v.load([bh, start_n, 0]).reshape(BLOCK_N, D)
-    acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
-    return acc, l_i, m_new
+    return _softmax_pv(acc, l_i, m_i, qk, v, start_n, qk_scale, FIXED)
 
 
 @triton.jit
@@ -158,21 +200,33 @@ def flash_fwd_tma_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
     m0 = pid_m * BLOCK_M
     offs_m = m0 + tl.arange(0, BLOCK_M)
     q = desc_q.load([bh, m0, 0]).reshape(BLOCK_M, D)
-    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
-    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
-    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
     if CAUSAL:
         unmasked_end = m0
         end = min(m0 + BLOCK_M, T)
     else:
         unmasked_end = (T // BLOCK_N) * BLOCK_N
         end = T
+    fixed: tl.constexpr = q.dtype != tl.float32
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
     for start_n in range(0, unmasked_end, BLOCK_N):
         acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                      D, BLOCK_N, CAUSAL, False)
+                                      D, BLOCK_N, CAUSAL, False, fixed)
     for start_n in range(unmasked_end, end, BLOCK_N):
         acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                      D, BLOCK_N, CAUSAL, True)
+                                      D, BLOCK_N, CAUSAL, True, fixed)
+    if fixed:
+        if _needs_online(l_i):
+            m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+            l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+            acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
+            for start_n in range(0, unmasked_end, BLOCK_N):
+                acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
+                                              D, BLOCK_N, CAUSAL, False, False)
+            for start_n in range(unmasked_end, end, BLOCK_N):
+                acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
+                                              D, BLOCK_N, CAUSAL, True, False)
     o = acc * (1.0 / l_i)[:, None]
     desc_o.store([bh, m0, 0], o.to(q.dtype).reshape(1, BLOCK_M, D))   # rows past T are not written
     lse = m_i * 0.6931471805599453 + tl.log(l_i)
@@ -526,9 +580,9 @@ def _tma_suits(q, D):
 
 
 def tma_config(T: int, causal: bool) -> dict:
-    """The TMA forward's blocks (H200, bf16, D = 128, 2026-11-29; SDPA = cuDNN): (128, 64, 4 warps, 2 stages)
-    was the fastest everywhere (0.78 / 0.86 / 0.86 of SDPA at T = 1024 / 4096 / 8192 full, 0.87 causal)
-    except causal T <= 2048, where (64, 64, 4 warps, 3 stages) was (0.88 against 0.74 at T = 1024)."""
+    """The TMA forward's blocks (H200, bf16, D = 128, fixed reference, 2026-11-30; SDPA = cuDNN): (128, 64,
+    4 warps, 2 stages) is the fastest (0.84 / 0.95 of SDPA at T = 1024 / 4096 full, 0.96 causal T = 4096)
+    except causal T <= 2048, where (64, 64, 4 warps, 3 stages) is (0.92 against 0.80 at T = 1024)."""
     if causal and T <= 2048:
         return {"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3}
     return {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}

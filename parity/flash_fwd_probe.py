@@ -277,7 +277,7 @@ def lean_kernel(desc_q, desc_k, desc_v, desc_o, o_ptr, l_ptr, T, qk_scale,
     acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
     for start_n in range(0, T, BLOCK_N):
         acc, l_i, m_i = fa._fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                         D, BLOCK_N, CAUSAL, False)
+                                         D, BLOCK_N, CAUSAL, False, False)
     o = (acc * (1.0 / l_i)[:, None]).to(q.dtype)
     if PTR_STORE:
         offs_d = tl.arange(0, D)
@@ -306,7 +306,7 @@ def pers_kernel(desc_q, desc_k, desc_v, desc_o, o_ptr, l_ptr, T, qk_scale, n_til
         acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
         for start_n in tl.range(0, T, BLOCK_N):
             acc, l_i, m_i = fa._fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                             D, BLOCK_N, CAUSAL, False)
+                                             D, BLOCK_N, CAUSAL, False, False)
         o = (acc * (1.0 / l_i)[:, None]).to(q.dtype)
         tl.store(o_ptr + (bh * T + offs_m[:, None]) * D + tl.arange(0, D)[None, :], o)
         tl.store(l_ptr + bh * T + offs_m, m_i * 0.6931471805599453 + tl.log(l_i))
@@ -343,7 +343,7 @@ def bound_kernel(desc_q, desc_k, desc_v, desc_o, kmax_ptr, l_ptr, T, qk_scale,
             acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
             for start_n in range(0, T, BLOCK_N):
                 acc, l_i, b = fa._fwd_tma_step(acc, l_i, b, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                               D, BLOCK_N, CAUSAL, False)
+                                               D, BLOCK_N, CAUSAL, False, False)
     desc_o.store([bh, m0, 0], (acc * (1.0 / l_i)[:, None]).to(q.dtype).reshape(1, BLOCK_M, D))
     tl.store(l_ptr + bh * T + offs_m, (b + tl.log2(l_i)) * 0.6931471805599453)
 
@@ -387,7 +387,7 @@ def bound2_kernel(desc_q, desc_k, desc_v, desc_o, kmax_ptr, l_ptr, T, qk_scale, 
         acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
         for start_n in range(0, T, BLOCK_N):
             acc, l_i, b = fa._fwd_tma_step(acc, l_i, b, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                           D, BLOCK_N, CAUSAL, False)
+                                           D, BLOCK_N, CAUSAL, False, False)
     desc_o.store([bh, m0, 0], (acc * (1.0 / l_i)[:, None]).to(q.dtype).reshape(1, BLOCK_M, D))
     tl.store(l_ptr + bh * T + offs_m, (b + tl.log2(l_i)) * 0.6931471805599453)
 
@@ -440,7 +440,7 @@ def frozen_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
             acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
             for start_n in range(0, T, BLOCK_N):
                 acc, l_i, b = fa._fwd_tma_step(acc, l_i, b, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                               D, BLOCK_N, CAUSAL, False)
+                                               D, BLOCK_N, CAUSAL, False, False)
     desc_o.store([bh, m0, 0], (acc * (1.0 / l_i)[:, None]).to(q.dtype).reshape(1, BLOCK_M, D))
     tl.store(l_ptr + bh * T + offs_m, (b + tl.log2(l_i)) * 0.6931471805599453)
 

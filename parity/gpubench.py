@@ -21,6 +21,9 @@ import time
 import traceback
 
 SMOKE = os.environ.get("PARITY_CUDA_SMOKE") == "1"
+# torch.compile's baselines compile in one process: a pool of compile workers left busy beside the timing loop
+# slows the host side of every launch, and small kernels then measure the Python launch path, not the GPU
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
 
 def _bench(fn):

@@ -182,4 +182,27 @@ def kernel_cases(target: str, seed: int = 0, small: bool = False) -> list:
                 (q, k, v, _like(o, dt), lse.astype(np.float32), do),
                 {"causal": causal, "blocks_dkdv": (32, 64), "blocks_dq": (64, 32)},
                 checks=(ktol(key),) * 3, interp=interp)
+    # scores that climb along the keys, `rise` log2 units from key 0 to the last: 16-bit attention keeps the first
+    # key block's maximum as its reference (P up to 2**40 at rise 40); at rise 200 that would overflow and the
+    # forward redoes the rows with the online softmax. With no blocks given, bf16 D = 128 on Hopper is the TMA path.
+    Tr, Dr = (1000, 128) if big else (100, 32)
+    for rise in (40.0, 200.0):
+        q, k, v = _rising(rng, 2, Tr, Dr, rise)
+        for causal in (True, False):
+            tag = f"bfloat16_rising{rise:g}_T{Tr}D{Dr}_{'causal' if causal else 'full'}"
+            for blocks in ({"block_m": 64, "block_n": 32},) + (({},) if gpu else ()):
+                add(f"flash_fwd_{tag}{'' if blocks else '_autotuned'}", "flash_attention", "flash_attention",
+                    (q, k, v), {"causal": causal, **blocks}, checks=(ktol("bfloat16_dot"), ktol("float32")),
+                    interp=BF16_INTERP)
     return cases
+
+
+def _rising(rng, H, T, D, rise_log2):
+    """bf16 q, k, v (1, H, T, D) whose scores grow linearly along the keys by `rise_log2` (log2 units)."""
+    t = np.linspace(0.0, rise_log2 * math.log(2.0) * math.sqrt(D), T)
+    q = 0.01 * rng.standard_normal((1, H, T, D))
+    q[..., 0] = 1.0
+    k = 0.01 * rng.standard_normal((1, H, T, D))
+    k[..., 0] += t
+    v = rng.standard_normal((1, H, T, D))
+    return tuple(BF16.round(x.astype(np.float32)) for x in (q, k, v))

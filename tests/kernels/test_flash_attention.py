@@ -344,3 +344,68 @@ def test_tma_path_only_for_hopper_cuda_at_d128():
     assert not fa._tma_suits(q, 128)           # NumPy arrays keep the pointer kernel
     assert fa.tma_config(1024, True)["BLOCK_M"] == 64 and fa.tma_config(4096, True)["BLOCK_M"] == 128
     assert fa.tma_config(1024, False) == {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}
+
+
+def _rising_scores(T, D, rise_log2, causal):
+    """q, k, v (1, 2, T, D bfloat16) whose scores climb along the keys: the last key's score is `rise_log2` (in
+    log2 units) above key 0's in every row, so the first key block's maximum is far below later scores."""
+    rng = np.random.default_rng(int(rise_log2) + T)
+    scale = 1.0 / math.sqrt(D)
+    e = np.zeros(D, np.float32)
+    e[0] = 1.0
+    t = np.linspace(0.0, rise_log2 / (scale * fa.LOG2E), T).astype(np.float32)
+    q = np.broadcast_to(e, (1, 2, T, D)).copy() + 0.01 * rng.standard_normal((1, 2, T, D)).astype(np.float32)
+    q[..., 0] = 1.0
+    k = t[None, None, :, None] * e + 0.01 * rng.standard_normal((1, 2, T, D)).astype(np.float32)
+    v = rng.standard_normal((1, 2, T, D)).astype(np.float32)
+    return tuple(minitriton.Buffer.from_float(x, tl.bfloat16) for x in (q, k, v))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("rise,fallback", [(0.0, False), (40.0, False), (200.0, True)])
+def test_fixed_reference_and_its_online_fallback(rise, fallback, causal, monkeypatch):
+    """For 16-bit inputs the forward fixes each row's softmax reference at its maximum over key block 0 and never
+    rescales. Scores rising 40 (log2 units) past that reference make P up to 2**40 and stay exact; 200 would
+    overflow, so the program redoes its rows with the online softmax, which the traffic shows as K and V read
+    twice."""
+    T, D, BM, BN = 100, 16, 32, 16
+    q, k, v = _rising_scores(T, D, rise, causal)
+    with minitriton.record() as rec:
+        o, lse = fa.flash_attention(q, k, v, causal=causal, block_m=BM, block_n=BN)
+    ref_o, ref_lse = fa.reference_attention(q, k, v, causal)
+    assert np.isfinite(_host.to_float64(o)).all() and np.isfinite(lse).all()
+    assert_close(_host.to_float64(o), ref_o, "bfloat16_dot", "O")
+    assert_close(lse, ref_lse, "float32", "L")
+    kv = 2 * _kv_rows_loaded(T, BM, causal) * D
+    loaded = rec.last["tensors"]["k_ptr"]["totals"]["loaded_elements"]
+    if not fallback:
+        assert loaded == kv
+    elif causal:   # the first query block's rows never see the steep part: only later blocks redo
+        assert kv < loaded < 2 * kv
+    else:
+        assert loaded == 2 * kv
+
+
+@pytest.mark.parametrize("rise", [40.0, 200.0])
+def test_tma_forward_fixed_reference_and_fallback(rise, monkeypatch):
+    monkeypatch.setattr(fa, "tma_config", lambda T_, causal_: {"BLOCK_M": 32, "BLOCK_N": 16, "num_warps": 4,
+                                                                "num_stages": 2})
+    monkeypatch.setattr(fa, "_tma_suits", lambda q_, D_: True)
+    for causal in (False, True):
+        q, k, v = _rising_scores(100, 16, rise, causal)
+        o, lse = fa.flash_attention(q, k, v, causal=causal)
+        ref_o, ref_lse = fa.reference_attention(q, k, v, causal)
+        assert_close(_host.to_float64(o), ref_o, "bfloat16_dot", f"O causal={causal}")
+        assert_close(lse, ref_lse, "float32", f"L causal={causal}")
+
+
+def test_float32_inputs_keep_the_online_softmax():
+    """fp32 attention keeps the running maximum (a fixed reference would cost fp32 precision once P > 1): the
+    steep case reads K once, with no second pass."""
+    q, k, v = (_host.to_float64(x).astype(np.float32) for x in _rising_scores(100, 16, 200.0, False))
+    with minitriton.record() as rec:
+        o, lse = fa.flash_attention(q, k, v, causal=False, block_m=32, block_n=16)
+    assert rec.last["tensors"]["k_ptr"]["totals"]["loaded_elements"] == 2 * _kv_rows_loaded(100, 32, False) * 16
+    ref_o, ref_lse = fa.reference_attention(q, k, v, False)
+    assert_close(o, ref_o, "tf32", "O")
+    assert_close(lse, ref_lse, "tf32", "L")
