@@ -5,15 +5,16 @@ What it teaches:
   of BLOCK_N. It keeps, per row, the running maximum m and the running sum l of exponentials, and an
   unnormalised output; when a new block raises the maximum, the old sum and output are rescaled by
   exp(m_old - m_new). Scores are pre-multiplied by log2(e), so every exponential is a cheap `exp2`.
-* **A fixed reference, the online softmax as its fallback (16-bit inputs).** The maximum only keeps exp()
-  in range; any reference gives the same softmax. So for fp16/bf16 inputs each row's reference is its
-  maximum over key block 0 and stays fixed: later blocks need neither a row maximum nor a rescale of the
-  output (128 fewer multiplies per thread and block at D = 128), and P may exceed 1. That is exact until a
-  later score outruns the reference by ~64 in log2 units; then some row's sum passes 2**64 and the program
-  redoes its rows with the online softmax (the traffic counters show K and V read twice). fp32 inputs keep
-  the online softmax throughout: with P far above 1 the rounding of the exponent's argument grows with it,
-  which fp32 outputs would show and 16-bit ones do not. On the H200 this took the D = 128 forward from
-  0.77 to 0.84 of SDPA at T = 1024 and from 0.85 to 0.95 at T = 4096.
+* **A fixed reference, the online softmax as its fallback (bf16 inputs).** The maximum only keeps exp() in
+  range; any reference gives the same softmax. So for bf16 inputs each row's reference is its maximum over
+  key block 0 and stays fixed: later blocks need neither a row maximum nor a rescale of the output (128
+  fewer multiplies per thread and block at D = 128), and P may exceed 1. That is exact until a later score
+  outruns the reference by ~64 in log2 units; then some row's sum passes 2**64 and the program redoes its
+  rows with the online softmax (the traffic counters show K and V read twice). Other inputs keep the online
+  softmax throughout: fp16 P enters the second dot as fp16, whose largest value is 65504 (P = 2**16 would
+  already be inf), and with P far above 1 the rounding of the exponent's argument grows with it, which fp32
+  outputs would show and bf16 ones (P rounded to 2^-9) do not. On the H200 this took the bf16 D = 128
+  forward from 0.77 to 0.84 of SDPA at T = 1024 and from 0.85 to 0.95 at T = 4096.
 * **Causal block skipping.** With a causal mask, key blocks right of the diagonal contribute nothing: the
   loop bound is a runtime value per program, so later query blocks do more work and early ones stop
   early. Key blocks fully left of the diagonal need no mask at all; only the blocks on the diagonal and the
@@ -138,7 +139,7 @@ def flash_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, l_ptr, T, qk_scale, stride_bh, 
     else:
         unmasked_end = (T // BLOCK_N) * BLOCK_N
         end = T
-    fixed: tl.constexpr = q.dtype != tl.float32   # a fixed reference for 16-bit inputs (module docstring)
+    fixed: tl.constexpr = q.dtype == tl.bfloat16   # a fixed reference for bf16 inputs (module docstring)
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # row reference / running maximum (log2 units)
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)                 # sum of exponentials
     acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)               # unnormalised output
@@ -206,7 +207,7 @@ def flash_fwd_tma_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
     else:
         unmasked_end = (T // BLOCK_N) * BLOCK_N
         end = T
-    fixed: tl.constexpr = q.dtype != tl.float32
+    fixed: tl.constexpr = q.dtype == tl.bfloat16
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
     acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)

@@ -182,18 +182,25 @@ def kernel_cases(target: str, seed: int = 0, small: bool = False) -> list:
                 (q, k, v, _like(o, dt), lse.astype(np.float32), do),
                 {"causal": causal, "blocks_dkdv": (32, 64), "blocks_dq": (64, 32)},
                 checks=(ktol(key),) * 3, interp=interp)
-    # scores that climb along the keys, `rise` log2 units from key 0 to the last: 16-bit attention keeps the first
-    # key block's maximum as its reference (P up to 2**40 at rise 40); at rise 200 that would overflow and the
-    # forward redoes the rows with the online softmax. With no blocks given, bf16 D = 128 on Hopper is the TMA path.
+    # scores that climb along the keys, `rise` log2 units from key 0 to the last: bf16 attention keeps the first
+    # key block's maximum as its reference (P up to 2**27 at rise 40); at rise 200 that would overflow and the
+    # forward redoes the rows with the online softmax. fp16 keeps the online softmax (its P stops at 65504).
+    # With no blocks given, 16-bit D = 128 on Hopper is the TMA path.
     Tr, Dr = (1000, 128) if big else (100, 32)
     for rise in (40.0, 200.0):
         q, k, v = _rising(rng, 2, Tr, Dr, rise)
-        for causal in (True, False):
-            tag = f"bfloat16_rising{rise:g}_T{Tr}D{Dr}_{'causal' if causal else 'full'}"
-            for blocks in ({"block_m": 64, "block_n": 32},) + (({},) if gpu else ()):
-                add(f"flash_fwd_{tag}{'' if blocks else '_autotuned'}", "flash_attention", "flash_attention",
-                    (q, k, v), {"causal": causal, **blocks}, checks=(ktol("bfloat16_dot"), ktol("float32")),
-                    interp=BF16_INTERP)
+        for dt in ("bf16", np.float16):
+            if dt is np.float16:
+                if rise > 40:
+                    continue
+                q, k, v = (x.to_float().astype(np.float16) for x in (q, k, v))
+            key = "bfloat16_dot" if dt == "bf16" else "float16_dot"
+            for causal in (True, False):
+                tag = f"{_tol_key(dt)}_rising{rise:g}_T{Tr}D{Dr}_{'causal' if causal else 'full'}"
+                for blocks in ({"block_m": 64, "block_n": 32},) + (({},) if gpu else ()):
+                    add(f"flash_fwd_{tag}{'' if blocks else '_autotuned'}", "flash_attention", "flash_attention",
+                        (q, k, v), {"causal": causal, **blocks}, checks=(ktol(key), ktol("float32")),
+                        interp=BF16_INTERP if dt == "bf16" else None)
     return cases
 
 

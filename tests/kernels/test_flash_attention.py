@@ -364,7 +364,7 @@ def _rising_scores(T, D, rise_log2, causal):
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("rise,fallback", [(0.0, False), (40.0, False), (200.0, True)])
 def test_fixed_reference_and_its_online_fallback(rise, fallback, causal, monkeypatch):
-    """For 16-bit inputs the forward fixes each row's softmax reference at its maximum over key block 0 and never
+    """For bf16 inputs the forward fixes each row's softmax reference at its maximum over key block 0 and never
     rescales. Scores rising 40 (log2 units) past that reference make P up to 2**40 and stay exact; 200 would
     overflow, so the program redoes its rows with the online softmax, which the traffic shows as K and V read
     twice."""
@@ -399,13 +399,15 @@ def test_tma_forward_fixed_reference_and_fallback(rise, monkeypatch):
         assert_close(lse, ref_lse, "float32", f"L causal={causal}")
 
 
-def test_float32_inputs_keep_the_online_softmax():
-    """fp32 attention keeps the running maximum (a fixed reference would cost fp32 precision once P > 1): the
-    steep case reads K once, with no second pass."""
-    q, k, v = (_host.to_float64(x).astype(np.float32) for x in _rising_scores(100, 16, 200.0, False))
+@pytest.mark.parametrize("dtype,tol", [("float32", "tf32"), ("float16", "float16_dot")])
+def test_other_dtypes_keep_the_online_softmax(dtype, tol):
+    """fp16 and fp32 attention keep the running maximum: fp16 P cannot pass 65504, and fp32 would lose precision
+    once P > 1. Scores rising by 30 (log2 units) would give P up to 2**30 under a fixed reference; here K is
+    read once, with no second pass, and the result is right."""
+    q, k, v = (_host.to_float64(x).astype(dtype) for x in _rising_scores(100, 16, 30.0, False))
     with minitriton.record() as rec:
         o, lse = fa.flash_attention(q, k, v, causal=False, block_m=32, block_n=16)
     assert rec.last["tensors"]["k_ptr"]["totals"]["loaded_elements"] == 2 * _kv_rows_loaded(100, 32, False) * 16
     ref_o, ref_lse = fa.reference_attention(q, k, v, False)
-    assert_close(o, ref_o, "tf32", "O")
-    assert_close(lse, ref_lse, "tf32", "L")
+    assert_close(o.astype(np.float64), ref_o, tol, "O")
+    assert_close(lse, ref_lse, "tf32" if dtype == "float32" else "float32", "L")
