@@ -9,8 +9,9 @@ What it teaches:
   range; any reference gives the same softmax. So for bf16 inputs each row's reference is its maximum over
   key block 0 and stays fixed: later blocks need neither a row maximum nor a rescale of the output (128
   fewer multiplies per thread and block at D = 128), and P may exceed 1. That is exact until a later score
-  outruns the reference by ~64 in log2 units; then some row's sum passes 2**64 and the program redoes its
-  rows with the online softmax (the traffic counters show K and V read twice). Other inputs keep the online
+  outruns the reference by ~64 in log2 units; then some row's sum passes 2**64 (or a row of the output
+  overflows, for values of V beyond ~2**64) and the program redoes its rows with the online softmax (the
+  traffic counters show K and V read twice). Other inputs keep the online
   softmax throughout: fp16 P enters the second dot as fp16, whose largest value is 65504 (P = 2**16 would
   already be inf), and with P far above 1 the rounding of the exponent's argument grows with it, which fp32
   outputs would show and bf16 ones (P rounded to 2^-9) do not. On the H200 this took the bf16 D = 128
@@ -111,10 +112,14 @@ def _fwd_step(acc, l_i, m_i, q, k_ptr, v_ptr, start_n, offs_m, T, stride_t, qk_s
 
 
 @triton.jit
-def _needs_online(l_i):
+def _needs_online(l_i, acc):
     """Whether a fixed-reference pass must be redone online: some row's sum passed 2**64 (a later score
-    outran the first block's maximum by 64 in log2 units) or is NaN."""
-    return tl.max(((l_i > 18446744073709551616.0) | (l_i != l_i)).to(tl.int32), 0) != 0
+    outran the first block's maximum by 64 in log2 units) or is NaN, or its output overflowed (P up to 2**64
+    times a value of V beyond ~2**64; the row sum of acc is then inf or NaN, or merely overflows, which only
+    costs a needless rerun)."""
+    rows = tl.sum(acc, 1)
+    bad = (l_i > 18446744073709551616.0) | (l_i != l_i) | (rows != rows) | (tl.abs(rows) == float("inf"))
+    return tl.max(bad.to(tl.int32), 0) != 0
 
 
 @triton.jit
@@ -150,7 +155,7 @@ def flash_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, l_ptr, T, qk_scale, stride_bh, 
         acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T, stride_t,
                                   qk_scale, D, BLOCK_N, CAUSAL, True, fixed)
     if fixed:
-        if _needs_online(l_i):   # rare: redo this block of rows with the online softmax
+        if _needs_online(l_i, acc):   # rare: redo this block of rows with the online softmax
             m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # running row maximum
             l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
             acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
@@ -218,7 +223,7 @@ def flash_fwd_tma_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
         acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
                                       D, BLOCK_N, CAUSAL, True, fixed)
     if fixed:
-        if _needs_online(l_i):
+        if _needs_online(l_i, acc):
             m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
             l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
             acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)

@@ -411,3 +411,17 @@ def test_other_dtypes_keep_the_online_softmax(dtype, tol):
     ref_o, ref_lse = fa.reference_attention(q, k, v, False)
     assert_close(o.astype(np.float64), ref_o, tol, "O")
     assert_close(lse, ref_lse, "tf32" if dtype == "float32" else "float32", "L")
+
+
+def test_fixed_reference_reruns_rows_whose_output_overflows():
+    """P may reach 2**64 under the fixed reference, so a huge V (here ~1e33, finite in bf16) can overflow acc
+    where the online softmax (P <= 1) stays finite: such rows are redone online too."""
+    q, k, v = _rising_scores(100, 16, 40.0, False)
+    v = minitriton.Buffer.from_float((_host.to_float64(v) * 1e33).astype(np.float32), tl.bfloat16)
+    with minitriton.record() as rec:
+        o, lse = fa.flash_attention(q, k, v, causal=False, block_m=32, block_n=16)
+    assert rec.last["tensors"]["k_ptr"]["totals"]["loaded_elements"] > 2 * _kv_rows_loaded(100, 32, False) * 16
+    ref_o, ref_lse = fa.reference_attention(q, k, v, False)
+    got = _host.to_float64(o)
+    assert np.isfinite(got).all()
+    assert_close(got, ref_o, "bfloat16_dot", "O")
