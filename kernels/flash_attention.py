@@ -123,6 +123,30 @@ def _needs_online(l_i, acc):
 
 
 @triton.jit
+def _fwd_pass(q, k_ptr, v_ptr, m0, offs_m, T, stride_t, qk_scale,
+              D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+              FIXED: tl.constexpr):
+    """Every key block one query block needs: (acc, l_i, m_i), with acc unnormalised and m_i each row's
+    reference (FIXED) or running maximum (the online softmax), in log2 units."""
+    if CAUSAL:
+        unmasked_end = m0                      # key blocks wholly left of the diagonal
+        end = min(m0 + BLOCK_M, T)             # blocks right of the diagonal are skipped
+    else:
+        unmasked_end = (T // BLOCK_N) * BLOCK_N
+        end = T
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)                 # sum of exponentials
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)               # unnormalised output
+    for start_n in range(0, unmasked_end, BLOCK_N):
+        acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr, v_ptr, start_n, offs_m, T, stride_t, qk_scale,
+                                  D, BLOCK_N, CAUSAL, False, FIXED)
+    for start_n in range(unmasked_end, end, BLOCK_N):
+        acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr, v_ptr, start_n, offs_m, T, stride_t, qk_scale,
+                                  D, BLOCK_N, CAUSAL, True, FIXED)
+    return acc, l_i, m_i
+
+
+@triton.jit
 def flash_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, l_ptr, T, qk_scale, stride_bh, stride_t,
                      D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     # BLOCK_M is a multiple of BLOCK_N, so a query block's diagonal starts on a key-block boundary.
@@ -138,33 +162,13 @@ def flash_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, l_ptr, T, qk_scale, stride_bh, 
     row_ok = offs_m < T
     q = tl.load(q_ptr + base + offs_m[:, None] * stride_t + offs_d[None, :], mask=row_ok[:, None], other=0.0)
 
-    if CAUSAL:
-        unmasked_end = m0                      # key blocks wholly left of the diagonal
-        end = min(m0 + BLOCK_M, T)             # blocks right of the diagonal are skipped
-    else:
-        unmasked_end = (T // BLOCK_N) * BLOCK_N
-        end = T
     fixed: tl.constexpr = q.dtype == tl.bfloat16   # a fixed reference for bf16 inputs (module docstring)
-    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # row reference / running maximum (log2 units)
-    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)                 # sum of exponentials
-    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)               # unnormalised output
-    for start_n in range(0, unmasked_end, BLOCK_N):
-        acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T, stride_t,
-                                  qk_scale, D, BLOCK_N, CAUSAL, False, fixed)
-    for start_n in range(unmasked_end, end, BLOCK_N):
-        acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T, stride_t,
-                                  qk_scale, D, BLOCK_N, CAUSAL, True, fixed)
+    acc, l_i, m_i = _fwd_pass(q, k_ptr + base, v_ptr + base, m0, offs_m, T, stride_t, qk_scale,
+                              D, BLOCK_M, BLOCK_N, CAUSAL, fixed)
     if fixed:
         if _needs_online(l_i, acc):   # rare: redo this block of rows with the online softmax
-            m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # running row maximum
-            l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
-            acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
-            for start_n in range(0, unmasked_end, BLOCK_N):
-                acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T,
-                                          stride_t, qk_scale, D, BLOCK_N, CAUSAL, False, False)
-            for start_n in range(unmasked_end, end, BLOCK_N):
-                acc, l_i, m_i = _fwd_step(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, start_n, offs_m, T,
-                                          stride_t, qk_scale, D, BLOCK_N, CAUSAL, True, False)
+            acc, l_i, m_i = _fwd_pass(q, k_ptr + base, v_ptr + base, m0, offs_m, T, stride_t, qk_scale,
+                                      D, BLOCK_M, BLOCK_N, CAUSAL, False)
 
     o = acc * (1.0 / l_i)[:, None]
     tl.store(o_ptr + base + offs_m[:, None] * stride_t + offs_d[None, :], o.to(o_ptr.dtype.element_ty),
@@ -191,6 +195,29 @@ def _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_s
 
 
 @triton.jit
+def _fwd_tma_pass(q, desc_k, desc_v, bh, m0, offs_m, T, qk_scale,
+                  D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+                  FIXED: tl.constexpr):
+    """`_fwd_pass` through tensor descriptors."""
+    if CAUSAL:
+        unmasked_end = m0
+        end = min(m0 + BLOCK_M, T)
+    else:
+        unmasked_end = (T // BLOCK_N) * BLOCK_N
+        end = T
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
+    for start_n in range(0, unmasked_end, BLOCK_N):
+        acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
+                                      D, BLOCK_N, CAUSAL, False, FIXED)
+    for start_n in range(unmasked_end, end, BLOCK_N):
+        acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
+                                      D, BLOCK_N, CAUSAL, True, FIXED)
+    return acc, l_i, m_i
+
+
+@triton.jit
 def flash_fwd_tma_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
                          D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     """`flash_fwd_kernel` with Q, K, V and O as (B*H, T, D) tensor descriptors (blocks of (1, rows, D)).
@@ -206,33 +233,12 @@ def flash_fwd_tma_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
     m0 = pid_m * BLOCK_M
     offs_m = m0 + tl.arange(0, BLOCK_M)
     q = desc_q.load([bh, m0, 0]).reshape(BLOCK_M, D)
-    if CAUSAL:
-        unmasked_end = m0
-        end = min(m0 + BLOCK_M, T)
-    else:
-        unmasked_end = (T // BLOCK_N) * BLOCK_N
-        end = T
     fixed: tl.constexpr = q.dtype == tl.bfloat16
-    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
-    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
-    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
-    for start_n in range(0, unmasked_end, BLOCK_N):
-        acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                      D, BLOCK_N, CAUSAL, False, fixed)
-    for start_n in range(unmasked_end, end, BLOCK_N):
-        acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                      D, BLOCK_N, CAUSAL, True, fixed)
+    acc, l_i, m_i = _fwd_tma_pass(q, desc_k, desc_v, bh, m0, offs_m, T, qk_scale, D, BLOCK_M, BLOCK_N, CAUSAL, fixed)
     if fixed:
         if _needs_online(l_i, acc):
-            m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
-            l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
-            acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
-            for start_n in range(0, unmasked_end, BLOCK_N):
-                acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                              D, BLOCK_N, CAUSAL, False, False)
-            for start_n in range(unmasked_end, end, BLOCK_N):
-                acc, l_i, m_i = _fwd_tma_step(acc, l_i, m_i, q, desc_k, desc_v, bh, start_n, offs_m, T, qk_scale,
-                                              D, BLOCK_N, CAUSAL, True, False)
+            acc, l_i, m_i = _fwd_tma_pass(q, desc_k, desc_v, bh, m0, offs_m, T, qk_scale, D, BLOCK_M, BLOCK_N,
+                                          CAUSAL, False)
     o = acc * (1.0 / l_i)[:, None]
     desc_o.store([bh, m0, 0], o.to(q.dtype).reshape(1, BLOCK_M, D))   # rows past T are not written
     lse = m_i * 0.6931471805599453 + tl.log(l_i)
