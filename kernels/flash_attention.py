@@ -591,6 +591,24 @@ def _tma_suits(q, D):
     return torch.cuda.get_device_capability(q.device)[0] == 9
 
 
+def launch_configs(q, causal: bool) -> dict:
+    """What the wrappers launch for attention on arrays like `q` ((B, H, T, D), its kind and dtype):
+    {"fwd", "dkdv", "dq"} -> text such as "128x64 w8 s3" (BLOCK_M x BLOCK_N, warps, stages), "TMA ..." for
+    the tensor-descriptor forward, or None while the autotuner has not chosen (it does on the first call)."""
+    T, D = (int(n) for n in _host.shape(q)[-2:])
+    dtype = _host.dtype_name(q)
+
+    def text(meta):
+        return None if meta is None else \
+            f"{meta['BLOCK_M']}x{meta['BLOCK_N']} w{meta['num_warps']} s{meta['num_stages']}"
+    chosen = {name: text(_CHOSEN.get((kernel, T, dtype, D, bool(causal))))
+              for name, kernel in (("fwd", flash_fwd_kernel), ("dkdv", flash_bwd_dkdv_kernel),
+                                   ("dq", flash_bwd_dq_kernel))}
+    if _tma_suits(q, D):
+        chosen["fwd"] = "TMA " + text(tma_config(T, causal))
+    return chosen
+
+
 def tma_config(T: int, causal: bool) -> dict:
     """The TMA forward's blocks (H200, bf16, D = 128, fixed reference, 2026-11-30; SDPA = cuDNN): (128, 64,
     4 warps, 2 stages) is the fastest (0.84 / 0.95 of SDPA at T = 1024 / 4096 full, 0.96 causal T = 4096)

@@ -57,8 +57,9 @@ class Bench:
             self.errors.append(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
             return None
 
-    def row(self, kernel, size, unit, amount, times: dict):
-        """times: name -> ms (None if it failed). amount: bytes (GB/s) or flops (TFLOP/s)."""
+    def row(self, kernel, size, unit, amount, times: dict, config=None):
+        """times: name -> ms (None if it failed). amount: bytes (GB/s) or flops (TFLOP/s). config: what our
+        kernel launched (blocks, warps, stages), when a wrapper chose it."""
         scale = 1e9 if unit == "GB/s" else 1e12
         rates = {k: (amount / (ms * 1e-3) / scale if ms else None) for k, ms in times.items()}
         ours = times.get("triton")
@@ -66,6 +67,8 @@ class Bench:
         if unit == "GB/s" and self.copy_gbs and rates.get("triton"):
             ratios["of d2d copy"] = rates["triton"] / self.copy_gbs
         r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "rate": rates, "ratios": ratios}
+        if config:
+            r["config"] = config
         self.rows.append(r)
         print(json.dumps(r), file=sys.stderr, flush=True)
 
@@ -252,7 +255,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             if lesson["flash_triton"] and not small:
                 times["lesson"] = b.time("lesson flash", lambda: lesson["flash_triton"].flash_attention(
                     q, k, v, causal=causal))
-            b.row("flash fwd", tag, "TFLOP/s", flops, times)
+            b.row("flash fwd", tag, "TFLOP/s", flops, times, config=flash_attention.launch_configs(q, causal)["fwd"])
             if b.left() < 0:
                 b.skipped.append(f"flash bwd {tag}")
                 continue
@@ -264,8 +267,10 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             qr, kr, vr = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
             ref = F.scaled_dot_product_attention(qr, kr, vr, is_causal=causal)
             times["SDPA"] = b.time("sdpa bwd", lambda: torch.autograd.grad(ref, (qr, kr, vr), do, retain_graph=True))
+            chosen = flash_attention.launch_configs(q, causal)
             b.row("flash bwd", tag, "TFLOP/s", flash_attention.traffic(B, H, T, D, causal, "bfloat16",
-                                                                      backward=True)["flops"], times)
+                                                                      backward=True)["flops"], times,
+                  config=f"dK/dV {chosen['dkdv']}, dQ {chosen['dq']}" if chosen["dkdv"] else None)
             del q, k, v, o, lse, do, qr, kr, vr, ref
     info = {"device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu (smoke)",
             "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,

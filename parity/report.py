@@ -79,7 +79,8 @@ def bench_markdown(bench: dict) -> str:
             others = ", ".join(f"{k} {v:.1f}" for k, v in rate.items() if k not in ("triton",) and v is not None
                                and not (k == "copy" and "triton" not in rate))
             ratios = ", ".join(f"{k} {v:.2f}" for k, v in r["ratios"].items() if v is not None)
-            lines.append(f"| {r['kernel']} | {r['size']} | {r['unit']} | "
+            size = r["size"] + (f" ({r['config']})" if r.get("config") else "")
+            lines.append(f"| {r['kernel']} | {size} | {r['unit']} | "
                          f"{'—' if ours is None else f'{ours:.1f}'} | {others or '—'} | {ratios or '—'} |")
         if gpu.get("skipped"):
             lines += ["", "Skipped (time budget): " + ", ".join(gpu["skipped"])]

@@ -425,3 +425,18 @@ def test_fixed_reference_reruns_rows_whose_output_overflows():
     got = _host.to_float64(o)
     assert np.isfinite(got).all()
     assert_close(got, ref_o, "bfloat16_dot", "O")
+
+
+def test_launch_configs_name_the_autotuners_choice(monkeypatch):
+    q, k, v, do = _inputs(1, 1, 48, 16, "float32", seed=21, n=4)
+    monkeypatch.setattr(fa, "_CHOSEN", {})
+    assert fa.launch_configs(q, True) == {"fwd": None, "dkdv": None, "dq": None}
+    o, lse = fa.flash_attention(q, k, v, causal=True)
+    fa.flash_attention_backward(q, k, v, o, lse, do, causal=True)
+    chosen = fa.launch_configs(q, True)
+    first = {name: f"{c.kwargs['BLOCK_M']}x{c.kwargs['BLOCK_N']} w{c.num_warps} s{c.num_stages}"
+             for name, c in (("fwd", fa.FWD_CONFIGS[0]), ("dkdv", fa.DKDV_CONFIGS[0]), ("dq", fa.DQ_CONFIGS[0]))}
+    assert chosen == first   # minitriton's autotuner takes the first config that survives pruning
+    assert fa.launch_configs(q, False)["fwd"] is None   # a choice is per (T, D, causal, dtype)
+    monkeypatch.setattr(fa, "_tma_suits", lambda q_, D_: True)
+    assert fa.launch_configs(q, False)["fwd"] == "TMA 128x64 w4 s2"
