@@ -11,11 +11,11 @@ What it teaches:
   fewer multiplies per thread and block at D = 128), and P may exceed 1. That is exact until a later score
   outruns the reference by ~64 in log2 units; then some row's sum passes 2**64 (or a row of the output
   overflows, for values of V beyond ~2**64) and the program redoes its rows with the online softmax (the
-  traffic counters show K and V read twice). Other inputs keep the online
-  softmax throughout: fp16 P enters the second dot as fp16, whose largest value is 65504 (P = 2**16 would
-  already be inf), and with P far above 1 the rounding of the exponent's argument grows with it, which fp32
-  outputs would show and bf16 ones (P rounded to 2^-9) do not. On the H200 this took the bf16 D = 128
-  forward from 0.77 to 0.84 of SDPA at T = 1024 and from 0.85 to 0.95 at T = 4096.
+  traffic counters show K and V read twice). Other inputs keep the online softmax throughout: fp16 P
+  enters the second dot as fp16, whose largest value is 65504 (P = 2**16 would already be inf), and with P
+  far above 1 the rounding of the exponent's argument grows with it, which fp32 outputs would show and
+  bf16 ones (P rounded to 2^-9) do not. On the H200 this took the bf16 D = 128 forward from 0.77 to 0.84
+  of SDPA at T = 1024 and from 0.85 to 0.95 at T = 4096.
 * **Causal block skipping.** With a causal mask, key blocks right of the diagonal contribute nothing: the
   loop bound is a runtime value per program, so later query blocks do more work and early ones stop
   early. Key blocks fully left of the diagonal need no mask at all; only the blocks on the diagonal and the
