@@ -123,17 +123,25 @@ def _needs_online(l_i, acc):
 
 
 @triton.jit
-def _fwd_pass(q, k_ptr, v_ptr, m0, offs_m, T, stride_t, qk_scale,
-              D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
-              FIXED: tl.constexpr):
-    """Every key block one query block needs: (acc, l_i, m_i), with acc unnormalised and m_i each row's
-    reference (FIXED) or running maximum (the online softmax), in log2 units."""
+def _key_blocks(m0, T, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """(unmasked_end, end): the query block at m0 reads keys [0, unmasked_end) without a mask and
+    [unmasked_end, end) with one (the diagonal when causal, else the tail past the last whole block)."""
     if CAUSAL:
         unmasked_end = m0                      # key blocks wholly left of the diagonal
         end = min(m0 + BLOCK_M, T)             # blocks right of the diagonal are skipped
     else:
         unmasked_end = (T // BLOCK_N) * BLOCK_N
         end = T
+    return unmasked_end, end
+
+
+@triton.jit
+def _fwd_pass(q, k_ptr, v_ptr, m0, offs_m, T, stride_t, qk_scale,
+              D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
+              FIXED: tl.constexpr):
+    """Every key block one query block needs: (acc, l_i, m_i), with acc unnormalised and m_i each row's
+    reference (FIXED) or running maximum (the online softmax), in log2 units."""
+    unmasked_end, end = _key_blocks(m0, T, BLOCK_M, BLOCK_N, CAUSAL)
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)                 # sum of exponentials
     acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)               # unnormalised output
@@ -199,12 +207,7 @@ def _fwd_tma_pass(q, desc_k, desc_v, bh, m0, offs_m, T, qk_scale,
                   D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr,
                   FIXED: tl.constexpr):
     """`_fwd_pass` through tensor descriptors."""
-    if CAUSAL:
-        unmasked_end = m0
-        end = min(m0 + BLOCK_M, T)
-    else:
-        unmasked_end = (T // BLOCK_N) * BLOCK_N
-        end = T
+    unmasked_end, end = _key_blocks(m0, T, BLOCK_M, BLOCK_N, CAUSAL)
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
     acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
