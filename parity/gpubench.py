@@ -3,7 +3,10 @@
     python -m parity.gpubench [--budget-s 330] [--no-compile] [--json FILE]
 
 Runs in its own process (real Triton, torch CUDA). Times with `triton.testing.do_bench` (median of the
-repetitions after warm-up; the L2 cache is flushed between them). Reports GB/s for memory-bound kernels
+repetitions after warm-up; the L2 cache is flushed between them). Each row times ours and its baselines in
+ROUNDS interleaved rounds and keeps the median per callable: one do_bench reading of a launch of a few
+microseconds varies by up to 2x between runs, and drift (clocks, a busy host) then lands on one callable
+only. The spread of the per-round ratios is recorded beside each ratio. Reports GB/s for memory-bound kernels
 (bytes an ideal kernel moves, from each module's `traffic()`, over the time) and TFLOP/s for matmul and
 attention, plus ratios: ours / torch eager, ours / torch.compile, ours / cuBLAS, ours / SDPA (>1 means
 faster), and bandwidth as a fraction of a device-to-device copy measured in the same run. Sizes as in the
@@ -16,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import sys
 import time
 import traceback
@@ -26,6 +30,12 @@ SMOKE = os.environ.get("PARITY_CUDA_SMOKE") == "1"
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
 
+ROUNDS = 5          # interleaved do_bench rounds per row
+WARMUP_MS, REP_MS = 10, 25
+METHOD = (f"{ROUNDS} interleaved rounds of triton.testing.do_bench(warmup={WARMUP_MS} ms, rep={REP_MS} ms, "
+          "return_mode='median'); the median round per callable; [min-max] of the per-round ratios")
+
+
 def _bench(fn):
     if SMOKE:
         fn()
@@ -33,7 +43,7 @@ def _bench(fn):
         fn()
         return (time.perf_counter() - t0) * 1e3
     import triton
-    return float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+    return float(triton.testing.do_bench(fn, warmup=WARMUP_MS, rep=REP_MS, return_mode="median"))
 
 
 class Bench:
@@ -51,22 +61,47 @@ class Bench:
         return self.budget_s - (time.monotonic() - self.t0)
 
     def time(self, label, fn):
+        """One do_bench reading of fn in ms (None, recorded as an error, if it raises)."""
         try:
             return _bench(fn)
         except Exception as e:  # noqa: BLE001 - one failing baseline is data
             self.errors.append(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
             return None
 
-    def row(self, kernel, size, unit, amount, times: dict, config=None):
-        """times: name -> ms (None if it failed). amount: bytes (GB/s) or flops (TFLOP/s). config: what our
-        kernel launched (blocks, warps, stages), when a wrapper chose it."""
+    def times(self, fns: dict) -> tuple:
+        """fns: name -> (label, fn). Times them in ROUNDS interleaved rounds (1 in a smoke run); returns
+        ({name: median ms or None}, {name: [ms per round]}). A callable that fails once is not timed again."""
+        rounds = {name: [] for name in fns}
+        for _ in range(1 if SMOKE else ROUNDS):
+            for name, (label, fn) in fns.items():
+                if rounds[name] is None:
+                    continue
+                ms = self.time(label, fn)
+                if ms is None:
+                    rounds[name] = None
+                else:
+                    rounds[name].append(ms)
+        medians = {name: (statistics.median(r) if r else None) for name, r in rounds.items()}
+        return medians, {name: r for name, r in rounds.items() if r}
+
+    def row(self, kernel, size, unit, amount, fns: dict, config=None):
+        """Times fns (name -> (label, fn); ours is "triton") with `times` and records the row. amount: bytes
+        (GB/s) or flops (TFLOP/s). config: what our kernel launched (blocks, warps, stages), when a wrapper
+        chose it."""
+        times, per_round = self.times(fns)
         scale = 1e9 if unit == "GB/s" else 1e12
         rates = {k: (amount / (ms * 1e-3) / scale if ms else None) for k, ms in times.items()}
         ours = times.get("triton")
         ratios = {f"vs {k}": (v / ours if (ours and v) else None) for k, v in times.items() if k != "triton"}
+        spread = {}
+        for k, ms in per_round.items():
+            if k != "triton" and "triton" in per_round and len(ms) == len(per_round["triton"]) > 1:
+                each = [theirs / mine for theirs, mine in zip(ms, per_round["triton"])]
+                spread[f"vs {k}"] = [min(each), max(each)]
         if unit == "GB/s" and self.copy_gbs and rates.get("triton"):
             ratios["of d2d copy"] = rates["triton"] / self.copy_gbs
-        r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "rate": rates, "ratios": ratios}
+        r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "ms_rounds": per_round, "rate": rates,
+             "ratios": ratios, "ratio_spread": spread}
         if config:
             r["config"] = config
         self.rows.append(r)
@@ -146,7 +181,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
     n = 2**12 if small else 2**28
     x = torch.empty(n, dtype=torch.float32, device=dev)
     y = torch.empty_like(x)
-    ms = b.time("copy", lambda: y.copy_(x))
+    ms = b.times({"copy": ("copy", lambda: y.copy_(x))})[0]["copy"]
     if ms:
         b.copy_gbs = 2 * n * 4 / (ms * 1e-3) / 1e9
         b.rows.append({"kernel": "d2d copy (torch)", "size": f"{n} fp32", "unit": "GB/s", "ms": {"copy": ms},
@@ -162,13 +197,13 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
         n = 2**e
         x, y = torch.rand(n, device=dev), torch.rand(n, device=dev)
         out = torch.empty_like(x)
-        times = {"triton": b.time("vector_add", lambda: vector_add.add(x, y, out)),
-                 "torch": b.time("x + y", lambda: x + y)}
+        fns = {"triton": ("vector_add", lambda: vector_add.add(x, y, out)),
+               "torch": ("x + y", lambda: x + y)}
         if lesson["vector_add"]:
-            times["lesson"] = b.time("lesson add", lambda: lesson["vector_add"].add(x, y))
+            fns["lesson"] = ("lesson add", lambda: lesson["vector_add"].add(x, y))
         if add_c:
-            times["torch.compile"] = b.time("compiled add", lambda: add_c(x, y))
-        b.row("vector_add", f"2^{e} fp32", "GB/s", vector_add.traffic(n, "float32")["bytes"], times)
+            fns["torch.compile"] = ("compiled add", lambda: add_c(x, y))
+        b.row("vector_add", f"2^{e} fp32", "GB/s", vector_add.traffic(n, "float32")["bytes"], fns)
 
     # ------------------------------------------------------------ softmax (rows of n_cols, bf16), fwd and bwd
     def naive_softmax(x):
@@ -182,23 +217,23 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             b.skipped.append(f"softmax {rows}x{cols}")
             continue
         x = torch.randn(rows, cols, device=dev, dtype=torch.bfloat16)
-        times = {"triton": b.time("softmax", lambda: softmax.softmax(x)),
-                 "torch": b.time("torch.softmax", lambda: torch.softmax(x, dim=1))}
+        fns = {"triton": ("softmax", lambda: softmax.softmax(x)),
+               "torch": ("torch.softmax", lambda: torch.softmax(x, dim=1))}
         ls = lesson["softmax_triton"]
         if ls:
-            times["lesson"] = b.time("lesson softmax", lambda: ls._launch(ls.softmax_fwd_kernel, x))
+            fns["lesson"] = ("lesson softmax", lambda: ls._launch(ls.softmax_fwd_kernel, x))
         if sm_c:
-            times["torch.compile"] = b.time("compiled softmax", lambda: sm_c(x))
-        b.row("softmax fwd", f"{rows}x{cols} bf16", "GB/s", softmax.traffic(rows, cols, "bfloat16")["bytes"], times)
+            fns["torch.compile"] = ("compiled softmax", lambda: sm_c(x))
+        b.row("softmax fwd", f"{rows}x{cols} bf16", "GB/s", softmax.traffic(rows, cols, "bfloat16")["bytes"], fns)
         yv = torch.softmax(x.float(), dim=1).to(torch.bfloat16)
         dy = torch.randn_like(x)
-        times = {"triton": b.time("softmax_backward", lambda: softmax.softmax_backward(yv, dy)),
-                 "torch": b.time("torch softmax bwd",
-                                 lambda: torch._softmax_backward_data(dy, yv, 1, torch.bfloat16))}
+        fns = {"triton": ("softmax_backward", lambda: softmax.softmax_backward(yv, dy)),
+               "torch": ("torch softmax bwd",
+                                         lambda: torch._softmax_backward_data(dy, yv, 1, torch.bfloat16))}
         if ls:
-            times["lesson"] = b.time("lesson softmax bwd", lambda: ls._launch(ls.softmax_bwd_kernel, yv, dy))
+            fns["lesson"] = ("lesson softmax bwd", lambda: ls._launch(ls.softmax_bwd_kernel, yv, dy))
         b.row("softmax bwd", f"{rows}x{cols} bf16", "GB/s",
-              softmax.traffic(rows, cols, "bfloat16", backward=True)["bytes"], times)
+              softmax.traffic(rows, cols, "bfloat16", backward=True)["bytes"], fns)
 
     # ------------------------------------------------------------ rmsnorm (bf16)
     def torch_rmsnorm(x, w, eps=1e-6):
@@ -211,15 +246,15 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             continue
         x = torch.randn(rows, cols, device=dev, dtype=torch.bfloat16)
         w = torch.randn(cols, device=dev, dtype=torch.bfloat16)
-        times = {"triton": b.time("rmsnorm", lambda: rmsnorm.rmsnorm(x, w)),
-                 "torch": b.time("torch rmsnorm", lambda: torch_rmsnorm(x, w))}
+        fns = {"triton": ("rmsnorm", lambda: rmsnorm.rmsnorm(x, w)),
+               "torch": ("torch rmsnorm", lambda: torch_rmsnorm(x, w))}
         if lesson["rmsnorm_triton"]:
-            times["lesson"] = b.time("lesson rmsnorm", lambda: lesson["rmsnorm_triton"].rmsnorm(x, w))
+            fns["lesson"] = ("lesson rmsnorm", lambda: lesson["rmsnorm_triton"].rmsnorm(x, w))
         if hasattr(F, "rms_norm"):
-            times["F.rms_norm"] = b.time("F.rms_norm", lambda: F.rms_norm(x, (cols,), w, 1e-6))
+            fns["F.rms_norm"] = ("F.rms_norm", lambda: F.rms_norm(x, (cols,), w, 1e-6))
         if rms_c:
-            times["torch.compile"] = b.time("compiled rmsnorm", lambda: rms_c(x, w))
-        b.row("rmsnorm fwd", f"{rows}x{cols} bf16", "GB/s", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], times)
+            fns["torch.compile"] = ("compiled rmsnorm", lambda: rms_c(x, w))
+        b.row("rmsnorm fwd", f"{rows}x{cols} bf16", "GB/s", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], fns)
 
     # ------------------------------------------------------------ matmul (bf16, square) vs cuBLAS
     for n in ([64, 128] if small else [1024, 2048, 4096, 8192]):
@@ -230,12 +265,12 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
         bb = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
         cfg = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32} if small else None
         matmul.matmul(a, bb, config=cfg)                    # autotune outside the timing
-        times = {"triton": b.time("matmul", lambda: matmul.matmul(a, bb, config=cfg)),
-                 "cuBLAS": b.time("a @ b", lambda: a @ bb)}
+        fns = {"triton": ("matmul", lambda: matmul.matmul(a, bb, config=cfg)),
+               "cuBLAS": ("a @ b", lambda: a @ bb)}
         if lesson["matmul_triton"] and not small:
             lesson["matmul_triton"].matmul(a, bb)       # its autotune outside the timing
-            times["lesson"] = b.time("lesson matmul", lambda: lesson["matmul_triton"].matmul(a, bb))
-        b.row("matmul", f"{n}^3 bf16", "TFLOP/s", 2 * n**3, times)
+            fns["lesson"] = ("lesson matmul", lambda: lesson["matmul_triton"].matmul(a, bb))
+        b.row("matmul", f"{n}^3 bf16", "TFLOP/s", 2 * n**3, fns)
 
     # ------------------------------------------------------------ flash attention (bf16) vs SDPA, fwd and bwd
     shapes = [(1, 2, 64, 32)] if small else [(4, h, t, d) for d, h in ((64, 32), (128, 16)) for t in (1024, 4096, 8192)]
@@ -249,33 +284,33 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             blocks = {"block_m": 32, "block_n": 32} if small else {}
             o, lse = flash_attention.flash_attention(q, k, v, causal=causal, **blocks)
             flops = flash_attention.traffic(B, H, T, D, causal, "bfloat16")["flops"]
-            times = {"triton": b.time("flash fwd", lambda: flash_attention.flash_attention(q, k, v, causal=causal,
-                                                                                         **blocks)),
-                     "SDPA": b.time("sdpa fwd", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))}
+            fns = {"triton": ("flash fwd", lambda: flash_attention.flash_attention(q, k, v, causal=causal,
+                                                                                   **blocks)),
+                   "SDPA": ("sdpa fwd", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))}
             if lesson["flash_triton"] and not small:
-                times["lesson"] = b.time("lesson flash", lambda: lesson["flash_triton"].flash_attention(
+                fns["lesson"] = ("lesson flash", lambda: lesson["flash_triton"].flash_attention(
                     q, k, v, causal=causal))
-            b.row("flash fwd", tag, "TFLOP/s", flops, times, config=flash_attention.launch_configs(q, causal)["fwd"])
+            b.row("flash fwd", tag, "TFLOP/s", flops, fns, config=flash_attention.launch_configs(q, causal)["fwd"])
             if b.left() < 0:
                 b.skipped.append(f"flash bwd {tag}")
                 continue
             do = torch.randn_like(q)
             bw = {"blocks_dkdv": (32, 32), "blocks_dq": (32, 32)} if small else {}
             flash_attention.flash_attention_backward(q, k, v, o, lse, do, causal=causal, **bw)   # autotune first
-            times = {"triton": b.time("flash bwd", lambda: flash_attention.flash_attention_backward(
+            fns = {"triton": ("flash bwd", lambda: flash_attention.flash_attention_backward(
                 q, k, v, o, lse, do, causal=causal, **bw))}
             qr, kr, vr = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
             ref = F.scaled_dot_product_attention(qr, kr, vr, is_causal=causal)
-            times["SDPA"] = b.time("sdpa bwd", lambda: torch.autograd.grad(ref, (qr, kr, vr), do, retain_graph=True))
+            fns["SDPA"] = ("sdpa bwd", lambda: torch.autograd.grad(ref, (qr, kr, vr), do, retain_graph=True))
             chosen = flash_attention.launch_configs(q, causal)
             b.row("flash bwd", tag, "TFLOP/s", flash_attention.traffic(B, H, T, D, causal, "bfloat16",
-                                                                      backward=True)["flops"], times,
+                                                                      backward=True)["flops"], fns,
                   config=f"dK/dV {chosen['dkdv']}, dQ {chosen['dq']}" if chosen["dkdv"] else None)
             del q, k, v, o, lse, do, qr, kr, vr, ref
     info = {"device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu (smoke)",
             "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
             "seconds": round(time.monotonic() - b.t0, 1), "budget_s": budget_s, "smoke": SMOKE,
-            "method": "triton.testing.do_bench(warmup=25 ms, rep=100 ms, return_mode='median')"}
+            "method": "one timed call each (smoke)" if SMOKE else METHOD}
     return {"info": info, "rows": b.rows, "skipped": b.skipped, "errors": b.errors}
 
 

@@ -70,15 +70,18 @@ def bench_markdown(bench: dict) -> str:
                   f"{info.get('device')}, torch {info.get('torch')}, triton {info.get('triton')}, CUDA "
                   f"{info.get('cuda')}; {info.get('method')}; {info.get('seconds')} s"
                   + (" (SMOKE RUN on the CPU: times mean nothing)" if info.get("smoke") else ""), "",
-                  "ratios: other time / ours (> 1: ours is faster); `of d2d copy`: our GB/s over a device-to-device "
-                  "copy's, measured in the same run.", "",
+                  "ratios: other time / ours (> 1: ours is faster), from the median round of each, with [min-max] "
+                  "of the per-round ratios where there were several rounds; `of d2d copy`: our GB/s over a "
+                  "device-to-device copy's, measured in the same run.", "",
                   "| kernel | size | unit | ours | baselines | ratios |", "|---|---|---|---|---|---|"]
         for r in gpu.get("rows", []):
             rate = r["rate"]
             ours = rate.get("triton", rate.get("copy"))
             others = ", ".join(f"{k} {v:.1f}" for k, v in rate.items() if k not in ("triton",) and v is not None
                                and not (k == "copy" and "triton" not in rate))
-            ratios = ", ".join(f"{k} {v:.2f}" for k, v in r["ratios"].items() if v is not None)
+            spread = r.get("ratio_spread", {})
+            ratios = ", ".join(f"{k} {v:.2f}" + (f" [{spread[k][0]:.2f}-{spread[k][1]:.2f}]" if k in spread else "")
+                               for k, v in r["ratios"].items() if v is not None)
             size = r["size"] + (f" ({r['config']})" if r.get("config") else "")
             lines.append(f"| {r['kernel']} | {size} | {r['unit']} | "
                          f"{'—' if ours is None else f'{ours:.1f}'} | {others or '—'} | {ratios or '—'} |")

@@ -1,7 +1,9 @@
-"""Softmax forward configs at a few widths on one GPU, next to the lesson's kernel (bf16, 4096 rows): rows per
-program x warps, launched bare, interleaved do_bench rounds; prints GB/s and the ratio to the lesson.
+"""Softmax and RMSNorm forward configs at a few widths on one GPU, next to the lesson's kernels (bf16, 4096
+rows): rows per program x warps, each launch allocating its output as a wrapper does, interleaved do_bench
+rounds; prints GB/s and the ratio to the lesson (median, [min-max] over rounds).
 
 Usage (GPU only): PARITY_LESSON_DIR=... python3 parity/softmax_config_probe.py [--rounds 5] [--cols 1024,4096]
+    [--rms-cols 1024,4096]
 """
 from __future__ import annotations
 
@@ -23,25 +25,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--cols", default="1024,4096")
+    ap.add_argument("--rms-cols", default="")
     a = ap.parse_args()
-    folder = os.environ.get("PARITY_LESSON_DIR", "")
-    spec = importlib.util.spec_from_file_location("lesson_softmax", os.path.join(folder, "softmax_triton.py"))
-    lesson = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lesson)
+    lesson = _lesson("softmax_triton")
     rows = 4096
-    for cols in (int(c) for c in a.cols.split(",")):
+    for cols in (int(c) for c in a.cols.split(",") if c):
         x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
         ref = torch.softmax(x.float(), -1)
         runs = {"lesson": lambda: lesson._launch(lesson.softmax_fwd_kernel, x),
                 "wrapper": lambda: softmax.softmax(x)}
         bn = triton.next_power_of_2(cols)
         for bm in (1, 2, 4):
-            for w in (2, 4, 8, 16):
+            for w in (2, 4, 8, 16, 32):
                 if bm * bn // (32 * w) > 256 or bm * bn // (32 * w) < 4:
                     continue
-                y = torch.empty_like(x)
 
-                def run(bm=bm, w=w, y=y):
+                def run(bm=bm, w=w):
+                    y = torch.empty_like(x)
                     softmax.softmax_fwd_kernel[(triton.cdiv(rows, bm),)](x, y, rows, cols, cols, cols, BLOCK_M=bm,
                                                                          BLOCK_N=bn, num_warps=w)
                     return y
@@ -51,16 +51,62 @@ def main():
                     print(f"{cols} bm{bm} w{w}: WRONG", flush=True)
                     continue
                 runs[f"bm{bm} w{w}"] = run
-        times = {n: [] for n in runs}
-        for _ in range(a.rounds):
-            for n, fn in runs.items():
-                times[n].append(do_bench(fn, warmup=25, rep=100, return_mode="median"))
-        nbytes = 2 * rows * cols * 2
-        les = statistics.median(times["lesson"])
-        for n, ts in sorted(times.items(), key=lambda kv: statistics.median(kv[1])):
-            med = statistics.median(ts)
-            print(f"{rows}x{cols} {n:12} {nbytes / med / 1e6:7.1f} GB/s  vs lesson {les / med:.3f}"
-                  f"  ({min(les / t for t in ts):.3f}-{max(les / t for t in ts):.3f})", flush=True)
+        _report(f"softmax {rows}x{cols}", runs, 2 * rows * cols * 2, a.rounds, do_bench)
+    for cols in (int(c) for c in a.rms_cols.split(",") if c):
+        _rmsnorm(rows, cols, a.rounds, do_bench)
+
+
+def _lesson(name):
+    folder = os.environ.get("PARITY_LESSON_DIR", "")
+    spec = importlib.util.spec_from_file_location("lesson_" + name, os.path.join(folder, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rmsnorm(rows, cols, rounds, do_bench):
+    import torch
+    import triton
+
+    from kernels import rmsnorm
+    lesson = _lesson("rmsnorm_triton")
+    x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(cols, device="cuda", dtype=torch.bfloat16)
+    ref = rmsnorm.rmsnorm(x, w)
+    runs = {"lesson": lambda: lesson.rmsnorm(x, w), "wrapper": lambda: rmsnorm.rmsnorm(x, w)}
+    bn = triton.next_power_of_2(cols)
+    for bm in (1, 2, 4, 8):
+        for nw in (1, 2, 4, 8, 16):
+            if not 2 <= bm * bn // (32 * nw) <= 256:
+                continue
+
+            def run(bm=bm, nw=nw):
+                y = torch.empty_like(x)
+                rstd = torch.empty(rows, device="cuda", dtype=torch.float32)
+                rmsnorm.rmsnorm_fwd_kernel[(triton.cdiv(rows, bm),)](x, w, y, rstd, rows, cols, cols, cols, 1e-6,
+                                                                     BLOCK_M=bm, BLOCK_N=bn, num_warps=nw)
+                return y
+            out = run()
+            torch.cuda.synchronize()
+            if (out.float() - ref.float()).abs().max().item() > 1e-2:
+                print(f"rmsnorm {cols} bm{bm} w{nw}: WRONG", flush=True)
+                continue
+            runs[f"bm{bm} w{nw}"] = run
+    _report(f"rmsnorm {rows}x{cols}", runs, 2 * rows * cols * 2, rounds, do_bench)
+
+
+def _report(label, runs, nbytes, rounds, do_bench):
+    """Times runs (name -> fn, "lesson" among them) in interleaved rounds; prints one line each, fastest first."""
+    times = {n: [] for n in runs}
+    for _ in range(rounds):
+        for n, fn in runs.items():
+            times[n].append(do_bench(fn, warmup=10, rep=40, return_mode="median"))
+    les = times["lesson"]
+    for n, ts in sorted(times.items(), key=lambda kv: statistics.median(kv[1])):
+        med = statistics.median(ts)
+        each = [lt / t for lt, t in zip(les, ts)]
+        print(f"{label} {n:12} {nbytes / med / 1e6:7.1f} GB/s  vs lesson {statistics.median(les) / med:.3f}"
+              f"  [{min(each):.3f}-{max(each):.3f}]", flush=True)
 
 
 if __name__ == "__main__":

@@ -339,6 +339,34 @@ def test_tma_forward(T, causal, dtype, monkeypatch):
     assert_close(lse, ref_lse, LSE_TOL[dtype], "logsumexp")
 
 
+def test_tma_plan_sends_unaligned_inputs_to_the_pointer_kernel(monkeypatch):
+    """A q 4 bytes past a 16-byte boundary (a view at an odd offset) cannot be a tensor descriptor's base (the
+    TMA unit faults; minitriton raises): the TMA plan launches the pointer kernel for it, with the same result."""
+    monkeypatch.setattr(fa, "_tma_suits", lambda q_, D_: True)
+    monkeypatch.setattr(fa, "tma_config", lambda T_, causal_: {"BLOCK_M": 32, "BLOCK_N": 16, "num_warps": 4,
+                                                                "num_stages": 2})
+    q, k, v = _inputs(1, 2, 100, 32, "float32", seed=5)
+    flat = np.empty(q.size + 1, np.float32)
+    q_odd = flat[1:].reshape(q.shape)
+    q_odd[...] = q
+    assert _host.address(q_odd) % 16 and not _host.address(q) % 16
+    for causal in (False, True):
+        o, lse = fa.flash_attention(q_odd, k, v, causal=causal)
+        ref_o, ref_lse = fa.reference_attention(q, k, v, causal)
+        assert_close(o, ref_o, OUT_TOL["float32"], "O")
+        assert_close(lse, ref_lse, LSE_TOL["float32"], "logsumexp")
+
+
+def test_compiled_launcher_binds_constexprs_in_signature_order():
+    """A kept `CompiledKernel` takes every argument positionally: the constexprs bound by name come after the
+    call's own arguments in the kernel's signature order; options such as num_warps are not arguments."""
+    tail = _host._bound_tail(fa.flash_fwd_tma_kernel, 7, {"CAUSAL": True, "BLOCK_N": 32, "D": 128, "BLOCK_M": 64,
+                                                          "num_warps": 4, "num_stages": 2})
+    assert tail == (128, 64, 32, True)
+    with pytest.raises(TypeError, match="missing argument: 'CAUSAL'"):
+        _host._bound_tail(fa.flash_fwd_tma_kernel, 7, {"D": 128, "BLOCK_M": 64, "BLOCK_N": 32})
+
+
 def test_tma_path_only_for_hopper_cuda_at_d128():
     q = np.zeros((1, 1, 16, 128), np.float32)
     assert not fa._tma_suits(q, 128)           # NumPy arrays keep the pointer kernel
