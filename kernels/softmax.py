@@ -178,8 +178,10 @@ def config(n_rows: int, n_cols: int, max_block: int | None = None) -> dict:
         return {"online": True, "BLOCK_M": 1, "BLOCK_N": block_n, "num_warps": warps, "bwd_num_warps": warps,
                 "grid": (n_rows,)}
     block_m = max(1, min(MAX_BLOCK_M, ROW_ELEMENTS // block_n, triton.next_power_of_2(n_rows)))
-    # about 32 fp32 values per thread (16 for the smallest blocks), 2 to 32 warps
-    num_warps = max(2, min(32, block_m * block_n // 1024))
+    # about 16 fp32 values per thread, 2 to 32 warps. H200, bf16, 4096 rows, 5 interleaved do_bench rounds
+    # (parity/results/h200-softmax-configs-2026-11-30.md): 4 warps beat 2 at 1024 and 2048 columns, 8 beat 4
+    # at 4096, 16 and 32 warps match or beat 8 and 16 at 8192 and 16384 (a warp per 512 elements).
+    num_warps = max(2, min(32, block_m * block_n // 512))
     # The backward reads two blocks per element and reduces once: 4 warps were fastest from 2048 to 16384
     # elements per program (H200, bf16, 4096 rows, 7 interleaved do_bench medians: 1024 columns 2280 GB/s
     # vs 2191 with 2 warps, 16384 columns 4039 vs 3930 with 16; 4096 columns unchanged at 3339)

@@ -88,7 +88,8 @@ def _rmsnorm(rows, cols, rounds, do_bench):
                 return y
             out = run()
             torch.cuda.synchronize()
-            if (out.float() - ref.float()).abs().max().item() > 1e-2:
+            # bf16 outputs: other reduction orders may round to the neighbouring bf16 value (2**-8 relative)
+            if ((out.float() - ref.float()).abs() > 1e-2 * ref.float().abs() + 1e-2).any().item():
                 print(f"rmsnorm {cols} bm{bm} w{nw}: WRONG", flush=True)
                 continue
             runs[f"bm{bm} w{nw}"] = run

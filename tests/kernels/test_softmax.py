@@ -50,6 +50,16 @@ def test_rows_wider_than_one_block(storage_kind, shape, max_block):
     _check_backward(storage_kind, y, _randn(shape, 3), max_block=max_block)
 
 
+@pytest.mark.parametrize("cols,block_m,warps,bwd_warps", [(256, 4, 2, 2), (1024, 2, 4, 4), (2048, 1, 4, 4),
+                                                           (4096, 1, 8, 4), (8192, 1, 16, 4), (16384, 1, 32, 4)])
+def test_launch_config_is_the_measured_one(cols, block_m, warps, bwd_warps):
+    """The rows per program and warps measured fastest on an H200 (bf16, 4096 rows; see `config`)."""
+    cfg = sm.config(4096, cols)
+    assert not cfg["online"] and cfg["BLOCK_N"] == cols
+    assert (cfg["BLOCK_M"], cfg["num_warps"], cfg["bwd_num_warps"]) == (block_m, warps, bwd_warps)
+    assert cfg["grid"] == (4096 // block_m,)
+
+
 def test_online_path_rescales_when_the_maximum_arrives_late():
     # increasing rows: every block raises the running maximum; a huge spread checks the rescaling
     x = np.tile(np.linspace(-80.0, 80.0, 3000), (5, 1)).astype(np.float32)
