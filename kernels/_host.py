@@ -219,22 +219,29 @@ def launcher(kernel, grid, **options):
     return functools.partial(kernel.run, grid=grid, warmup=False, **options)
 
 
-def compiled_launcher(kernel, grid, **options):
-    """`launcher` for a plan whose arguments real Triton specialises the same way on every call (tensor
-    descriptors, outputs the plan allocates, integers fixed by the plan's key): nothing per call can pick
-    another compiled kernel. The first launch on each device goes through `kernel.run`, which compiles (or
-    finds) the kernel and returns its `CompiledKernel`; later launches on that device call it directly
-    (`CompiledKernel[grid]`, on the current stream), skipping the binder and cache-key work that `run` does
-    per call (~40 us with four tensor descriptors, Triton 3.6 on an H200 host). Where `run` returns no
-    `CompiledKernel` (minitriton, Triton's interpreter), every launch goes through `run`."""
+def compiled_launcher(kernel, grid, pointers=(), **options):
+    """`launcher` for a kept plan, launching real Triton's compiled kernel directly once it is known.
+
+    `kernel.run` binds and specialises every argument on each call to find the compiled kernel (~15-40 us of
+    host time; ~40 with four tensor descriptors, Triton 3.6 on an H200 host). A plan can skip that when
+    nothing in a call can pick another compiled kernel: integers fixed by the plan's key, outputs the plan
+    allocates, tensor descriptors of one shape and block. What can still vary are the caller's arrays, whose
+    addresses Triton specialises on being 16-byte aligned: `pointers` lists their positions in the call, and a
+    call where any of them is not aligned goes through `kernel.run`. The first aligned launch on each device
+    goes through `kernel.run` too, which compiles (or finds) the kernel and returns its `CompiledKernel`; later
+    aligned launches on that device call it directly (`CompiledKernel[grid]`, on the current stream). Where
+    `run` returns no `CompiledKernel` (minitriton, Triton's interpreter), every launch goes through `run`."""
     run = launcher(kernel, grid, **options)
     grid3 = tuple(grid) + (1,) * (3 - len(grid))
     runners = {}                 # device -> f(*args) launching its CompiledKernel
-    direct = [None]              # unknown until the first launch; then whether `run` gave a CompiledKernel
+    direct = [None]              # unknown until an aligned launch; then whether `run` gave a CompiledKernel
 
     def launch(*args):
         if direct[0] is False:
             return run(*args)
+        for i in pointers:
+            if address(args[i]) & 15:
+                return run(*args)
         device = _current_device() if direct[0] else None
         runner = runners.get(device)
         if runner is not None:

@@ -200,7 +200,7 @@ def _forward_plan(x, w):
         return lambda x_, w_, eps: (alloc_y(x_), alloc_rstd(x_))
     y_rows = None if len(shape) == 2 else _host.as_rows(x, n_rows, n_cols)
     cfg = config(n_rows, n_cols)
-    run = _host.launcher(rmsnorm_fwd_kernel, cfg["grid"], num_warps=cfg["num_warps"])
+    run = _host.compiled_launcher(rmsnorm_fwd_kernel, cfg["grid"], (0, 1, 2, 3), num_warps=cfg["num_warps"])
     block_m, block_n = cfg["BLOCK_M"], cfg["BLOCK_N"]
 
     def launch(x_, w_, eps):

@@ -226,10 +226,10 @@ def _forward_plan(x, max_block):
     cfg = config(n_rows, n_cols, max_block)
     # the kernel's parameters after the two pointers, in order, constexprs included
     if cfg["online"]:
-        run = _host.launcher(softmax_fwd_online_kernel, cfg["grid"], num_warps=cfg["num_warps"])
+        run = _host.compiled_launcher(softmax_fwd_online_kernel, cfg["grid"], (0, 1), num_warps=cfg["num_warps"])
         args = (n_cols, x_row_stride, n_cols, cfg["BLOCK_N"])
     else:
-        run = _host.launcher(softmax_fwd_kernel, cfg["grid"], num_warps=cfg["num_warps"])
+        run = _host.compiled_launcher(softmax_fwd_kernel, cfg["grid"], (0, 1), num_warps=cfg["num_warps"])
         args = (n_rows, n_cols, x_row_stride, n_cols, cfg["BLOCK_M"], cfg["BLOCK_N"])
 
     def launch(a):
@@ -269,10 +269,10 @@ def _backward_plan(y, dy, max_block):
     strides = (_host.stride(y, 0) if y_whole else n_cols, _host.stride(dy, 0) if dy_whole else n_cols, n_cols)
     cfg = config(n_rows, n_cols, max_block)
     if cfg["online"]:
-        run = _host.launcher(softmax_bwd_loop_kernel, cfg["grid"], num_warps=cfg["bwd_num_warps"])
+        run = _host.compiled_launcher(softmax_bwd_loop_kernel, cfg["grid"], (0, 1, 2), num_warps=cfg["bwd_num_warps"])
         args = (n_cols, *strides, cfg["BLOCK_N"])
     else:
-        run = _host.launcher(softmax_bwd_kernel, cfg["grid"], num_warps=cfg["bwd_num_warps"])
+        run = _host.compiled_launcher(softmax_bwd_kernel, cfg["grid"], (0, 1, 2), num_warps=cfg["bwd_num_warps"])
         args = (n_rows, n_cols, *strides, cfg["BLOCK_M"], cfg["BLOCK_N"])
 
     def launch(y_, dy_):

@@ -88,7 +88,8 @@ def _plan(x, y, out, BLOCK_SIZE):
     if n == 0:
         return lambda x_, y_, out_: out_ if out_ is not None else alloc(
             x_ if x_contiguous is None else x_contiguous(x_))
-    run = _host.launcher(add_kernel, (triton.cdiv(n, BLOCK_SIZE),), num_warps=_num_warps(BLOCK_SIZE))
+    run = _host.compiled_launcher(add_kernel, (triton.cdiv(n, BLOCK_SIZE),), (0, 1, 2),
+                                 num_warps=_num_warps(BLOCK_SIZE))
 
     def launch(x_, y_, out_):
         if x_contiguous is not None:

@@ -359,3 +359,64 @@ def test_numpy_inputs_never_import_torch():
     run = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
+
+
+class _Compiled:
+    """What real Triton's `JITFunction.run` returns: a CompiledKernel, launched as `compiled[grid](*all_args)`."""
+    packed_metadata = object()
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __getitem__(self, grid):
+        return lambda *args: self.calls.append(("direct", grid, args))
+
+
+class _Kernel:
+    """A kernel whose `run` records its calls: `compiled_launcher` only decides which way each launch goes."""
+
+    def __init__(self, returns_compiled=True):
+        import inspect
+
+        def fn(x_ptr, out_ptr, n, BLOCK: "constexpr", FLAG: "constexpr" = 7):
+            pass
+        self.signature = inspect.signature(fn)
+        self.__name__ = "k"
+        self.calls = []
+        self.returns_compiled = returns_compiled
+
+    def run(self, *args, grid, warmup, **options):
+        self.calls.append(("run", grid, args, options))
+        return _Compiled(self.calls) if self.returns_compiled else None
+
+
+def test_compiled_launcher_keeps_the_compiled_kernel_for_aligned_calls(monkeypatch):
+    """After the first aligned launch the kept CompiledKernel is called with every argument positionally (bound
+    constexprs and defaults appended); a call with an array off 16-byte alignment, which Triton specialises
+    differently, goes through `run`; each device keeps its own kernel."""
+    device = [0]
+    monkeypatch.setattr(_host, "_current_device", lambda: device[0])
+    kernel = _Kernel()
+    launch = _host.compiled_launcher(kernel, (5,), (0, 1), BLOCK=64, num_warps=4)
+    buf = np.zeros(64, np.float32)
+    aligned, odd = buf[:32], buf[1:33]
+    assert _host.address(aligned) % 16 == 0 and _host.address(odd) % 16
+    launch(aligned, aligned, 32)
+    launch(aligned, aligned, 32)
+    launch(odd, aligned, 32)
+    device[0] = 1
+    launch(aligned, aligned, 32)
+    launch(aligned, aligned, 32)
+    assert [c[0] for c in kernel.calls] == ["run", "direct", "run", "run", "direct"]
+    assert kernel.calls[0] == ("run", (5,), (aligned, aligned, 32), {"BLOCK": 64, "num_warps": 4})
+    assert kernel.calls[1][1] == (5, 1, 1) and kernel.calls[1][2][2:] == (32, 64, 7)
+
+
+def test_compiled_launcher_without_a_compiled_kernel_always_runs(monkeypatch):
+    monkeypatch.setattr(_host, "_current_device", lambda: 0)
+    kernel = _Kernel(returns_compiled=False)
+    launch = _host.compiled_launcher(kernel, (2, 3), (0,), BLOCK=16)
+    a = np.zeros(8, np.float32)
+    for _ in range(3):
+        launch(a, a, 8)
+    assert [c[0] for c in kernel.calls] == ["run"] * 3
