@@ -142,7 +142,10 @@ def config(n_rows: int, n_cols: int) -> dict:
     """The forward launch: BLOCK_M rows of BLOCK_N columns per program, num_warps, grid (cached: read only)."""
     block_n = triton.next_power_of_2(n_cols)
     block_m = max(1, min(FWD_ELEMENTS // block_n, triton.next_power_of_2(n_rows)))
-    num_warps = max(2, min(32, block_m * block_n // 2048))      # ~64 fp32 values per thread
+    # One row per program: ~64 fp32 values per thread (2 warps at 4096 columns, 4 at 8192). Several rows per
+    # program: ~16 (1024 columns, 4 rows: 8 warps were ahead of 2 in three H200 probes, by 1-7%;
+    # parity/results/h200-softmax-configs-2026-11-30.md, h200-bench-context-2026-11-30.md)
+    num_warps = max(2, min(32, block_m * block_n // (2048 if block_m == 1 else 512)))
     return {"BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": num_warps,
             "grid": (triton.cdiv(n_rows, block_m),)}
 

@@ -238,3 +238,11 @@ def test_autograd_class_is_created_lazily_and_handles_3d():
     (x_ref * torch.rsqrt(x_ref.pow(2).mean(-1, keepdim=True) + 1e-5) * w_ref).pow(2).sum().backward()
     assert_close(x.grad.numpy(), x_ref.grad.numpy(), "float32", "3-D dx")
     assert_close(w.grad.numpy(), w_ref.grad.numpy(), "float32", "3-D dw")
+
+
+@pytest.mark.parametrize("cols,block_m,warps", [(1024, 4, 8), (2048, 2, 8), (4096, 1, 2), (8192, 1, 4)])
+def test_forward_launch_config_is_the_measured_one(cols, block_m, warps):
+    """Rows per program and warps as measured on an H200 (bf16, 4096 rows; see `config`)."""
+    cfg = rn.config(4096, cols)
+    assert (cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["num_warps"]) == (block_m, cols, warps)
+    assert cfg["grid"] == (4096 // block_m,)
