@@ -20,15 +20,15 @@ needs only y (saved by the forward), never x. `autograd_function()` wraps both k
 Host wrappers take NumPy arrays, `minitriton.Buffer`s (bf16) or torch tensors of any shape; softmax runs
 over the last dimension.
 
-Measured on an H200 (Triton 3.6.0, bf16, ideal bytes / time, triton.testing.do_bench, L2 flushed): 4096 rows
-of 256 / 1024 / 4096 / 16384 columns: forward 0.74-0.79 / 1.9 / 3.1 / 3.6 TB/s (torch.softmax 0.56 / 1.2 /
-1.2 / 2.1, the lesson's kernel 0.56 / 1.8 / 3.1 / 3.0), backward 0.85-1.06 / 2.1 / 3.4 / 3.9 (torch 0.62 / 1.3
-/ 1.8 / 2.0); 1024 rows of 32768 and of 65536 (online) columns: forward 2.6 and 2.4 (torch 1.9), backward
-3.5 and 2.4 (torch 1.7). Where a call's GPU time is below its host time (~25-50 us through these wrappers,
-~15 of them Triton's launch; torch.softmax ~8), timings of the wrappers vary from run to run; timed under
-CUDA graphs the wrappers equal the bare kernels. (Those host times predate the launch plans kept per input
-layout: measured on a CPU with the launch stubbed out, the wrappers' own Python time per call fell from ~20-30
-to ~6-7 us, half the lesson's wrapper's; not yet re-timed on the H200.)
+Measured on an H200 (Triton 3.6.0, bf16, ideal bytes / time, 5 interleaved do_bench rounds, L2 flushed,
+2026-11-30, parity/results/cuda-bench-2026-11-30.md): 4096 rows of 256 / 1024 / 4096 / 16384 columns:
+forward 0.79 / 2.3 / 3.5 / 3.6 TB/s (torch.softmax 0.66 / 1.3 / 1.2 / 2.1, the lesson's kernel 0.60 / 2.0 /
+3.4 / 3.0), backward 0.96 / 2.1 / 3.4 / 4.0 (torch 0.63 / 1.3 / 1.8 / 2.1, the lesson's 0.83 / 2.2 / 3.4 /
+4.0). At 4096 columns this kernel and the lesson's launch the same way (one row per program) and stay
+within 3% of each other, either side, from run to run: both are at what a 64 MB pass allows (~0.8 of a 1 GB
+device-to-device copy). 1024 rows of 32768 and of 65536 (online) columns: forward 2.6 and 2.4 (torch 1.9),
+backward 3.5 and 2.4 (torch 1.7). Host time per call: ~14 us forward, ~23 us backward (the kept plan
+launches Triton's compiled kernel directly; `_host.compiled_launcher`); the lesson's RMSNorm wrapper ~27 us.
 """
 from __future__ import annotations
 
