@@ -52,23 +52,6 @@ def address(x) -> int:
     return int(x.__array_interface__["data"][0])
 
 
-H200_MULTIPROCESSORS = 132
-
-
-@functools.lru_cache(maxsize=16)
-def _cuda_multiprocessors(device) -> int:
-    import torch
-    return int(torch.cuda.get_device_properties(device).multi_processor_count)
-
-
-def multiprocessors(x) -> int:
-    """Streaming multiprocessors of the GPU holding `x` (a torch CUDA tensor); for other arrays an H200's 132,
-    so that minitriton launches what the course's GPU would."""
-    if is_torch(x) and x.device.type == "cuda":
-        return _cuda_multiprocessors(x.device)
-    return H200_MULTIPROCESSORS
-
-
 def numel(x) -> int:
     if is_torch(x) or is_buffer(x):
         return int(x.numel())

@@ -49,13 +49,6 @@ ONLINE_BLOCK_N = 2048
 # moves enough bytes (256 columns: 4 rows/program beat 1 row by 25%).
 ROW_ELEMENTS = 2048
 MAX_BLOCK_M = 4
-# Persistent launch for rows of PERSISTENT_COLS[0]..PERSISTENT_COLS[1] columns (one row per step): a few
-# programs per multiprocessor stride over the rows, and the compiler loads the next rows while one is reduced
-# and stored (`softmax_fwd_rows_kernel`, `softmax_bwd_rows_kernel`). (programs per multiprocessor, stages),
-# or None for one program per row (or per few rows). Warps: one per 512 (forward) or 1024 (backward) columns.
-PERSISTENT_FWD = None
-PERSISTENT_BWD = None
-PERSISTENT_COLS = (1024, 4096)
 
 _FLOAT_DTYPES = ("float32", "float16", "bfloat16")
 
@@ -76,21 +69,6 @@ def softmax_fwd_kernel(x_ptr, y_ptr, n_rows, n_cols, x_row_stride, y_row_stride,
     num = tl.exp(z)                                   # padding lanes: exp(-inf) = 0
     y = num * (1.0 / tl.sum(num, axis=1))[:, None]    # one division per row, a multiply per element
     tl.store(y_ptr + rows * y_row_stride + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
-
-
-@triton.jit
-def softmax_fwd_rows_kernel(x_ptr, y_ptr, n_rows, n_cols, x_row_stride, y_row_stride,
-                            BLOCK_N: tl.constexpr, STAGES: tl.constexpr):
-    # Persistent: program p takes rows p, p + P, p + 2P, ... (P programs), a whole row per step. The loop's
-    # stages let the compiler issue the next rows' loads while this row is reduced and stored.
-    cols = tl.arange(0, BLOCK_N)
-    mask = cols < n_cols
-    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=STAGES):
-        r = tl.cast(row, tl.int64)
-        x = tl.load(x_ptr + r * x_row_stride + cols, mask=mask, other=float("-inf")).to(tl.float32)
-        num = tl.exp(x - tl.max(x, axis=0))
-        y = num * (1.0 / tl.sum(num, axis=0))
-        tl.store(y_ptr + r * y_row_stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -140,20 +118,6 @@ def softmax_bwd_kernel(y_ptr, dy_ptr, dx_ptr, n_rows, n_cols, y_row_stride, dy_r
     dot = tl.sum(y * dy, axis=1)                      # padding lanes are 0 and add nothing
     dx = y * (dy - dot[:, None])
     tl.store(dx_ptr + rows * dx_row_stride + cols[None, :], dx.to(dx_ptr.dtype.element_ty), mask=mask)
-
-
-@triton.jit
-def softmax_bwd_rows_kernel(y_ptr, dy_ptr, dx_ptr, n_rows, n_cols, y_row_stride, dy_row_stride, dx_row_stride,
-                            BLOCK_N: tl.constexpr, STAGES: tl.constexpr):
-    # Persistent, as softmax_fwd_rows_kernel: program p takes rows p, p + P, ..., a whole row per step.
-    cols = tl.arange(0, BLOCK_N)
-    mask = cols < n_cols
-    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=STAGES):
-        r = tl.cast(row, tl.int64)
-        y = tl.load(y_ptr + r * y_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(dy_ptr + r * dy_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
-        dx = y * (dy - tl.sum(y * dy, axis=0))
-        tl.store(dx_ptr + r * dx_row_stride + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -227,21 +191,6 @@ def config(n_rows: int, n_cols: int, max_block: int | None = None) -> dict:
             "bwd_num_warps": bwd_num_warps, "grid": (triton.cdiv(n_rows, block_m),)}
 
 
-def persistent_config(n_rows: int, n_cols: int, backward: bool, multiprocessors: int,
-                      max_block: int | None = None, choice=None) -> dict | None:
-    """The persistent launch for an (n_rows, n_cols) matrix, or None where one program per row (or per few rows)
-    is used: {"BLOCK_N", "STAGES", "num_warps", "grid"}. `choice` (programs per multiprocessor, stages)
-    defaults to PERSISTENT_BWD or PERSISTENT_FWD."""
-    choice = (PERSISTENT_BWD if backward else PERSISTENT_FWD) if choice is None else choice
-    cfg = config(n_rows, n_cols, max_block)
-    if choice is None or cfg["online"] or not PERSISTENT_COLS[0] <= cfg["BLOCK_N"] <= PERSISTENT_COLS[1]:
-        return None
-    per_sm, stages = choice
-    block_n = cfg["BLOCK_N"]
-    return {"BLOCK_N": block_n, "STAGES": stages, "num_warps": max(2, block_n // (1024 if backward else 512)),
-            "grid": (max(1, min(n_rows, per_sm * multiprocessors)),)}
-
-
 _FWD_PLANS = {}    # (type, shape, dtype, strides of x, max_block, its type) -> launch(x), torch tensors only
 _BWD_PLANS = {}    # the same for y and dy -> launch(y, dy)
 _TORCH = _host.TORCH_TYPES
@@ -275,13 +224,8 @@ def _forward_plan(x, max_block):
     out_rows = None if len(shape) == 2 else _host.as_rows(x, n_rows, n_cols)
     x_row_stride = _host.stride(x, 0) if whole else n_cols
     cfg = config(n_rows, n_cols, max_block)
-    rows_cfg = persistent_config(n_rows, n_cols, False, _host.multiprocessors(x), max_block)
     # the kernel's parameters after the two pointers, in order, constexprs included
-    if rows_cfg is not None:
-        run = _host.compiled_launcher(softmax_fwd_rows_kernel, rows_cfg["grid"], (0, 1),
-                                      num_warps=rows_cfg["num_warps"])
-        args = (n_rows, n_cols, x_row_stride, n_cols, rows_cfg["BLOCK_N"], rows_cfg["STAGES"])
-    elif cfg["online"]:
+    if cfg["online"]:
         run = _host.compiled_launcher(softmax_fwd_online_kernel, cfg["grid"], (0, 1), num_warps=cfg["num_warps"])
         args = (n_cols, x_row_stride, n_cols, cfg["BLOCK_N"])
     else:
@@ -324,12 +268,7 @@ def _backward_plan(y, dy, max_block):
     dx_rows = None if len(shape) == 2 else _host.as_rows(dy, n_rows, n_cols)
     strides = (_host.stride(y, 0) if y_whole else n_cols, _host.stride(dy, 0) if dy_whole else n_cols, n_cols)
     cfg = config(n_rows, n_cols, max_block)
-    rows_cfg = persistent_config(n_rows, n_cols, True, _host.multiprocessors(dy), max_block)
-    if rows_cfg is not None:
-        run = _host.compiled_launcher(softmax_bwd_rows_kernel, rows_cfg["grid"], (0, 1, 2),
-                                      num_warps=rows_cfg["num_warps"])
-        args = (n_rows, n_cols, *strides, rows_cfg["BLOCK_N"], rows_cfg["STAGES"])
-    elif cfg["online"]:
+    if cfg["online"]:
         run = _host.compiled_launcher(softmax_bwd_loop_kernel, cfg["grid"], (0, 1, 2), num_warps=cfg["bwd_num_warps"])
         args = (n_cols, *strides, cfg["BLOCK_N"])
     else:

@@ -98,46 +98,10 @@ def _totals(launch, name):
     return launch["tensors"][name]["totals"]
 
 
-@pytest.fixture
-def persistent(monkeypatch):
-    """The persistent launch for 1024-4096 columns, on a GPU of 3 multiprocessors: 6 programs, so that each
-    loops over many rows and their trip counts differ."""
-    monkeypatch.setattr(sm, "PERSISTENT_FWD", (2, 3))
-    monkeypatch.setattr(sm, "PERSISTENT_BWD", (2, 2))
-    monkeypatch.setattr(_host, "H200_MULTIPROCESSORS", 3)
-
-
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-@pytest.mark.parametrize("shape", [(1823, 781), (512, 896), (7, 2049), (37, 3000), (1, 1024)], ids=str)
-def test_persistent_launch_matches_reference(persistent, dtype, shape):
-    block_n = minitriton.next_power_of_2(shape[1])
-    assert sm.persistent_config(*shape, False, 3) == {"BLOCK_N": block_n, "STAGES": 3, "num_warps": block_n // 512,
-                                                      "grid": (min(shape[0], 6),)}
-    assert sm.persistent_config(*shape, True, 3)["num_warps"] == max(2, block_n // 1024)
-    x = _host.from_float(_randn(shape, 9, scale=3.0), np.zeros(1, np.float32), dtype)
-    with minitriton.record() as rec:
-        y = sm.softmax(x)
-        dx = sm.softmax_backward(y, x)
-    assert [launch["kernel"] for launch in rec.launches] == ["softmax_fwd_rows_kernel", "softmax_bwd_rows_kernel"]
-    assert_close(_host.to_float64(y), sm.reference_softmax(x), dtype, "persistent softmax")
-    assert_close(_host.to_float64(dx), sm.reference_softmax_backward(y, x), dtype, "persistent softmax backward")
-
-
-def test_persistent_launch_only_for_its_widths(persistent):
-    assert sm.persistent_config(4096, 512, False, 132) is None          # 512 columns: several rows per program
-    assert sm.persistent_config(4096, 8192, True, 132) is None
-    assert sm.persistent_config(64, 5000, False, 132, max_block=1024) is None   # the online path
-    assert sm.persistent_config(4096, 4096, True, 132)["grid"] == (264,)
-
-
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("shape", [(1823, 781), (512, 896)], ids=str)
-@pytest.mark.parametrize("rows_kernels", [False, True], ids=["per-row", "persistent"])
-def test_fused_traffic_is_ideal(dtype, shape, rows_kernels, monkeypatch):
+def test_fused_traffic_is_ideal(dtype, shape):
     """Forward: each element read once and written once; backward: y and dy read once, dx written once."""
-    monkeypatch.setattr(sm, "PERSISTENT_FWD", (2, 3) if rows_kernels else None)
-    monkeypatch.setattr(sm, "PERSISTENT_BWD", (2, 2) if rows_kernels else None)
-    monkeypatch.setattr(_host, "H200_MULTIPROCESSORS", 3)
     n_rows, n_cols = shape
     n, size = n_rows * n_cols, {"float32": 4, "bfloat16": 2}[dtype]
     x = _host.from_float(_randn(shape, 6), np.zeros(1, np.float32), dtype)
@@ -145,8 +109,7 @@ def test_fused_traffic_is_ideal(dtype, shape, rows_kernels, monkeypatch):
         y = sm.softmax(x)
         sm.softmax_backward(y, x)
     fwd, bwd = rec.launches
-    kind = "rows_kernel" if rows_kernels else "kernel"
-    assert fwd["kernel"] == "softmax_fwd_" + kind and bwd["kernel"] == "softmax_bwd_" + kind
+    assert fwd["kernel"] == "softmax_fwd_kernel" and bwd["kernel"] == "softmax_bwd_kernel"
     for launch, inputs, output, model in ((fwd, ["x_ptr"], "y_ptr", sm.traffic(n_rows, n_cols, dtype)),
                                           (bwd, ["y_ptr", "dy_ptr"], "dx_ptr",
                                            sm.traffic(n_rows, n_cols, dtype, backward=True))):
