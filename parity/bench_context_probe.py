@@ -43,6 +43,7 @@ def main():
 
     from kernels import rmsnorm, softmax
     from parity import gpubench
+    from parity.softmax_config_probe import rmsnorm_launch
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=gpubench.ROUNDS)
     a = ap.parse_args()
@@ -107,13 +108,7 @@ def main():
         variants = ((1, 4), (1, 2), (2, 2), (2, 4), (4, 2), (4, 4), (4, 8)) if cols == 1024 else ((1, 2), (1, 4),
                                                                                                  (1, 8), (2, 4))
         for bm, nw in variants:
-            def run(bm=bm, nw=nw):
-                y = torch.empty_like(x)
-                rstd = torch.empty(rows, device="cuda", dtype=torch.float32)
-                rmsnorm.rmsnorm_fwd_kernel[(triton.cdiv(rows, bm),)](x, w, y, rstd, rows, cols, cols, cols, 1e-6,
-                                                                     BLOCK_M=bm, BLOCK_N=cols, num_warps=nw)
-                return y
-            fns[f"bm{bm} w{nw}"] = (f"rms bm{bm} w{nw}", run)
+            fns[f"bm{bm} w{nw}"] = (f"rms bm{bm} w{nw}", rmsnorm_launch(x, w, bm, nw))
         report(f"rmsnorm fwd {rows}x{cols}", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], fns)
 
 

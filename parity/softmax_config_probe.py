@@ -80,12 +80,7 @@ def _rmsnorm(rows, cols, rounds, do_bench):
             if not 2 <= bm * bn // (32 * nw) <= 256:
                 continue
 
-            def run(bm=bm, nw=nw):
-                y = torch.empty_like(x)
-                rstd = torch.empty(rows, device="cuda", dtype=torch.float32)
-                rmsnorm.rmsnorm_fwd_kernel[(triton.cdiv(rows, bm),)](x, w, y, rstd, rows, cols, cols, cols, 1e-6,
-                                                                     BLOCK_M=bm, BLOCK_N=bn, num_warps=nw)
-                return y
+            run = rmsnorm_launch(x, w, bm, nw)
             out = run()
             torch.cuda.synchronize()
             # bf16 outputs: other reduction orders may round to the neighbouring bf16 value (2**-8 relative)
@@ -94,6 +89,26 @@ def _rmsnorm(rows, cols, rounds, do_bench):
                 continue
             runs[f"bm{bm} w{nw}"] = run
     _report(f"rmsnorm {rows}x{cols}", runs, 2 * rows * cols * 2, rounds, do_bench)
+
+
+def rmsnorm_launch(x, w, block_m, num_warps):
+    """f() -> y: our RMSNorm forward kernel on a (rows, cols) x, launched bare with BLOCK_M rows per program and
+    num_warps warps, allocating y and rstd as a wrapper does."""
+    import torch
+    import triton
+
+    from kernels import rmsnorm
+    rows, cols = x.shape
+
+    def run():
+        y = torch.empty_like(x)
+        rstd = torch.empty(rows, device=x.device, dtype=torch.float32)
+        rmsnorm.rmsnorm_fwd_kernel[(triton.cdiv(rows, block_m),)](x, w, y, rstd, rows, cols, cols, cols, 1e-6,
+                                                                  BLOCK_M=block_m,
+                                                                  BLOCK_N=triton.next_power_of_2(cols),
+                                                                  num_warps=num_warps)
+        return y
+    return run
 
 
 def _report(label, runs, nbytes, rounds, do_bench):
