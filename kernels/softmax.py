@@ -20,14 +20,29 @@ needs only y (saved by the forward), never x. `autograd_function()` wraps both k
 Host wrappers take NumPy arrays, `minitriton.Buffer`s (bf16) or torch tensors of any shape; softmax runs
 over the last dimension.
 
-Measured on an H200 (Triton 3.6.0, bf16, ideal bytes / time, 5 interleaved do_bench rounds, L2 flushed,
-2026-11-30, parity/results/cuda-bench-2026-11-30.md): 4096 rows of 256 / 1024 / 4096 / 16384 columns:
-forward 0.79 / 2.3 / 3.5 / 3.6 TB/s (torch.softmax 0.66 / 1.3 / 1.2 / 2.1, the lesson's kernel 0.60 / 2.0 /
-3.4 / 3.0), backward 0.96 / 2.1 / 3.4 / 4.0 (torch 0.63 / 1.3 / 1.8 / 2.1, the lesson's 0.83 / 2.2 / 3.4 /
-4.0). At 4096 columns this kernel and the lesson's launch the same way (one row per program) and stay
-within 3% of each other, either side, from run to run: both are at what a 64 MB pass allows (~0.8 of a 1 GB
-device-to-device copy). 1024 rows of 32768 and of 65536 (online) columns: forward 2.6 and 2.4 (torch 1.9),
-backward 3.5 and 2.4 (torch 1.7). Host time per call: ~14 us forward, ~23 us backward (the kept plan
+Measured on an H200 (Triton 3.6.0, bf16, ideal bytes / time, L2 flushed, call-by-call paired timing,
+2026-11-30, parity/results/cuda-bench-2026-11-30-paired-b.md), 4096 rows of 256 / 1024 / 4096 / 16384
+columns, in TB/s:
+
+| pass | this kernel | torch | the lesson's | same bytes moved (*) |
+|---|---|---|---|---|
+| forward | 0.77 / 2.2 / 3.5 / 3.7 | 0.66 / 1.3 / 1.2 / 2.0 | 0.58 / 2.0 / 3.5 / 3.0 | 0.81 / 2.2 / 3.5 / 4.1 |
+| backward | 0.91 / 2.2 / 3.3 / 4.0 | 0.59 / 1.3 / 1.7 / 2.1 | 0.87 / 2.2 / 3.4 / 4.0 | 0.97 / 2.2 / 3.4 / 4.1 |
+
+(*) torch elementwise ops: `x.clone()` for the forward, `y + dy` for the backward.
+
+At 4096 columns this kernel and the lesson's launch the same way (one row per program) and both sit within
+~2.5% of an elementwise op that moves the same bytes. Which of the two leads, by up to 2%, depends on the
+machine session and on where the arrays land (parity/results/h200-softmax-bwd-2026-11-30.md).
+
+At 1024 rows of 32768 and of 65536 (online) columns (an earlier run, timed with do_bench):
+
+| pass | 32768 | 65536 | torch |
+|---|---|---|---|
+| forward | 2.6 | 2.4 | 1.9 |
+| backward | 3.5 | 2.4 | 1.7 |
+
+Host time per call: ~14 us forward, ~23 us backward (the kept plan
 launches Triton's compiled kernel directly; `_host.compiled_launcher`); the lesson's RMSNorm wrapper ~27 us.
 """
 from __future__ import annotations

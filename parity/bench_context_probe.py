@@ -1,12 +1,12 @@
 """Softmax and RMSNorm launch variants timed the way `parity.gpubench` times its rows (same `Bench.times`:
-interleaved do_bench rounds, every callable warmed first, the same baselines around them), on one GPU.
+callables called in turn, every one warmed first, the same baselines around them), on one GPU.
 
 A config probe that times variants on their own can rank them differently from the benchmark table: at
 4096x1024 (a ~8 us kernel after an L2 flush) the ranking moved with what ran before. This probe puts the
 variants inside the benchmark's own rows instead. Variants: `bmXwY` (BLOCK_M rows per program, Y warps) and,
 for the softmax forward, `stream` (our kernel with evict-first loads and streaming stores).
 
-Usage (GPU only): PARITY_LESSON_DIR=... python3 parity/bench_context_probe.py [--rounds 5]
+Usage (GPU only): PARITY_LESSON_DIR=... python3 parity/bench_context_probe.py [--slices 5]
 """
 from __future__ import annotations
 
@@ -45,27 +45,34 @@ def main():
     from parity import gpubench
     from parity.softmax_config_probe import rmsnorm_launch
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=gpubench.ROUNDS)
+    ap.add_argument("--slices", type=int, default=gpubench.SLICES)
+    ap.add_argument("--bwd-trials", type=int, default=0,
+                    help="only the softmax backward at 4096 columns, this many times with fresh arrays, among the "
+                         "benchmark row's baselines and one-row kernels of other shapes")
     a = ap.parse_args()
-    gpubench.ROUNDS = a.rounds
+    gpubench.SLICES = a.slices
     b = gpubench.Bench(600, True)
     lesson_sm = gpubench.lesson_module("softmax_triton")
     lesson_rms = gpubench.lesson_module("rmsnorm_triton")
     rows = 4096
 
     def report(label, nbytes, fns):
-        med, per_round = b.times(fns)
-        les = per_round["lesson"]
+        med, per_slice = b.times(fns)
+        les = per_slice["lesson"]
         for name in sorted(med, key=lambda n: med[n] or 1e9):
             if med[name] is None:
                 print(f"{label} {name:14} failed", flush=True)
                 continue
-            each = [lt / t for lt, t in zip(les, per_round[name])]
+            each = [lt / t for lt, t in zip(les, per_slice[name])]
             print(f"{label} {name:14} {nbytes / med[name] / 1e6:7.1f} GB/s  vs lesson "
                   f"{statistics.median(les) / med[name]:.3f} [{min(each):.3f}-{max(each):.3f}]", flush=True)
         for e in b.errors:
             print("error:", e, flush=True)
         b.errors.clear()
+
+    if a.bwd_trials:
+        _bwd_trials(b, report, lesson_sm, rows, 4096, a.bwd_trials)
+        return
 
     # softmax forward and backward at 4096 columns
     for cols in (4096,):
@@ -110,6 +117,45 @@ def main():
         for bm, nw in variants:
             fns[f"bm{bm} w{nw}"] = (f"rms bm{bm} w{nw}", rmsnorm_launch(x, w, bm, nw))
         report(f"rmsnorm fwd {rows}x{cols}", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], fns)
+
+
+def _bwd_trials(b, report, lesson_sm, rows, cols, trials):
+    """The softmax backward row (wrapper, lesson, torch, `y + dy`) with our kernel launched bare (bm1 w4), a
+    1-D one-row kernel with 32-bit offsets (`lean`) and one with 64-bit offsets (`1d`), `trials` times with
+    fresh arrays."""
+    import torch
+
+    from kernels import softmax
+    from parity.placement_probe import softmax_bwd_hinted_kernel
+    from parity.softmax_bwd_probe import softmax_bwd_lean_kernel
+    for trial in range(trials):
+        x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+        yv = torch.softmax(x.float(), dim=1).to(torch.bfloat16)
+        dy = torch.randn_like(x)
+
+        def bare():
+            dx = torch.empty_like(yv)
+            softmax.softmax_bwd_kernel[(rows,)](yv, dy, dx, rows, cols, cols, cols, cols, BLOCK_M=1, BLOCK_N=cols,
+                                                num_warps=4)
+            return dx
+
+        def lean():
+            dx = torch.empty_like(yv)
+            softmax_bwd_lean_kernel[(rows,)](yv, dy, dx, cols, cols, cols, cols, BLOCK_N=cols, num_warps=4)
+            return dx
+
+        def one_d():
+            dx = torch.empty_like(yv)
+            softmax_bwd_hinted_kernel[(rows,)](yv, dy, dx, cols, cols, cols, cols, BLOCK_N=cols, EVICT="",
+                                               STORE="", num_warps=4)
+            return dx
+        fns = {"wrapper": ("softmax bwd", lambda: softmax.softmax_backward(yv, dy)),
+               "torch": ("torch softmax bwd", lambda: torch._softmax_backward_data(dy, yv, 1, torch.bfloat16)),
+               "lesson": ("lesson bwd", lambda: lesson_sm._launch(lesson_sm.softmax_bwd_kernel, yv, dy)),
+               "y + dy": ("y + dy", lambda: yv + dy),
+               "bm1 w4": ("bwd bm1 w4", bare), "lean": ("lean", lean), "1d": ("1d", one_d)}
+        report(f"softmax bwd {rows}x{cols} trial {trial}",
+               softmax.traffic(rows, cols, "bfloat16", backward=True)["bytes"], fns)
 
 
 if __name__ == "__main__":

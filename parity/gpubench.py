@@ -2,11 +2,13 @@
 
     python -m parity.gpubench [--budget-s 330] [--no-compile] [--json FILE]
 
-Runs in its own process (real Triton, torch CUDA). Times with `triton.testing.do_bench` (median of the
-repetitions after warm-up; the L2 cache is flushed between them). Each row times ours and its baselines in
-ROUNDS interleaved rounds and keeps the median per callable: one do_bench reading of a launch of a few
-microseconds varies by up to 2x between runs, and drift (clocks, a busy host) then lands on one callable
-only. The spread of the per-round ratios is recorded beside each ratio. Reports GB/s for memory-bound kernels
+Runs in its own process (real Triton, torch CUDA). Times with `parity.paired_timing`: the callables of a
+row (ours and its baselines) are called in turn, call by call, each after an L2 flush and a short GPU spin,
+between its own CUDA events, hundreds of times; a row keeps the median per callable. Drift slower than one
+turn (clocks, power, a busy host) then lands on every callable alike: identical launches read within 0.5% of
+each other, where rounds of `triton.testing.do_bench` (one callable for tens of milliseconds, then the next)
+read them up to 4% apart on an H200 (parity/results/h200-softmax-bwd-2026-11-30.md). The spread of the ratio
+over SLICES consecutive slices of the run is recorded beside each ratio. Reports GB/s for memory-bound kernels
 (bytes an ideal kernel moves, from each module's `traffic()`, over the time) and TFLOP/s for matmul and
 attention, plus ratios: ours / torch eager, ours / torch.compile, ours / cuBLAS, ours / SDPA (>1 means
 faster), and bandwidth as a fraction of a device-to-device copy measured in the same run. Sizes as in the
@@ -24,26 +26,27 @@ import sys
 import time
 import traceback
 
+from parity.paired_timing import FLUSH_BYTES, paired_times, slice_medians
+
 SMOKE = os.environ.get("PARITY_CUDA_SMOKE") == "1"
 # torch.compile's baselines compile in one process: a pool of compile workers left busy beside the timing loop
 # slows the host side of every launch, and small kernels then measure the Python launch path, not the GPU
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
 
-ROUNDS = 5          # interleaved do_bench rounds per row
-WARMUP_MS, REP_MS = 10, 25
-METHOD = (f"{ROUNDS} interleaved rounds of triton.testing.do_bench(warmup={WARMUP_MS} ms, rep={REP_MS} ms, "
-          "return_mode='median'); the median round per callable; [min-max] of the per-round ratios")
+SLICES = 5              # consecutive slices of a paired run: the [min-max] of their ratios is the spread
+PAIRED_MS = 400.0       # measured time per row (all its callables together), between 25 and 1000 turns
+MIN_TURNS, MAX_TURNS = 25, 1000
+METHOD = (f"parity.paired_timing: callables called in turn, each after an L2 flush and a GPU spin, "
+          f"{MIN_TURNS}-{MAX_TURNS} turns (~{PAIRED_MS:.0f} ms measured) per row; the median per callable; "
+          f"[min-max] of the ratios over {SLICES} consecutive slices of the turns")
 
 
-def _bench(fn):
-    if SMOKE:
-        fn()
-        t0 = time.perf_counter()
-        fn()
-        return (time.perf_counter() - t0) * 1e3
-    import triton
-    return float(triton.testing.do_bench(fn, warmup=WARMUP_MS, rep=REP_MS, return_mode="median"))
+def _smoke_ms(fn):
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
 
 
 class Bench:
@@ -56,58 +59,60 @@ class Bench:
         self.compile_ok = compile_ok and not SMOKE
         self.rows, self.skipped, self.errors = [], [], []
         self.copy_gbs = None
+        self.flush = None
 
     def left(self):
         return self.budget_s - (time.monotonic() - self.t0)
 
-    def time(self, label, fn):
-        """One do_bench reading of fn in ms (None, recorded as an error, if it raises)."""
-        try:
-            return _bench(fn)
-        except Exception as e:  # noqa: BLE001 - one failing baseline is data
-            self.errors.append(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
-            return None
-
     def times(self, fns: dict) -> tuple:
-        """fns: name -> (label, fn). Times them in ROUNDS interleaved rounds (1 in a smoke run); returns
-        ({name: median ms or None}, {name: [ms per round]}). A callable that fails once is not timed again."""
-        rounds = {name: [] for name in fns}
-        for name, (label, fn) in fns.items():     # compiles, autotuning, lazy torch.compile: before any timing
+        """fns: name -> (label, fn). Calls each once (compiles, autotuning, lazy torch.compile: before any
+        timing), then times those that did not raise with `paired_times` (one call each in a smoke run);
+        returns ({name: median ms or None}, {name: [median ms per slice]}). A callable that raises is
+        recorded as an error and not timed."""
+        ok = {}
+        for name, (label, fn) in fns.items():
             try:
                 fn()
-            except Exception:  # noqa: BLE001 - recorded by the first timed call
-                pass
-        if not SMOKE:
-            self.torch.cuda.synchronize()
-        for _ in range(1 if SMOKE else ROUNDS):
-            for name, (label, fn) in fns.items():
-                if rounds[name] is None:
-                    continue
-                ms = self.time(label, fn)
-                if ms is None:
-                    rounds[name] = None
-                else:
-                    rounds[name].append(ms)
-        medians = {name: (statistics.median(r) if r else None) for name, r in rounds.items()}
-        return medians, {name: r for name, r in rounds.items() if r}
+            except Exception as e:  # noqa: BLE001 - one failing baseline is data
+                self.errors.append(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
+            else:
+                ok[name] = fn
+        if SMOKE:
+            return {name: (_smoke_ms(ok[name]) if name in ok else None) for name in fns}, {}
+        self.torch.cuda.synchronize()
+        samples = {}
+        if ok:
+            try:
+                samples = paired_times(ok, budget_ms=PAIRED_MS, min_iters=MIN_TURNS, max_iters=MAX_TURNS,
+                                       flush=self._flush())
+            except Exception as e:  # noqa: BLE001 - a row that cannot be timed is data
+                self.errors.append(f"{' / '.join(label for label, _ in fns.values())}: {type(e).__name__}: "
+                                   f"{str(e).splitlines()[0][:300]}")
+        medians = {name: (statistics.median(samples[name]) if name in samples else None) for name in fns}
+        return medians, {name: slice_medians(ts, SLICES) for name, ts in samples.items()}
+
+    def _flush(self):
+        if self.flush is None:
+            self.flush = self.torch.empty(FLUSH_BYTES // 4, dtype=self.torch.int32, device="cuda")
+        return self.flush
 
     def row(self, kernel, size, unit, amount, fns: dict, config=None):
         """Times fns (name -> (label, fn); ours is "triton") with `times` and records the row. amount: bytes
         (GB/s) or flops (TFLOP/s). config: what our kernel launched (blocks, warps, stages), when a wrapper
         chose it."""
-        times, per_round = self.times(fns)
+        times, per_slice = self.times(fns)
         scale = 1e9 if unit == "GB/s" else 1e12
         rates = {k: (amount / (ms * 1e-3) / scale if ms else None) for k, ms in times.items()}
         ours = times.get("triton")
         ratios = {f"vs {k}": (v / ours if (ours and v) else None) for k, v in times.items() if k != "triton"}
         spread = {}
-        for k, ms in per_round.items():
-            if k != "triton" and "triton" in per_round and len(ms) == len(per_round["triton"]) > 1:
-                each = [theirs / mine for theirs, mine in zip(ms, per_round["triton"])]
+        for k, ms in per_slice.items():
+            if k != "triton" and "triton" in per_slice and len(ms) == len(per_slice["triton"]) > 1:
+                each = [theirs / mine for theirs, mine in zip(ms, per_slice["triton"])]
                 spread[f"vs {k}"] = [min(each), max(each)]
         if unit == "GB/s" and self.copy_gbs and rates.get("triton"):
             ratios["of d2d copy"] = rates["triton"] / self.copy_gbs
-        r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "ms_rounds": per_round, "rate": rates,
+        r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "ms_slices": per_slice, "rate": rates,
              "ratios": ratios, "ratio_spread": spread}
         if config:
             r["config"] = config
@@ -231,6 +236,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             fns["lesson"] = ("lesson softmax", lambda: ls._launch(ls.softmax_fwd_kernel, x))
         if sm_c:
             fns["torch.compile"] = ("compiled softmax", lambda: sm_c(x))
+        fns["x.clone()"] = ("x.clone()", lambda: x.clone())       # the same bytes moved: this size's ceiling
         b.row("softmax fwd", f"{rows}x{cols} bf16", "GB/s", softmax.traffic(rows, cols, "bfloat16")["bytes"], fns)
         yv = torch.softmax(x.float(), dim=1).to(torch.bfloat16)
         dy = torch.randn_like(x)
@@ -239,6 +245,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
                                          lambda: torch._softmax_backward_data(dy, yv, 1, torch.bfloat16))}
         if ls:
             fns["lesson"] = ("lesson softmax bwd", lambda: ls._launch(ls.softmax_bwd_kernel, yv, dy))
+        fns["y + dy"] = ("y + dy", lambda: yv + dy)
         b.row("softmax bwd", f"{rows}x{cols} bf16", "GB/s",
               softmax.traffic(rows, cols, "bfloat16", backward=True)["bytes"], fns)
 
@@ -261,6 +268,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             fns["F.rms_norm"] = ("F.rms_norm", lambda: F.rms_norm(x, (cols,), w, 1e-6))
         if rms_c:
             fns["torch.compile"] = ("compiled rmsnorm", lambda: rms_c(x, w))
+        fns["x.clone()"] = ("x.clone()", lambda: x.clone())
         b.row("rmsnorm fwd", f"{rows}x{cols} bf16", "GB/s", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], fns)
 
     # ------------------------------------------------------------ matmul (bf16, square) vs cuBLAS

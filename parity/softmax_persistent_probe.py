@@ -8,13 +8,13 @@ does pipeline their loads (cp.async into shared memory, 8 KB per stage at 4096 b
 For 4096 bf16 rows of 1024, 2048 and 4096 columns, forward and backward: the per-row launch the wrappers use
 without a persistent choice ("per-row"), the lesson's kernel, and `softmax_*_rows_kernel` with 2, 4 or 8
 programs per multiprocessor and 2 or 3 stages. Every variant is launched bare with a fresh output, like the
-per-row reference, and its output is checked against the per-row kernel's. Prints GB/s and ratios to "per-row" and to the lesson ([min-max] over rounds).
+per-row reference, and its output is checked against the per-row kernel's. Prints GB/s and ratios to "per-row" and to the lesson ([min-max] over slices of the run).
 
 The last lines name, per direction, the variant whose worst ratio to "per-row" over the three widths is
 highest, and whether that ratio reaches 1.03 (a win at every width, beyond the few percent that rows of a few
 microseconds move between runs).
 
-Usage (GPU only): PARITY_LESSON_DIR=... python3 parity/softmax_persistent_probe.py [--rounds 5]
+Usage (GPU only): PARITY_LESSON_DIR=... python3 parity/softmax_persistent_probe.py [--slices 5]
 """
 from __future__ import annotations
 
@@ -77,9 +77,9 @@ def main():
     from kernels import softmax
     from parity import gpubench
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=gpubench.ROUNDS)
+    ap.add_argument("--slices", type=int, default=gpubench.SLICES)
     a = ap.parse_args()
-    gpubench.ROUNDS = a.rounds
+    gpubench.SLICES = a.slices
     b = gpubench.Bench(600, False)
     lesson = gpubench.lesson_module("softmax_triton")
     rows = 4096
@@ -131,16 +131,16 @@ def main():
                           flush=True)
                     continue
                 fns[choice] = (f"{direction} {choice}", run)
-            med, per_round = b.times(fns)
+            med, per_slice = b.times(fns)
             nbytes = softmax.traffic(rows, cols, "bfloat16", backward=direction == "bwd")["bytes"]
-            base, les = per_round["per-row"], per_round["lesson"]
+            base, les = per_slice["per-row"], per_slice["lesson"]
             for name in sorted(med, key=lambda n: med[n] or 1e9):
                 if med[name] is None:
                     print(f"{direction} {rows}x{cols} {str(name):8} failed", flush=True)
                     continue
                 ratio = statistics.median(base) / med[name]
-                each = [t0 / t for t0, t in zip(base, per_round[name])]
-                each_l = [t0 / t for t0, t in zip(les, per_round[name])]
+                each = [t0 / t for t0, t in zip(base, per_slice[name])]
+                each_l = [t0 / t for t0, t in zip(les, per_slice[name])]
                 print(f"{direction} {rows}x{cols} {str(name):8} {nbytes / med[name] / 1e6:7.1f} GB/s  vs per-row "
                       f"{ratio:.3f} [{min(each):.3f}-{max(each):.3f}]  vs lesson "
                       f"{statistics.median(les) / med[name]:.3f} [{min(each_l):.3f}-{max(each_l):.3f}]", flush=True)

@@ -1,0 +1,80 @@
+"""Call-by-call interleaved GPU timing: every callable is timed once per iteration, in a rotating order, each
+call after an L2 flush and a short GPU spin, between its own pair of CUDA events.
+
+Rounds of `triton.testing.do_bench` (one callable for tens of milliseconds, then the next) let drift on that
+scale (clocks, power, a busy host) land on one callable: two launches of the same kernel then read several
+percent apart. Here the callables of one comparison alternate call by call, so drift slower than one iteration
+lands on all of them alike and their ratio is steady; what is left of it is the per-call noise, which the
+median over hundreds of calls averages out.
+
+Between calls the GPU also spins for SPIN_CYCLES (~100 us): the L2 flush alone takes about as long as the
+host's launch path of a Python wrapper (~50 us), and when the host falls behind, the GPU idles between a
+call's start event and its kernel, and the reading measures the host. With the spin the host stays ahead and
+a reading is GPU time only.
+"""
+from __future__ import annotations
+
+import statistics
+
+FLUSH_BYTES = 256 * 10 ** 6      # what do_bench writes between calls: more than any GPU's L2
+SPIN_CYCLES = 200_000            # GPU clock cycles of busy-waiting between calls: ~100 us at 2 GHz
+
+
+def paired_times(fns: dict, budget_ms: float = 400.0, min_iters: int = 20, max_iters: int = 2000,
+                 warmup: int = 3, spin_cycles: int = SPIN_CYCLES, flush=None) -> dict:
+    """fns: name -> callable (launches GPU work on the current stream). Returns {name: [ms per call]}, one entry
+    per iteration, all callables called equally often in a rotating order, the L2 cache flushed and the GPU
+    kept busy for `spin_cycles` before each call. The iteration count fits `budget_ms` of measured time
+    (within [min_iters, max_iters]). `flush`: a CUDA tensor of FLUSH_BYTES to zero between calls (allocated
+    here when not given)."""
+    import torch
+    names = list(fns)
+    if flush is None:
+        flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    for _ in range(warmup):
+        for n in names:
+            fns[n]()
+    torch.cuda.synchronize()
+    one = _one_pass_ms(fns, names, flush)
+    iters = int(max(min_iters, min(max_iters, budget_ms / max(one, 1e-3))))
+    starts = {n: [torch.cuda.Event(enable_timing=True) for _ in range(iters)] for n in names}
+    ends = {n: [torch.cuda.Event(enable_timing=True) for _ in range(iters)] for n in names}
+    for i in range(iters):
+        k = i % len(names)
+        for n in names[k:] + names[:k]:
+            flush.zero_()
+            if spin_cycles:
+                torch.cuda._sleep(spin_cycles)
+            starts[n][i].record()
+            fns[n]()
+            ends[n][i].record()
+    torch.cuda.synchronize()
+    return {n: [s.elapsed_time(e) for s, e in zip(starts[n], ends[n])] for n in names}
+
+
+def _one_pass_ms(fns, names, flush):
+    import torch
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for n in names:
+        fns[n]()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def slice_medians(samples: list, slices: int = 5) -> list:
+    """The medians of `slices` consecutive, equal slices of samples (the tail that does not fill a slice is
+    left out); [median(samples)] when there are fewer than two samples per slice."""
+    size = len(samples) // slices
+    if size < 2:
+        return [statistics.median(samples)] if samples else []
+    return [statistics.median(samples[b * size:(b + 1) * size]) for b in range(slices)]
+
+
+def ratio_with_spread(theirs: list, ours: list, slices: int = 5) -> tuple:
+    """(median(theirs) / median(ours), [min, max] of that ratio over `slices` consecutive slices of the
+    calls): >1 means ours is faster; the spread shows how steady the ratio was during the run."""
+    ratio = statistics.median(theirs) / statistics.median(ours)
+    each = [t / o for t, o in zip(slice_medians(theirs, slices), slice_medians(ours, slices))]
+    return ratio, [min(each), max(each)]

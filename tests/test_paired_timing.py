@@ -1,0 +1,58 @@
+"""The GPU benchmark's timing arithmetic (parity/paired_timing.py) and how a row treats a callable that raises.
+The timing loop itself needs CUDA; it runs in `python -m parity --target cuda`."""
+from __future__ import annotations
+
+import pathlib
+import statistics
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from parity.paired_timing import ratio_with_spread, slice_medians  # noqa: E402
+
+
+def test_slice_medians_cut_consecutive_equal_slices_and_drop_the_tail():
+    samples = [5, 1, 3, 10, 30, 20, 7, 9, 8, 100, 100]          # 11 samples: 3 slices of 3, 2 left over
+    assert slice_medians(samples, 3) == [3, 20, 8]
+
+
+def test_slice_medians_with_too_few_samples_fall_back_to_one_median():
+    assert slice_medians([4.0, 1.0, 2.0], 5) == [2.0]
+    assert slice_medians([], 5) == []
+
+
+def test_ratio_is_theirs_over_ours_and_the_spread_shows_a_drifting_slice():
+    ours = [1.0] * 40
+    theirs = [1.2] * 32 + [0.9] * 8                             # the last slice: theirs got faster
+    ratio, (lo, hi) = ratio_with_spread(theirs, ours, slices=5)
+    assert ratio == pytest.approx(1.2)
+    assert lo == pytest.approx(0.9) and hi == pytest.approx(1.2)
+
+
+def test_equal_timings_give_ratio_one_with_no_spread():
+    ts = [0.5, 0.7, 0.6, 0.55, 0.65] * 20
+    ratio, spread = ratio_with_spread(list(ts), list(ts))
+    assert ratio == 1.0 and spread == [1.0, 1.0]
+    assert statistics.median(ts) == 0.6
+
+
+def test_a_callable_that_raises_is_recorded_and_left_out_of_the_row(monkeypatch):
+    pytest.importorskip("torch")
+    from parity import gpubench
+    monkeypatch.setattr(gpubench, "SMOKE", True)                 # times on the CPU, one call each
+    bench = gpubench.Bench(60, compile_ok=False)
+    calls = []
+
+    def broken():
+        raise ValueError("no such kernel\nsecond line")
+
+    medians, per_slice = bench.times({"triton": ("ours", lambda: calls.append(1)), "lesson": ("theirs", broken)})
+    assert medians["lesson"] is None and medians["triton"] >= 0
+    assert bench.errors == ["theirs: ValueError: no such kernel"]
+    assert len(calls) == 3                                       # the warm-up call, then the smoke timing's two
+    bench.row("softmax fwd", "4x4 bf16", "GB/s", 1000, {"triton": ("ours", lambda: None),
+                                                        "lesson": ("theirs", broken)})
+    row = bench.rows[-1]
+    assert row["ms"]["lesson"] is None and row["ratios"]["vs lesson"] is None
