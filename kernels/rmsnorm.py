@@ -27,10 +27,19 @@ backward: three allocations and two launches) is what do_bench sees in some runs
 launch plans kept per input layout, which cut the wrappers' own Python time per call from ~30 to ~10 us forward
 and ~45 to ~16 us backward, measured on a CPU with the launches stubbed out). Since the forward's plan launches
 Triton's compiled kernel directly (`_host.compiled_launcher`), its host time on the H200 machine is ~18 us a
-call (the lesson's wrapper ~27). 2026-11-30, 4096 rows of 1024 / 4096 / 8192 columns, 5 interleaved do_bench
-rounds: 1.03 / 1.11 / 1.09x the lesson's kernel, 1.23 / 1.37 / 1.62x F.rms_norm
-(parity/results/cuda-bench-2026-11-30.md; at 1024 columns, ~8 us a call, runs differ by +-6%). dw is
-bit-identical from run to run.
+call (the lesson's wrapper ~27).
+
+2026-11-30, 4096 rows of 1024 / 4096 / 8192 columns, call-by-call paired timing, two runs
+(parity/results/cuda-bench-2026-11-30-paired-a.md, -b.md):
+
+| compared with | ratio |
+|---|---|
+| the lesson's kernel | 1.02-1.03 / 1.02 / 1.03-1.04 |
+| F.rms_norm | 1.20-1.21 / 1.26-1.27 / 1.56 |
+| `x.clone()`, which moves the same bytes (run b) | 0.98 / 0.97 / 0.98 |
+
+Rounds of do_bench had read 1.03 / 1.11 / 1.09 and 1.23 / 1.37 / 1.62, with runs differing by +-6% at 1024
+columns. dw is bit-identical from run to run.
 """
 from __future__ import annotations
 
