@@ -20,11 +20,21 @@ What it teaches:
   minitriton takes the first config, which is the one that wins for large square bf16 products on an H200.
 
 Run on a CUDA GPU with real Triton, `python -m kernels.matmul` checks the kernel against torch and prints
-TFLOP/s next to cuBLAS. Measured on an H200 (Triton 3.6.0, torch 2.11, bf16, square n, do_bench medians):
-n = 4096: 1.01x and 0.93x cuBLAS (two sessions), n = 8192: 0.91x and 0.98x (the autotuner picked
-256x128x64 in one session and 128x256x64 in the other). Small products are bound by Python's launch
-cost (Triton's launcher takes ~80 us of host time per call there; cuBLAS ~20 us): n = 1024: 0.32x,
-n = 2048: 0.64x, even with the autotuner's bookkeeping skipped after the first call.
+TFLOP/s next to cuBLAS.
+
+Measured on an H200 (Triton 3.6.0, torch 2.11, bf16, square n, call-by-call paired timing, two runs,
+2026-11-30, parity/results/cuda-bench-2026-11-30-paired-a.md and -b.md), n = 1024 / 2048 / 4096 / 8192:
+
+| compared with | ratio |
+|---|---|
+| cuBLAS | 0.79-0.81 / 0.98 / 0.95-0.96 / 1.00 |
+| the lesson's kernel | 1.08-1.09 / 1.25-1.27 / 1.29 / 1.20-1.21 |
+
+Earlier do_bench medians had read 1.01x and 0.93x cuBLAS at 4096 and 0.91x and 0.98x at 8192 in two
+sessions; the autotuner picked 256x128x64 in one session and 128x256x64 in the other. They had also read
+0.32x at n = 1024 and 0.64x at 2048, which was Python's launch cost: ~80 us of host time per call against
+~12 us of GPU time at 1024. The paired timing keeps the host ahead of the GPU, so these ratios are kernel
+time only.
 """
 import numpy as np
 import triton
