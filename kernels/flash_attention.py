@@ -44,8 +44,8 @@ scale with the whole row, not with the element: measured at most 2.4e-3 of the s
 Run on a CUDA GPU with real Triton, `python -m kernels.flash_attention` checks the kernels against torch's
 scaled_dot_product_attention (values and gradients) and prints timings next to it.
 
-Measured on an H200 (Triton 3.6.0, torch 2.11, bf16, call-by-call paired timing, two runs, 2026-11-30,
-parity/results/cuda-bench-2026-11-30-paired-a.md and -b.md), as a fraction of SDPA's speed:
+Measured on an H200 (Triton 3.6.0, torch 2.11, bf16, call-by-call paired timing, three runs, 2026-11-30,
+parity/results/cuda-bench-2026-11-30-paired-a.md, -paired-b.md, -shuffled.md), as a fraction of SDPA's speed:
 - Forward, D = 64, T = 1024..8192: 0.83-1.07 (causal or not); 1.30-1.93x the lesson's kernel.
 - Forward, D = 128: SDPA runs cuDNN's attention there. On Hopper this forward reads Q, K, V and writes O
   through tensor descriptors (`flash_fwd_tma_kernel`, TMA copies; the same source runs on minitriton).

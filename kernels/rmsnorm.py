@@ -29,14 +29,14 @@ and ~45 to ~16 us backward, measured on a CPU with the launches stubbed out). Si
 Triton's compiled kernel directly (`_host.compiled_launcher`), its host time on the H200 machine is ~18 us a
 call (the lesson's wrapper ~27).
 
-2026-11-30, 4096 rows of 1024 / 4096 / 8192 columns, call-by-call paired timing, two runs
-(parity/results/cuda-bench-2026-11-30-paired-a.md, -b.md):
+2026-11-30, 4096 rows of 1024 / 4096 / 8192 columns, call-by-call paired timing, three runs
+(parity/results/cuda-bench-2026-11-30-paired-a.md, -paired-b.md, -shuffled.md):
 
 | compared with | ratio |
 |---|---|
-| the lesson's kernel | 1.02-1.03 / 1.02 / 1.03-1.04 |
-| F.rms_norm | 1.20-1.21 / 1.26-1.27 / 1.56 |
-| `x.clone()`, which moves the same bytes (run b) | 0.98 / 0.97 / 0.98 |
+| the lesson's kernel | 1.02-1.03 / 1.02 / 1.02-1.04 |
+| F.rms_norm | 1.20-1.21 / 1.26-1.27 / 1.53-1.56 |
+| `x.clone()`, which moves the same bytes | 0.98 / 0.97-0.98 / 0.98 |
 
 Rounds of do_bench had read 1.03 / 1.11 / 1.09 and 1.23 / 1.37 / 1.62, with runs differing by +-6% at 1024
 columns. dw is bit-identical from run to run.

@@ -49,6 +49,9 @@ def main():
     ap.add_argument("--bwd-trials", type=int, default=0,
                     help="only the softmax backward at 4096 columns, this many times with fresh arrays, among the "
                          "benchmark row's baselines and one-row kernels of other shapes")
+    ap.add_argument("--order-trials", type=int, default=0,
+                    help="only the benchmark's softmax backward row at 4096 columns (its callables, its order), "
+                         "timed with the turns rotated and shuffled, this many times each")
     a = ap.parse_args()
     gpubench.SLICES = a.slices
     b = gpubench.Bench(600, True)
@@ -70,6 +73,9 @@ def main():
             print("error:", e, flush=True)
         b.errors.clear()
 
+    if a.order_trials:
+        _order_trials(lesson_sm, rows, 4096, a.order_trials)
+        return
     if a.bwd_trials:
         _bwd_trials(b, report, lesson_sm, rows, 4096, a.bwd_trials)
         return
@@ -117,6 +123,34 @@ def main():
         for bm, nw in variants:
             fns[f"bm{bm} w{nw}"] = (f"rms bm{bm} w{nw}", rmsnorm_launch(x, w, bm, nw))
         report(f"rmsnorm fwd {rows}x{cols}", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], fns)
+
+
+def _order_trials(lesson_sm, rows, cols, trials):
+    """The benchmark's softmax backward row (ours, torch, the lesson, `y + dy`, in that order), timed with
+    `paired_times` rotating the turns (every callable always follows the same one) and shuffling them."""
+    import torch
+
+    from kernels import softmax
+    from parity.paired_timing import paired_times, ratio_with_spread
+    x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+    yv = torch.softmax(x.float(), dim=1).to(torch.bfloat16)
+    dy = torch.randn_like(x)
+    orders = {"ours first": ["triton", "torch", "lesson", "y + dy"],
+              "lesson first": ["lesson", "torch", "triton", "y + dy"]}
+    calls = {"triton": lambda: softmax.softmax_backward(yv, dy),
+             "torch": lambda: torch._softmax_backward_data(dy, yv, 1, torch.bfloat16),
+             "lesson": lambda: lesson_sm._launch(lesson_sm.softmax_bwd_kernel, yv, dy),
+             "y + dy": lambda: yv + dy}
+    for trial in range(trials):
+        for label, names in orders.items():
+            for order in ("rotate", "shuffle"):
+                t = paired_times({n: calls[n] for n in names}, order=order, seed=trial)
+                parts = []
+                for n in ("lesson", "y + dy"):
+                    r, (lo, hi) = ratio_with_spread(t[n], t["triton"])
+                    parts.append(f"ours vs {n} {r:.3f} [{lo:.3f}-{hi:.3f}]")
+                print(f"softmax bwd {rows}x{cols} trial {trial} {label:12} {order:7}: " + ", ".join(parts),
+                      flush=True)
 
 
 def _bwd_trials(b, report, lesson_sm, rows, cols, trials):

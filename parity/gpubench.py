@@ -3,8 +3,9 @@
     python -m parity.gpubench [--budget-s 330] [--no-compile] [--json FILE]
 
 Runs in its own process (real Triton, torch CUDA). Times with `parity.paired_timing`: the callables of a
-row (ours and its baselines) are called in turn, call by call, each after an L2 flush and a short GPU spin,
-between its own CUDA events, hundreds of times; a row keeps the median per callable. Drift slower than one
+row (ours and its baselines) are called in turn, in a new random order every turn, each call after an L2
+flush and a short GPU spin, between its own CUDA events, hundreds of times; a row keeps the median per
+callable. Drift slower than one
 turn (clocks, power, a busy host) then lands on every callable alike: identical launches read within 0.5% of
 each other, where rounds of `triton.testing.do_bench` (one callable for tens of milliseconds, then the next)
 read them up to 4% apart on an H200 (parity/results/h200-softmax-bwd-2026-11-30.md). The spread of the ratio
@@ -37,7 +38,8 @@ os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 SLICES = 5              # consecutive slices of a paired run: the [min-max] of their ratios is the spread
 PAIRED_MS = 400.0       # measured time per row (all its callables together), between 25 and 1000 turns
 MIN_TURNS, MAX_TURNS = 25, 1000
-METHOD = (f"parity.paired_timing: callables called in turn, each after an L2 flush and a GPU spin, "
+METHOD = (f"parity.paired_timing: callables called in turn, in a random order each turn, each after an L2 "
+          f"flush and a GPU spin, "
           f"{MIN_TURNS}-{MAX_TURNS} turns (~{PAIRED_MS:.0f} ms measured) per row; the median per callable; "
           f"[min-max] of the ratios over {SLICES} consecutive slices of the turns")
 
@@ -285,7 +287,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
         if lesson["matmul_triton"] and not small:
             lesson["matmul_triton"].matmul(a, bb)       # its autotune outside the timing
             fns["lesson"] = ("lesson matmul", lambda: lesson["matmul_triton"].matmul(a, bb))
-        b.row("matmul", f"{n}^3 bf16", "TFLOP/s", 2 * n**3, fns)
+        b.row("matmul", f"{n}^3 bf16", "TFLOP/s", 2 * n**3, fns, config=matmul.launch_config(n, n, n, "bfloat16"))
 
     # ------------------------------------------------------------ flash attention (bf16) vs SDPA, fwd and bwd
     shapes = [(1, 2, 64, 32)] if small else [(4, h, t, d) for d, h in ((64, 32), (128, 16)) for t in (1024, 4096, 8192)]

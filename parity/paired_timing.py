@@ -1,5 +1,5 @@
-"""Call-by-call interleaved GPU timing: every callable is timed once per iteration, in a rotating order, each
-call after an L2 flush and a short GPU spin, between its own pair of CUDA events.
+"""Call-by-call interleaved GPU timing: every callable is timed once per iteration, in a new random order
+each iteration, each call after an L2 flush and a short GPU spin, between its own pair of CUDA events.
 
 Rounds of `triton.testing.do_bench` (one callable for tens of milliseconds, then the next) let drift on that
 scale (clocks, power, a busy host) land on one callable: two launches of the same kernel then read several
@@ -11,6 +11,12 @@ Between calls the GPU also spins for SPIN_CYCLES (~100 us): the L2 flush alone t
 host's launch path of a Python wrapper (~50 us), and when the host falls behind, the GPU idles between a
 call's start event and its kernel, and the reading measures the host. With the spin the host stays ahead and
 a reading is GPU time only.
+
+The order is shuffled, not rotated. A rotation keeps the cyclic order, so every callable always follows the
+same one, and on an H200 that alone moved a ratio by 2%, either way, despite the flush and the spin. At
+4096x4096, our softmax backward against the lesson's read 1.021-1.025 with the order (ours, torch, lesson,
+y + dy) rotated, 0.979-0.980 with (lesson, torch, ours, y + dy) rotated, and 0.999-1.002 shuffled
+(parity/results/h200-softmax-bwd-2026-11-30.md).
 """
 from __future__ import annotations
 
@@ -21,14 +27,17 @@ SPIN_CYCLES = 200_000            # GPU clock cycles of busy-waiting between call
 
 
 def paired_times(fns: dict, budget_ms: float = 400.0, min_iters: int = 20, max_iters: int = 2000,
-                 warmup: int = 3, spin_cycles: int = SPIN_CYCLES, flush=None) -> dict:
+                 warmup: int = 3, spin_cycles: int = SPIN_CYCLES, flush=None, order: str = "shuffle",
+                 seed: int = 0) -> dict:
     """fns: name -> callable (launches GPU work on the current stream). Returns {name: [ms per call]}, one entry
-    per iteration, all callables called equally often in a rotating order, the L2 cache flushed and the GPU
-    kept busy for `spin_cycles` before each call. The iteration count fits `budget_ms` of measured time
-    (within [min_iters, max_iters]). `flush`: a CUDA tensor of FLUSH_BYTES to zero between calls (allocated
-    here when not given)."""
+    per iteration, all callables called once per iteration, the L2 cache flushed and the GPU kept busy for
+    `spin_cycles` before each call. The iteration count fits `budget_ms` of measured time (within
+    [min_iters, max_iters]). `flush`: a CUDA tensor of FLUSH_BYTES to zero between calls (allocated here when
+    not given). `order`: "shuffle" (a new random order every iteration, from `seed`) or "rotate" (the
+    order of `fns`, starting one further each iteration: every callable then always follows the same one)."""
     import torch
     names = list(fns)
+    turn_order(names, 1, order, seed)          # checks `order` before anything runs
     if flush is None:
         flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
     for _ in range(warmup):
@@ -39,9 +48,8 @@ def paired_times(fns: dict, budget_ms: float = 400.0, min_iters: int = 20, max_i
     iters = int(max(min_iters, min(max_iters, budget_ms / max(one, 1e-3))))
     starts = {n: [torch.cuda.Event(enable_timing=True) for _ in range(iters)] for n in names}
     ends = {n: [torch.cuda.Event(enable_timing=True) for _ in range(iters)] for n in names}
-    for i in range(iters):
-        k = i % len(names)
-        for n in names[k:] + names[:k]:
+    for i, turn in enumerate(turn_order(names, iters, order, seed)):
+        for n in turn:
             flush.zero_()
             if spin_cycles:
                 torch.cuda._sleep(spin_cycles)
@@ -50,6 +58,19 @@ def paired_times(fns: dict, budget_ms: float = 400.0, min_iters: int = 20, max_i
             ends[n][i].record()
     torch.cuda.synchronize()
     return {n: [s.elapsed_time(e) for s, e in zip(starts[n], ends[n])] for n in names}
+
+
+def turn_order(names: list, turns: int, order: str = "shuffle", seed: int = 0) -> list:
+    """The order of the calls in each of `turns` turns: every name once per turn. "shuffle": a random
+    permutation per turn (seeded, so a run can be repeated); "rotate": `names` starting one further each turn,
+    which keeps every name behind the same one."""
+    import random
+    if order == "rotate":
+        return [names[i % len(names):] + names[:i % len(names)] for i in range(turns)]
+    if order != "shuffle":
+        raise ValueError(f"order must be 'shuffle' or 'rotate', got {order!r}")
+    rng = random.Random(seed)
+    return [rng.sample(names, len(names)) for _ in range(turns)]
 
 
 def _one_pass_ms(fns, names, flush):

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from parity.paired_timing import ratio_with_spread, slice_medians  # noqa: E402
+from parity.paired_timing import ratio_with_spread, slice_medians, turn_order  # noqa: E402
 
 
 def test_slice_medians_cut_consecutive_equal_slices_and_drop_the_tail():
@@ -36,6 +36,40 @@ def test_equal_timings_give_ratio_one_with_no_spread():
     ratio, spread = ratio_with_spread(list(ts), list(ts))
     assert ratio == 1.0 and spread == [1.0, 1.0]
     assert statistics.median(ts) == 0.6
+
+
+def _predecessors(turns):
+    """name -> the set of names that ran just before it, across turn boundaries too."""
+    flat = [n for turn in turns for n in turn]
+    seen = {}
+    for before, n in zip(flat, flat[1:]):
+        seen.setdefault(n, set()).add(before)
+    return seen
+
+
+def test_shuffled_turns_call_each_once_and_vary_who_runs_before_whom():
+    names = ["ours", "torch", "lesson", "y + dy"]
+    turns = turn_order(names, 200, "shuffle", seed=3)
+    assert all(sorted(t) == sorted(names) for t in turns)
+    assert len({tuple(t) for t in turns}) > 12                  # many of the 24 orders
+    assert all(len(p - {n}) == 3 for n, p in _predecessors(turns).items())   # every other name ran before it
+    assert turn_order(names, 50, "shuffle", seed=3) == turns[:50]      # seeded: a run can be repeated
+
+
+def test_rotated_turns_keep_every_name_behind_the_same_one():
+    names = ["ours", "torch", "lesson", "y + dy"]
+    turns = turn_order(names, 8, "rotate")
+    assert turns[1] == ["torch", "lesson", "y + dy", "ours"]
+    within = {}
+    for t in turns:
+        for before, n in zip(t, t[1:]):
+            within.setdefault(n, set()).add(before)
+    assert within["ours"] == {"y + dy"} and within["lesson"] == {"torch"}
+
+
+def test_an_unknown_order_is_refused():
+    with pytest.raises(ValueError, match="order must be 'shuffle' or 'rotate'"):
+        turn_order(["a"], 1, "random")
 
 
 def test_a_callable_that_raises_is_recorded_and_left_out_of_the_row(monkeypatch):

@@ -234,3 +234,14 @@ def test_second_call_launches_the_chosen_config_directly():
     assert first["constexprs"] == second["constexprs"]
     assert second["constexprs"]["BLOCK_N"] == mm.CONFIGS[0].kwargs["BLOCK_N"]
     assert mm._CHOSEN[(48, 56, 40, "bfloat16")]["BLOCK_M"] == mm.CONFIGS[0].kwargs["BLOCK_M"]
+
+
+def test_launch_config_names_the_autotuners_choice(monkeypatch):
+    monkeypatch.setattr(mm, "_CHOSEN", {})
+    a, b = _as(_rand((24, 40), 25), "bfloat16"), _as(_rand((40, 16), 26), "bfloat16")
+    assert mm.launch_config(24, 16, 40, "bfloat16") is None
+    mm.matmul(a, b)
+    c = mm.CONFIGS[0]   # minitriton's autotuner takes the first config
+    assert mm.launch_config(24, 16, 40, "bfloat16") == (
+        f"{c.kwargs['BLOCK_M']}x{c.kwargs['BLOCK_N']}x{c.kwargs['BLOCK_K']} w{c.num_warps} s{c.num_stages}")
+    assert mm.launch_config(24, 16, 40, "float32") is None      # a choice is per size and dtype
