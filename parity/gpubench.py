@@ -5,11 +5,11 @@
 Runs in its own process (real Triton, torch CUDA). Times with `parity.paired_timing`: the callables of a
 row (ours and its baselines) are called in turn, in a new random order every turn, each call after an L2
 flush and a short GPU spin, between its own CUDA events, hundreds of times; a row keeps the median per
-callable. Drift slower than one
-turn (clocks, power, a busy host) then lands on every callable alike: identical launches read within 0.5% of
-each other, where rounds of `triton.testing.do_bench` (one callable for tens of milliseconds, then the next)
-read them up to 4% apart on an H200 (parity/results/h200-softmax-bwd-2026-11-30.md). The spread of the ratio
-over SLICES consecutive slices of the run is recorded beside each ratio. Reports GB/s for memory-bound kernels
+callable. Drift slower than one turn (clocks, power, a busy host) then lands on every callable alike:
+identical launches read within 0.5% of each other, where rounds of `triton.testing.do_bench` (one callable
+for tens of milliseconds, then the next) read them up to 4% apart on an H200
+(parity/results/h200-softmax-bwd-2026-11-30.md). The spread of the ratio over SLICES consecutive slices of the
+run is recorded beside each ratio. Reports GB/s for memory-bound kernels
 (bytes an ideal kernel moves, from each module's `traffic()`, over the time) and TFLOP/s for matmul and
 attention, plus ratios: ours / torch eager, ours / torch.compile, ours / cuBLAS, ours / SDPA (>1 means
 faster), and bandwidth as a fraction of a device-to-device copy measured in the same run. Sizes as in the
@@ -39,8 +39,7 @@ SLICES = 5              # consecutive slices of a paired run: the [min-max] of t
 PAIRED_MS = 400.0       # measured time per row (all its callables together), between 25 and 1000 turns
 MIN_TURNS, MAX_TURNS = 25, 1000
 METHOD = (f"parity.paired_timing: callables called in turn, in a random order each turn, each after an L2 "
-          f"flush and a GPU spin, "
-          f"{MIN_TURNS}-{MAX_TURNS} turns (~{PAIRED_MS:.0f} ms measured) per row; the median per callable; "
+          f"flush and a GPU spin, {MIN_TURNS}-{MAX_TURNS} turns (~{PAIRED_MS:.0f} ms measured) per row; the median per callable; "
           f"[min-max] of the ratios over {SLICES} consecutive slices of the turns")
 
 

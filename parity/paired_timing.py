@@ -44,7 +44,7 @@ def paired_times(fns: dict, budget_ms: float = 400.0, min_iters: int = 20, max_i
         for n in names:
             fns[n]()
     torch.cuda.synchronize()
-    one = _one_pass_ms(fns, names, flush)
+    one = _one_pass_ms(fns, names)
     iters = int(max(min_iters, min(max_iters, budget_ms / max(one, 1e-3))))
     starts = {n: [torch.cuda.Event(enable_timing=True) for _ in range(iters)] for n in names}
     ends = {n: [torch.cuda.Event(enable_timing=True) for _ in range(iters)] for n in names}
@@ -73,7 +73,7 @@ def turn_order(names: list, turns: int, order: str = "shuffle", seed: int = 0) -
     return [rng.sample(names, len(names)) for _ in range(turns)]
 
 
-def _one_pass_ms(fns, names, flush):
+def _one_pass_ms(fns, names):
     import torch
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
