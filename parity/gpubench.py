@@ -39,8 +39,8 @@ SLICES = 5              # consecutive slices of a paired run: the [min-max] of t
 PAIRED_MS = 400.0       # measured time per row (all its callables together), between 25 and 1000 turns
 MIN_TURNS, MAX_TURNS = 25, 1000
 METHOD = (f"parity.paired_timing: callables called in turn, in a random order each turn, each after an L2 "
-          f"flush and a GPU spin, {MIN_TURNS}-{MAX_TURNS} turns (~{PAIRED_MS:.0f} ms measured) per row; the median per callable; "
-          f"[min-max] of the ratios over {SLICES} consecutive slices of the turns")
+          f"flush and a GPU spin, {MIN_TURNS}-{MAX_TURNS} turns (~{PAIRED_MS:.0f} ms measured) per row; "
+          f"the median per callable; [min-max] of the ratios over {SLICES} consecutive slices of the turns")
 
 
 def _smoke_ms(fn):
