@@ -3,8 +3,11 @@ each width and direction, several trials. Each trial allocates fresh inputs behi
 other physical pages and DRAM channels) and times, with `parity.paired_timing`:
 - the lesson's kernel and our wrapper;
 - a few of our launches;
-- one-row kernels with cache hints (evict-first or evict-last loads, streaming stores).
-It prints each trial's ratios to the lesson, with [min-max] over the trial's slices.
+- one-row (1-D) kernels with 4 or 8 warps, plain or with cache hints (evict-first or evict-last loads,
+  streaming stores);
+- a torch elementwise op that moves the same bytes (`x.clone()` forward, `y + dy` backward): the ceiling.
+It prints each trial's ratios to the lesson, with [min-max] over the trial's slices, then each variant's
+mean and range over the trials.
 
 A ratio that is steady within a trial but moves between trials is a placement effect: a benchmark row, which
 sees one placement, then reads a tie as a win or a loss of that size.
@@ -50,7 +53,7 @@ def softmax_bwd_hinted_kernel(y_ptr, dy_ptr, dx_ptr, n_cols, y_row_stride, dy_ro
              cache_modifier=STORE)
 
 
-HINTS = {"first": ("evict_first", ""), "cs": ("", ".cs"), "first+cs": ("evict_first", ".cs"),
+HINTS = {"none": ("", ""), "first": ("evict_first", ""), "cs": ("", ".cs"), "first+cs": ("evict_first", ".cs"),
          "last": ("evict_last", "")}
 
 
@@ -64,13 +67,16 @@ def main():
     ap.add_argument("--trials", type=int, default=4)
     ap.add_argument("--cases", default="bwd:1024,bwd:4096,fwd:4096,fwd:1024")
     ap.add_argument("--paired-ms", type=float, default=1500.0)
+    ap.add_argument("--one-row-warps", default="4,8", help="warps of the one-row kernels")
     a = ap.parse_args()
+    one_row_warps = [int(w) for w in a.one_row_warps.split(",")]
     lesson = lesson_module("softmax_triton")
     rows = 4096
     for case in a.cases.split(","):
         direction, cols = case.split(":")
         cols = int(cols)
         bn = triton.next_power_of_2(cols)
+        pooled = {}
         for trial in range(a.trials):
             pad = torch.empty((trial * 37 + 5) * 2**20 + trial * 4096, dtype=torch.uint8, device="cuda")
             x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
@@ -87,13 +93,15 @@ def main():
                                                                              num_warps=w)
                         return dx
                     runs[f"bm{bm} w{w}"] = run
-                for hint, (evict, store) in HINTS.items():
-                    def run(evict=evict, store=store):
-                        dx = torch.empty_like(y)
-                        softmax_bwd_hinted_kernel[(rows,)](y, dy, dx, cols, cols, cols, cols, BLOCK_N=bn,
-                                                           EVICT=evict, STORE=store, num_warps=4)
-                        return dx
-                    runs[f"w4 {hint}"] = run
+                for w in one_row_warps:
+                    for hint, (evict, store) in HINTS.items():
+                        def run(evict=evict, store=store, w=w):
+                            dx = torch.empty_like(y)
+                            softmax_bwd_hinted_kernel[(rows,)](y, dy, dx, cols, cols, cols, cols, BLOCK_N=bn,
+                                                               EVICT=evict, STORE=store, num_warps=w)
+                            return dx
+                        runs[f"w{w} {hint}"] = run
+                runs["y + dy"] = lambda: y + dy
             else:
                 runs = {"lesson": lambda: lesson._launch(lesson.softmax_fwd_kernel, x),
                         "wrapper": lambda: softmax.softmax(x)}
@@ -104,28 +112,36 @@ def main():
                                                                              BLOCK_M=bm, BLOCK_N=bn, num_warps=w)
                         return out
                     runs[f"bm{bm} w{w}"] = run
-                for hint, (evict, store) in HINTS.items():
-                    def run(evict=evict, store=store):
-                        out = torch.empty_like(x)
-                        softmax_fwd_hinted_kernel[(rows,)](x, out, cols, cols, cols, BLOCK_N=bn, EVICT=evict,
-                                                           STORE=store, num_warps=4 if bn <= 4096 else 8)
-                        return out
-                    runs[f"w4 {hint}"] = run
+                for w in one_row_warps:
+                    for hint, (evict, store) in HINTS.items():
+                        def run(evict=evict, store=store, w=w):
+                            out = torch.empty_like(x)
+                            softmax_fwd_hinted_kernel[(rows,)](x, out, cols, cols, cols, BLOCK_N=bn, EVICT=evict,
+                                                               STORE=store, num_warps=w)
+                            return out
+                        runs[f"w{w} {hint}"] = run
+                runs["x.clone()"] = lambda: x.clone()
             for name, run in list(runs.items()):
+                if name in ("x.clone()", "y + dy"):
+                    continue
                 ref = (softmax.softmax_backward(y, dy) if direction == "bwd" else softmax.softmax(x)).float()
                 if ((run().float() - ref).abs() > 2e-2 * ref.abs() + 1e-2).any().item():
                     print(f"{direction} {cols} {name}: WRONG", flush=True)
                     del runs[name]
-            times = paired_times(runs, budget_ms=a.paired_ms)
+            times = paired_times(runs, budget_ms=a.paired_ms, seed=trial)
             line = []
             for name, ts in times.items():
                 if name == "lesson":
                     continue
                 ratio, (lo, hi) = ratio_with_spread(times["lesson"], ts)
+                pooled.setdefault(name, []).append(ratio)
                 line.append(f"{name} {ratio:.3f} [{lo:.3f}-{hi:.3f}]")
             print(f"softmax {direction} {rows}x{cols} trial {trial} (x at {x.data_ptr() % 2**30:#x}): "
                   + ", ".join(line), flush=True)
             del pad, x, y, dy
+        ranked = sorted(pooled.items(), key=lambda kv: -sum(kv[1]) / len(kv[1]))
+        print(f"softmax {direction} {rows}x{cols} over {a.trials} trials, vs lesson: "
+              + ", ".join(f"{n} {sum(r) / len(r):.4f} [{min(r):.3f}-{max(r):.3f}]" for n, r in ranked), flush=True)
 
 
 if __name__ == "__main__":
