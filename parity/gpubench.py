@@ -4,9 +4,10 @@
 
 Runs in its own process (real Triton, torch CUDA). Times with `parity.paired_timing`: the callables of a
 row (ours and its baselines) are called in turn, in a new random order every turn, each call after an L2
-flush and a short GPU spin, between its own CUDA events, hundreds of times; a row keeps the median per
-callable. Drift slower than one turn (clocks, power, a busy host) then lands on every callable alike:
-identical launches read within 0.5% of each other, where rounds of `triton.testing.do_bench` (one callable
+flush and a short GPU spin, between its own CUDA events, hundreds of times; a row keeps the interquartile
+mean per callable (`paired_timing.iq_mean`: the event timer's 32 ns steps make a median snap to them), and
+records the medians beside it. Drift slower than one turn (clocks, power, a busy host) then lands on every
+callable alike: identical launches read within 0.5% of each other, where rounds of `triton.testing.do_bench` (one callable
 for tens of milliseconds, then the next) read them up to 4% apart on an H200
 (parity/results/h200-softmax-bwd-2026-11-30.md). The spread of the ratio over SLICES consecutive slices of the
 run is recorded beside each ratio. Reports GB/s for memory-bound kernels
@@ -27,7 +28,7 @@ import sys
 import time
 import traceback
 
-from parity.paired_timing import FLUSH_BYTES, paired_times, slice_medians
+from parity.paired_timing import FLUSH_BYTES, iq_mean, paired_times, slice_iq_means
 
 SMOKE = os.environ.get("PARITY_CUDA_SMOKE") == "1"
 # torch.compile's baselines compile in one process: a pool of compile workers left busy beside the timing loop
@@ -40,7 +41,8 @@ PAIRED_MS = 400.0       # measured time per row (all its callables together), be
 MIN_TURNS, MAX_TURNS = 25, 1000
 METHOD = (f"parity.paired_timing: callables called in turn, in a random order each turn, each after an L2 "
           f"flush and a GPU spin, {MIN_TURNS}-{MAX_TURNS} turns (~{PAIRED_MS:.0f} ms measured) per row; "
-          f"the median per callable; [min-max] of the ratios over {SLICES} consecutive slices of the turns")
+          f"the interquartile mean per callable (its middle half of calls: event times come in 32 ns steps, "
+          f"which a median snaps to); [min-max] of the ratios over {SLICES} consecutive slices of the turns")
 
 
 def _smoke_ms(fn):
@@ -68,8 +70,8 @@ class Bench:
     def times(self, fns: dict) -> tuple:
         """fns: name -> (label, fn). Calls each once (compiles, autotuning, lazy torch.compile: before any
         timing), then times those that did not raise with `paired_times` (one call each in a smoke run);
-        returns ({name: median ms or None}, {name: [median ms per slice]}). A callable that raises is
-        recorded as an error and not timed."""
+        returns ({name: interquartile mean ms or None}, {name: [its interquartile mean per slice]},
+        {name: median ms or None}). A callable that raises is recorded as an error and not timed."""
         ok = {}
         for name, (label, fn) in fns.items():
             try:
@@ -79,7 +81,8 @@ class Bench:
             else:
                 ok[name] = fn
         if SMOKE:
-            return {name: (_smoke_ms(ok[name]) if name in ok else None) for name in fns}, {}
+            smoke = {name: (_smoke_ms(ok[name]) if name in ok else None) for name in fns}
+            return smoke, {}, dict(smoke)
         self.torch.cuda.synchronize()
         samples = {}
         if ok:
@@ -89,8 +92,9 @@ class Bench:
             except Exception as e:  # noqa: BLE001 - a row that cannot be timed is data
                 self.errors.append(f"{' / '.join(label for label, _ in fns.values())}: {type(e).__name__}: "
                                    f"{str(e).splitlines()[0][:300]}")
+        typical = {name: (iq_mean(samples[name]) if name in samples else None) for name in fns}
         medians = {name: (statistics.median(samples[name]) if name in samples else None) for name in fns}
-        return medians, {name: slice_medians(ts, SLICES) for name, ts in samples.items()}
+        return typical, {name: slice_iq_means(ts, SLICES) for name, ts in samples.items()}, medians
 
     def _flush(self):
         if self.flush is None:
@@ -101,7 +105,7 @@ class Bench:
         """Times fns (name -> (label, fn); ours is "triton") with `times` and records the row. amount: bytes
         (GB/s) or flops (TFLOP/s). config: what our kernel launched (blocks, warps, stages), when a wrapper
         chose it."""
-        times, per_slice = self.times(fns)
+        times, per_slice, medians = self.times(fns)
         scale = 1e9 if unit == "GB/s" else 1e12
         rates = {k: (amount / (ms * 1e-3) / scale if ms else None) for k, ms in times.items()}
         ours = times.get("triton")
@@ -114,7 +118,9 @@ class Bench:
         if unit == "GB/s" and self.copy_gbs and rates.get("triton"):
             ratios["of d2d copy"] = rates["triton"] / self.copy_gbs
         r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "ms_slices": per_slice, "rate": rates,
-             "ratios": ratios, "ratio_spread": spread}
+             "ratios": ratios, "ratio_spread": spread, "ms_median": medians,
+             "ratios_median": {f"vs {k}": (v / medians["triton"] if (medians.get("triton") and v) else None)
+                               for k, v in medians.items() if k != "triton"}}
         if config:
             r["config"] = config
         self.rows.append(r)

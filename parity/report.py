@@ -70,8 +70,9 @@ def bench_markdown(bench: dict) -> str:
                   f"{info.get('device')}, torch {info.get('torch')}, triton {info.get('triton')}, CUDA "
                   f"{info.get('cuda')}; {info.get('method')}; {info.get('seconds')} s"
                   + (" (SMOKE RUN on the CPU: times mean nothing)" if info.get("smoke") else ""), "",
-                  "ratios: other time / ours (> 1: ours is faster), from the median time of each, with [min-max] "
-                  "of the ratios over slices of the run where there were several; `of d2d copy`: our GB/s over a "
+                  "ratios: other time / ours (> 1: ours is faster), from the interquartile mean time of each "
+                  "(the JSON also holds the medians and their ratios), with [min-max] of the ratios"
+                  " over slices of the run where there were several; `of d2d copy`: our GB/s over a "
                   "device-to-device copy's, measured in the same run; `x.clone()` and `y + dy`: torch elementwise "
                   "ops that move the same bytes as the row's kernel, the most that size allows (a ratio near 1 "
                   "is a kernel at that ceiling).", "",

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -131,19 +130,19 @@ def main():
                           flush=True)
                     continue
                 fns[choice] = (f"{direction} {choice}", run)
-            med, per_slice = b.times(fns)
+            med, per_slice, _ = b.times(fns)
             nbytes = softmax.traffic(rows, cols, "bfloat16", backward=direction == "bwd")["bytes"]
             base, les = per_slice["per-row"], per_slice["lesson"]
             for name in sorted(med, key=lambda n: med[n] or 1e9):
                 if med[name] is None:
                     print(f"{direction} {rows}x{cols} {str(name):8} failed", flush=True)
                     continue
-                ratio = statistics.median(base) / med[name]
+                ratio = med["per-row"] / med[name]
                 each = [t0 / t for t0, t in zip(base, per_slice[name])]
                 each_l = [t0 / t for t0, t in zip(les, per_slice[name])]
                 print(f"{direction} {rows}x{cols} {str(name):8} {nbytes / med[name] / 1e6:7.1f} GB/s  vs per-row "
                       f"{ratio:.3f} [{min(each):.3f}-{max(each):.3f}]  vs lesson "
-                      f"{statistics.median(les) / med[name]:.3f} [{min(each_l):.3f}-{max(each_l):.3f}]", flush=True)
+                      f"{med['lesson'] / med[name]:.3f} [{min(each_l):.3f}-{max(each_l):.3f}]", flush=True)
                 if name in worst[direction]:
                     worst[direction][name] = min(worst[direction][name], ratio)
             for choice in CHOICES:

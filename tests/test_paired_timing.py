@@ -10,17 +10,36 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from parity.paired_timing import ratio_with_spread, slice_medians, turn_order  # noqa: E402
+from parity.paired_timing import iq_mean, ratio_with_spread, slice_iq_means, turn_order  # noqa: E402
 
 
-def test_slice_medians_cut_consecutive_equal_slices_and_drop_the_tail():
-    samples = [5, 1, 3, 10, 30, 20, 7, 9, 8, 100, 100]          # 11 samples: 3 slices of 3, 2 left over
-    assert slice_medians(samples, 3) == [3, 20, 8]
+def test_iq_mean_averages_the_middle_half_and_drops_outliers():
+    assert iq_mean([1, 2, 3, 4, 5, 6, 7, 1000]) == 4.5          # drops 1, 2 and 7, 1000: mean of 3..6
+    assert iq_mean([3.0, 1.0, 2.0]) == 2.0                       # fewer than four: all of them
+    with pytest.raises(ValueError, match="no samples"):
+        iq_mean([])
 
 
-def test_slice_medians_with_too_few_samples_fall_back_to_one_median():
-    assert slice_medians([4.0, 1.0, 2.0], 5) == [2.0]
-    assert slice_medians([], 5) == []
+def test_iq_mean_resolves_a_difference_smaller_than_the_timer_step():
+    # Event times come in 32 ns steps: two kernels a few ns apart give calls that land on the same two steps
+    # in slightly different proportions. Their medians are equal; the interquartile means tell them apart.
+    step, base = 0.000032, 0.029792
+    faster = [base] * 55 + [base + step] * 45
+    slower = [base] * 52 + [base + step] * 48
+    assert statistics.median(faster) == statistics.median(slower) == base
+    assert iq_mean(faster) < iq_mean(slower)
+    ratio, _ = ratio_with_spread(slower, faster)
+    assert 1.0 < ratio < 1 + step / base
+
+
+def test_slice_iq_means_cut_consecutive_equal_slices_and_drop_the_tail():
+    samples = [5, 1, 3, 9, 10, 30, 20, 40, 7, 9, 8, 6, 100]    # 13 samples: 3 slices of 4, 1 left over
+    assert slice_iq_means(samples, 3) == [4.0, 25.0, 7.5]
+
+
+def test_slice_iq_means_with_too_few_samples_fall_back_to_one():
+    assert slice_iq_means([4.0, 1.0, 2.0, 3.0, 5.0], 2) == [3.0]
+    assert slice_iq_means([], 5) == []
 
 
 def test_ratio_is_theirs_over_ours_and_the_spread_shows_a_drifting_slice():
@@ -35,7 +54,6 @@ def test_equal_timings_give_ratio_one_with_no_spread():
     ts = [0.5, 0.7, 0.6, 0.55, 0.65] * 20
     ratio, spread = ratio_with_spread(list(ts), list(ts))
     assert ratio == 1.0 and spread == [1.0, 1.0]
-    assert statistics.median(ts) == 0.6
 
 
 def _predecessors(turns):
@@ -82,7 +100,7 @@ def test_a_callable_that_raises_is_recorded_and_left_out_of_the_row(monkeypatch)
     def broken():
         raise ValueError("no such kernel\nsecond line")
 
-    medians, per_slice = bench.times({"triton": ("ours", lambda: calls.append(1)), "lesson": ("theirs", broken)})
+    medians, per_slice, _ = bench.times({"triton": ("ours", lambda: calls.append(1)), "lesson": ("theirs", broken)})
     assert medians["lesson"] is None and medians["triton"] >= 0
     assert bench.errors == ["theirs: ValueError: no such kernel"]
     assert len(calls) == 3                                       # the warm-up call, then the smoke timing's two
