@@ -277,6 +277,21 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             fns["torch.compile"] = ("compiled rmsnorm", lambda: rms_c(x, w))
         fns["x.clone()"] = ("x.clone()", lambda: x.clone())
         b.row("rmsnorm fwd", f"{rows}x{cols} bf16", "GB/s", rmsnorm.traffic(rows, cols, "bfloat16")["bytes"], fns)
+        # The backward (the lesson has none): dx and dw against torch autograd's backward of the same graphs,
+        # built once and differentiated with retain_graph, so a call times the backward kernels only.
+        _, rstd = rmsnorm.rmsnorm_forward(x, w)
+        dy = torch.randn_like(x)
+        xg, wg = x.detach().requires_grad_(), w.detach().requires_grad_()
+        eager_y = torch_rmsnorm(xg, wg)
+        fns = {"triton": ("rmsnorm_backward", lambda: rmsnorm.rmsnorm_backward(x, w, rstd, dy)),
+               "torch": ("torch rmsnorm bwd",
+                         lambda: torch.autograd.grad(eager_y, (xg, wg), dy, retain_graph=True))}
+        if hasattr(F, "rms_norm"):
+            f_y = F.rms_norm(xg, (cols,), wg, 1e-6)
+            fns["F.rms_norm"] = ("F.rms_norm bwd", lambda: torch.autograd.grad(f_y, (xg, wg), dy, retain_graph=True))
+        fns["x + dy"] = ("x + dy", lambda: x + dy)       # reads two, writes one: the bytes of dx's pass
+        b.row("rmsnorm bwd", f"{rows}x{cols} bf16", "GB/s",
+              rmsnorm.traffic(rows, cols, "bfloat16", backward=True)["bytes"], fns)
 
     # ------------------------------------------------------------ matmul (bf16, square) vs cuBLAS
     for n in ([64, 128] if small else [1024, 2048, 4096, 8192]):

@@ -73,7 +73,7 @@ def bench_markdown(bench: dict) -> str:
                   "ratios: other time / ours (> 1: ours is faster), from the interquartile mean time of each "
                   "(the JSON also holds the medians and their ratios), with [min-max] of the ratios"
                   " over slices of the run where there were several; `of d2d copy`: our GB/s over a "
-                  "device-to-device copy's, measured in the same run; `x.clone()` and `y + dy`: torch elementwise "
+                  "device-to-device copy's, measured in the same run; `x.clone()`, `y + dy` and `x + dy`: torch elementwise "
                   "ops that move the same bytes as the row's kernel, the most that size allows (a ratio near 1 "
                   "is a kernel at that ceiling).", "",
                   "| kernel | size | unit | ours | baselines | ratios |", "|---|---|---|---|---|---|"]
