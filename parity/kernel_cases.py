@@ -136,6 +136,15 @@ def kernel_cases(target: str, seed: int = 0, small: bool = False) -> list:
         y /= y.sum(1, keepdims=True)
         add(f"softmax_backward_{_tol_key(dt)}_{rows}x{cols}", "softmax", "softmax_backward",
             (_like(y, dt), _arr(rng, (rows, cols), dt)), checks=(ktol(_tol_key(dt)),), interp=interp)
+        # rows wider than 2048 columns: one row per program, masked by column only (BLOCK_M = 1)
+        wide = (rows // 2, 3000) if big else (9, 3000)
+        xw = _arr(rng, wide, dt, 3.0)
+        add(f"softmax_onerow_{_tol_key(dt)}_{wide[0]}x{wide[1]}", "softmax", "softmax", (xw,),
+            checks=(ktol(_tol_key(dt)),), interp=interp)
+        yw = np.exp(_f(xw) - _f(xw).max(1, keepdims=True))
+        yw /= yw.sum(1, keepdims=True)
+        add(f"softmax_backward_onerow_{_tol_key(dt)}_{wide[0]}x{wide[1]}", "softmax", "softmax_backward",
+            (_like(yw, dt), _arr(rng, wide, dt)), checks=(ktol(_tol_key(dt)),), interp=interp)
     # ---------------------------------------------------------------- rmsnorm: forward (y, rstd), backward (dx, dw)
     rows, cols = (1024, 768) if big else (64, 768)
     for dt in dtypes:
