@@ -40,6 +40,12 @@ call (the lesson's wrapper ~27).
 
 Rounds of do_bench had read 1.03 / 1.11 / 1.09 and 1.23 / 1.37 / 1.62, with runs differing by +-6% at 1024
 columns. dw is bit-identical from run to run.
+
+The backward (dx and dw, both kernels), same sizes, interquartile means
+(parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md): 1.5 / 2.2 / 2.4 TB/s of ideal bytes, 1.62 / 1.52 / 1.67x
+torch autograd through F.rms_norm, 10-12x through the eager formula, and 0.62-0.67 of `x + dy` (an op that
+moves dx's read-two-write-one bytes). That gap to the ceiling is the room left: the dw partial rows and the
+second kernel that sums them.
 """
 from __future__ import annotations
 

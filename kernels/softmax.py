@@ -21,20 +21,21 @@ Host wrappers take NumPy arrays, `minitriton.Buffer`s (bf16) or torch tensors of
 over the last dimension.
 
 Measured on an H200 (Triton 3.6.0, bf16, ideal bytes / time, L2 flushed, call-by-call timing in a shuffled
-order, 2026-11-30, parity/results/cuda-bench-2026-11-30-shuffled.md), 4096 rows of 256 / 1024 / 4096 / 16384
-columns, in TB/s:
+order, interquartile means, 2026-11-30, parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md), 4096 rows of
+256 / 1024 / 4096 / 16384 columns, in TB/s:
 
 | pass | this kernel | torch | the lesson's | same bytes moved (*) |
 |---|---|---|---|---|
-| forward | 0.79 / 2.2 / 3.5 / 3.7 | 0.66 / 1.3 / 1.2 / 2.0 | 0.57 / 2.0 / 3.5 / 3.0 | 0.83 / 2.2 / 3.5 / 4.1 |
-| backward | 0.91 / 2.2 / 3.4 / 4.0 | 0.62 / 1.3 / 1.8 / 2.1 | 0.85 / 2.2 / 3.4 / 4.0 | 0.97 / 2.2 / 3.4 / 4.1 |
+| forward | 0.81 / 2.1 / 3.5 / 3.7 | 0.66 / 1.3 / 1.2 / 2.0 | 0.58 / 2.0 / 3.5 / 3.0 | 0.84 / 2.2 / 3.5 / 4.1 |
+| backward | 0.91 / 2.2 / 3.4 / 4.0 | 0.60 / 1.3 / 1.8 / 2.1 | 0.85 / 2.2 / 3.4 / 4.0 | 0.96 / 2.2 / 3.4 / 4.1 |
 
 (*) torch elementwise ops: `x.clone()` for the forward, `y + dy` for the backward.
 
-At 4096 columns this kernel and the lesson's launch the same way (one row per program). They read equal
-within 0.5% there (0.997 forward, 1.001 backward), and both sit within ~2.5% of an elementwise op that moves
-the same bytes. Runs that rotated the order, or ran in other machine sessions, put either kernel ahead by up
-to 2% (parity/results/h200-softmax-bwd-2026-11-30.md).
+Against the lesson's kernel: forward 1.40 / 1.06 / 1.007 / 1.23, backward 1.07 / 1.001 / 1.002 / 1.007. At
+4096 columns and in the backward at 1024, both launch one row (or two) per program and sit within ~1% of
+the same-bytes ceiling: the forward at 4096 wins by masking only columns when a program holds one row (the
+row mask had cost it ~1%, parity/results/h200-softmax-column-mask-2026-11-30.md); the two backward rows are
+ties that other runs read from 0.9995 to 1.003.
 
 At 1024 rows of 32768 and of 65536 (online) columns (an earlier run, timed with do_bench):
 
@@ -78,8 +79,9 @@ def softmax_fwd_kernel(x_ptr, y_ptr, n_rows, n_cols, x_row_stride, y_row_stride,
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.arange(0, BLOCK_N)
     if BLOCK_M == 1:
-        # The grid has a program per row, so the row exists: a column-only mask lets the loads start
-        # without first fetching n_rows (0.6-0.8% faster on an H200 at 4096x4096; see config()).
+        # The grid has a program per row, so the row exists. Masking columns only lets the loads start
+        # without first fetching n_rows: 0.6-1.6% faster on an H200 at 4096x4096
+        # (parity/results/h200-softmax-column-mask-2026-11-30.md).
         mask = (cols < n_cols)[None, :]
     else:
         mask = (rows < n_rows)[:, None] & (cols < n_cols)[None, :]
