@@ -5,10 +5,10 @@ wrappers (softmax, RMSNorm, attention), next to torch's own ops evaluated in flo
 
 On a CUDA machine this is real Triton on the GPU; on a CPU, with TRITON_INTERPRET=1, Triton's interpreter
 (`--small` shapes; the tests run it that way). The references are torch's ops in float64 on the stored inputs
-(bf16 and fp16 values already rounded): `a + b`, `torch.softmax` and its backward, `F.rms_norm` and autograd
-through it, `a @ b` with the activation, and `F.scaled_dot_product_attention` (the math backend) with autograd.
-A check passes within `kernels.tolerances` for the output's dtype ("tf32" for fp32 `tl.dot`, "*_dot" for
-fp16/bf16 attention); vector add must be exact. Prints a table, writes
+(bf16 and fp16 values already rounded): `torch.softmax` and its backward, `F.rms_norm` and autograd through
+it, `a @ b` with the activation, and `F.scaled_dot_product_attention` (the math backend) with autograd. A check
+passes within `kernels.tolerances` for the output's dtype ("tf32" for fp32 `tl.dot`, "*_dot" for fp16/bf16
+attention). Vector add must equal torch's `a + b` in the inputs' own dtype exactly. Prints a table, writes
 torch-agreement-<device>-<date>.{md,json} to --out, and exits 1 if any check fails.
 """
 from __future__ import annotations
