@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import sys
 
-from . import language, testing
-from .buffers import Buffer
-from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
-from .counters import Recording, record
-from .engine import options
-from .errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
+from minitriton import language, testing
+from minitriton.memory.buffers import Buffer
+from minitriton.runtime.autotune import Autotuner, Config, Heuristics, autotune, heuristics
+from minitriton.observers.counters import Recording, record
+from minitriton.runtime.launch import options
+from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
                      DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
-from .jit import JITFunction, KernelInterface, jit
-from .ops_basic import constexpr
+from minitriton.runtime.jit import JITFunction, KernelInterface, jit
+from minitriton.semantics.elementwise import constexpr
 
 __version__ = "0.1.0"
 

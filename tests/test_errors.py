@@ -21,8 +21,7 @@ import minitriton
 import minitriton as triton
 import minitriton.language as tl
 from conftest import make_kernel
-from minitriton import (CompilationError, CompileTimeAssertionFailure, DeviceAssertionError, LaunchError, MiniTritonError,
-                        OutOfBoundsError)
+from minitriton import CompilationError, CompileTimeAssertionFailure, DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError
 
 HERE = os.path.basename(__file__)
 _SRC = pathlib.Path(__file__).read_text().splitlines()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from minitriton import numerics as nm
+from minitriton.semantics import numerics as nm
 
 # Any RuntimeWarning (overflow, invalid, divide) escaping a helper fails the test.
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

@@ -810,7 +810,7 @@ def _scalar_example(t):
 @pytest.mark.parametrize("a", ALL_TYPES)
 def test_promotion_table_matches_minitriton(a, b):
     """Cross-check: this file's promotion table against `minitriton.dtypes.computation_type`."""
-    from minitriton import dtypes as T
+    from minitriton.semantics import dtypes as T
     for div in (False, True):
         for a_scalar, b_scalar in ((False, False), (True, False), (False, True)):
             if (a_scalar and _scalar_example(a) is None) or (b_scalar and _scalar_example(b) is None):

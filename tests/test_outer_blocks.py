@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from minitriton import engine
+from minitriton.runtime import launch as engine
 
 
 @pytest.fixture(autouse=True)
@@ -85,11 +85,11 @@ def test_tile_loads_and_stores_match_numpy(R, C, s_r, s_c, n_prog, origin_step, 
 
 def test_tile_path_is_taken_for_a_plain_2d_tile(monkeypatch):
     """The matmul-style tile goes through the strided view (no index array), not through `take`."""
-    from minitriton import outer
+    from minitriton.values import factored as outer
     calls = []
     real = outer.tile_view
     monkeypatch.setattr(outer, "tile_view", lambda *a, **k: calls.append(1) or real(*a, **k))
-    import minitriton.ops_memory as om
+    import minitriton.memory.access as om
     monkeypatch.setattr(om, "tile_view", outer.tile_view)
     src = np.arange(64 * 64, dtype=np.float32)
     out = _run(src, 4, (64, 8, 8, 64, 1, 2, 8), 8, 8)

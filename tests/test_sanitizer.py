@@ -9,7 +9,7 @@ import pytest
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from minitriton import sanitizer
+from minitriton.observers import sanitizer
 from minitriton.errors import SanitizerError
 
 

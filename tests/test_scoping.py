@@ -2,7 +2,7 @@ import pathlib
 import re
 import types
 
-from minitriton.scoping import LoopScopedName, find_loop_scoped_names
+from minitriton.frontend.scopes import LoopScopedName, find_loop_scoped_names
 
 tl = types.SimpleNamespace(static_range=range, range=range)
 triton = types.SimpleNamespace(language=tl)

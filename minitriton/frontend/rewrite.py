@@ -28,8 +28,9 @@ import ast
 import linecache
 import types
 
-from . import context, errors
-from .tensor import tensor
+from minitriton.runtime import group as context
+from minitriton import errors
+from minitriton.values.tensor import tensor
 
 PREFIX = "__mt_"   # inserted names; no kernel uses them
 
@@ -49,10 +50,10 @@ def _type_of(value):
     if isinstance(value, tensor):
         return value.dtype, tuple(value.shape)
     if isinstance(value, bool):
-        from . import dtypes as T
+        from minitriton.semantics import dtypes as T
         return T.int1, ()
     if isinstance(value, (int, float)):
-        from . import dtypes as T
+        from minitriton.semantics import dtypes as T
         try:
             return T.of_python_scalar(value), ()
         except ValueError:
@@ -95,7 +96,7 @@ def while_test(test):
     """A `while` condition: Triton 3.6 hands it to `scf.condition`, which takes only an int1 scalar (a
     comparison or a bool); any other tensor fails MLIR verification (offline sm_90 compile)."""
     if isinstance(test, tensor) and (test.shape or test.dtype.name != "int1"):
-        from .ops_math import _ir_type
+        from minitriton.semantics.math import _ir_type
         raise errors.backend_error(
             "error encountered during parsing",
             f"'scf.condition' op operand #0 must be 1-bit signless integer, but got '{_ir_type(test)}'")
@@ -106,7 +107,7 @@ def not_(value):
     """`not value`: Triton 3.6 calls `tensor.__not__` on a tensor (an elementwise logical not of an int1
     tensor; any wider type fails to bitcast to int1), Python's `not` on anything else."""
     if isinstance(value, tensor):
-        from .ops_basic import logical_not
+        from minitriton.semantics.elementwise import logical_not
         return logical_not(value)
     return not value
 
@@ -116,7 +117,7 @@ def bool_op(method: str, site: int, *operands):
     in order; a non-tensor one short-circuits when it decides the result and is dropped otherwise; the tensors
     are combined elementwise (logical_and / logical_or), every one of them evaluated. A block operand gets
     3.6's deprecation warning."""
-    from .ops_basic import logical_and, logical_or
+    from minitriton.semantics.elementwise import logical_and, logical_or
     tensors, value = [], None
     for thunk in operands:
         value = thunk()
@@ -147,7 +148,7 @@ _WARNED: set = set()
 def assert_(test, msg=""):
     """`assert test, msg` in a kernel: Triton 3.6 compiles it as `tl.device_assert(test, msg)`, checked only
     in debug mode (a block condition is fine; a false one is silent without debug)."""
-    from .ops_debug import device_assert
+    from minitriton.semantics.debug import device_assert
     return device_assert(test, msg)
 
 

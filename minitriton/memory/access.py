@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import context, errors
-from . import dtypes as T
-from .counters import distinct
-from .memory import SLOT_SHIFT
-from .ops_basic import (broadcast_data, broadcast_shapes, cast, convert, expand, from_storage, to_address,
+from minitriton.runtime import group as context
+from minitriton import errors
+from minitriton.semantics import dtypes as T
+from minitriton.observers.counters import distinct
+from minitriton.memory.allocation import SLOT_SHIFT
+from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, convert, expand, from_storage, to_address,
                         to_storage, to_tensor, unwrap)
-from .outer import outer, pointer_block, tile_view
-from .tensor import tensor
+from minitriton.values.factored import outer, pointer_block, tile_view
+from minitriton.values.tensor import tensor
 
 
 def _prepare(op: str, pointer, mask, extra: dict):
@@ -249,12 +250,12 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     * every unmasked lane must point inside the tensor argument the pointer came from, otherwise
       OutOfBoundsError names the kernel line, program, lanes and offsets (a GPU would not tell you).
     """
-    from .ops_blockptr import block_pointer
+    from minitriton.memory.block_pointer import block_pointer
     if isinstance(pointer, block_pointer):
         context.current("load")
         if padding_option not in ("", None, "zero", "nan"):
             raise ValueError(f"Padding option {padding_option} not supported")
-        from . import ops_blockptr
+        from minitriton.memory import block_pointer as ops_blockptr
         return ops_blockptr.load(pointer, mask, other, boundary_check, padding_option)
     group = context.current("load")
     if padding_option not in ("", None, "zero", "nan"):
@@ -309,10 +310,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
     Unmasked lanes are bounds-checked like `tl.load`; nothing outside the tensor argument is written.
     """
-    from .ops_blockptr import block_pointer
+    from minitriton.memory.block_pointer import block_pointer
     if isinstance(pointer, block_pointer):
         context.current("store")
-        from . import ops_blockptr
+        from minitriton.memory import block_pointer as ops_blockptr
         return ops_blockptr.store(pointer, value, mask, boundary_check)
     group = context.current("store")
     if unwrap(boundary_check):  # Triton 3.6 _store_legacy
@@ -420,7 +421,7 @@ def _combine(op, elem, old, v):
         return _RMW[op](np.asarray(old).view(bits), np.asarray(v, old.dtype).view(bits)).view(old.dtype)
     out = _RMW[op](old, v)
     if elem.is_bf16():
-        from . import numerics
+        from minitriton.semantics import numerics
         out = numerics.round_to_bf16(out)
     return out
 

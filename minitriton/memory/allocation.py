@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes as T
+from minitriton.semantics import dtypes as T
 
 SLOT_SHIFT = 40
 
@@ -26,7 +26,7 @@ class Allocation:
         self.nbytes = self.raw.shape[0]
         self._views = {}
         self.writeable = bool(array.flags.writeable)
-        from .sanitizer import registry
+        from minitriton.observers.sanitizer import registry
         self.shadow = registry.lookup(array)   # initialisation tracking, for arrays made by testing.empty
 
     @property

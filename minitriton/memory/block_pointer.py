@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import context
-from . import dtypes as T
-from .ops_basic import broadcast_to_shape, cast, to_tensor, unwrap
-from .ops_shape import validate_block_shape
-from .tensor import block_type, tensor
+from minitriton.runtime import group as context
+from minitriton.semantics import dtypes as T
+from minitriton.semantics.elementwise import broadcast_to_shape, cast, to_tensor, unwrap
+from minitriton.semantics.shape import validate_block_shape
+from minitriton.values.tensor import block_type, tensor
 
 
 class block_pointer_type:
@@ -187,7 +187,7 @@ def _tile(bp, checked):
 
 def load(bp, mask, other, boundary_check, padding_option):
     """`tl.load(block_ptr, boundary_check=..., padding_option=...)` (3.6 `_load_block_pointer`)."""
-    from . import ops_memory
+    from minitriton.memory import access as ops_memory
     if unwrap(mask) is not None or unwrap(other) is not None:
         raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
     elem = bp.type.element_ty.element_ty
@@ -202,7 +202,7 @@ def load(bp, mask, other, boundary_check, padding_option):
 
 def store(bp, value, mask, boundary_check):
     """`tl.store(block_ptr, value, boundary_check=...)` (3.6 `_store_block_pointer`: no implicit cast)."""
-    from . import ops_memory
+    from minitriton.memory import access as ops_memory
     if unwrap(mask) is not None:
         raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
     block_shape = list(bp.block_shape)

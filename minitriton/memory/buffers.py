@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes as T
-from . import numerics
+from minitriton.semantics import dtypes as T
+from minitriton.semantics import numerics
 
 
 class Buffer:

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from . import errors
+from minitriton import errors
 
 _NONE, _SEVERAL = -1, -2
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import errors
+from minitriton import errors
 
 
 class Diverged(BaseException):

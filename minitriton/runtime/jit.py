@@ -17,12 +17,13 @@ import types
 
 import numpy as np
 
-from . import context, errors
-from . import dtypes as T
-from .memory import as_array
-from .ops_basic import constexpr, to_tensor, unwrap
-from .tensor import tensor
-from .tools.tensor_descriptor import TensorDescriptor
+from minitriton.runtime import group as context
+from minitriton import errors
+from minitriton.semantics import dtypes as T
+from minitriton.memory.allocation import as_array
+from minitriton.semantics.elementwise import constexpr, to_tensor, unwrap
+from minitriton.values.tensor import tensor
+from minitriton.tools.tensor_descriptor import TensorDescriptor
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
                   "launch_pdl", "enable_warp_specialization", "stream", "debug", "sanitize_overflow",
@@ -126,7 +127,7 @@ class JITFunction(KernelInterface):
     def kernel_fn(self):
         """The function with Triton's builtins (built once; reads module globals live)."""
         if self._kernel_fn is None:
-            from . import carried
+            from minitriton.frontend import rewrite as carried
             fn = self.fn
             kernel_globals = _KernelGlobals(fn.__globals__)
             kernel_globals.update(carried.HELPERS)
@@ -144,7 +145,7 @@ class JITFunction(KernelInterface):
         """Reject what Triton's compiler rejects before anything runs (variables that only live in a loop)."""
         if self._checked:
             return
-        from .scoping import find_chained_comparison, find_loop_scoped_names
+        from minitriton.frontend.scopes import find_chained_comparison, find_loop_scoped_names
         chained = find_chained_comparison(self.fn)
         if chained is not None:
             raise _chained_error(self, *chained)
@@ -185,7 +186,7 @@ class JITFunction(KernelInterface):
 
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters)."""
-        from . import engine
+        from minitriton.runtime import launch as engine
         return engine.launch(self, args, kwargs, grid, warmup)
 
     def bind(self, args, kwargs):
@@ -212,8 +213,8 @@ class JITFunction(KernelInterface):
 
 def _find_unsupported(jit_fn):
     """The error Triton 3.6 raises for the first Python construct of the kernel it cannot compile, or None."""
-    from .carried import _indent_of_def
-    from .constructs import find_unsupported
+    from minitriton.frontend.rewrite import _indent_of_def
+    from minitriton.frontend.refusals import find_unsupported
     if jit_fn.src is None:
         return None
     try:
@@ -293,7 +294,7 @@ def convert_argument(name: str, value, is_constexpr: bool, specialize: bool, lau
                             f"constexpr parameters take Python values (ints, floats, bools, dtypes)")
         return value
     if isinstance(value, TensorDescriptor):
-        from .ops_descriptor import from_host
+        from minitriton.memory.descriptor import from_host
         return from_host(name, value, launch)
     found = as_array(value)
     if found is not None:
@@ -374,7 +375,7 @@ def _kernel_minmax(np_name):
         if len(args) == 1 and not isinstance(args[0], tensor):
             return py(*args, **kwargs)
         if any(isinstance(unwrap(a), tensor) for a in args):
-            from . import ops_basic
+            from minitriton.semantics import elementwise as ops_basic
             op = ops_basic.minimum if np_name == "min" else ops_basic.maximum
             result = args[0]
             for a in args[1:]:
@@ -386,7 +387,7 @@ def _kernel_minmax(np_name):
 
 
 def _kernel_print(*args, **kwargs):
-    from .ops_debug import device_print
+    from minitriton.semantics.debug import device_print
     if args and isinstance(args[0], str):
         return device_print(args[0], *args[1:])
     return device_print("", *args)

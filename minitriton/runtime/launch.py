@@ -17,9 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import context, counters, errors, numerics
-from .context import Diverged, Group, OverBudget
-from .memory import Allocation
+from minitriton.runtime import group as context
+from minitriton.observers import counters
+from minitriton.semantics import numerics
+from minitriton import errors
+from minitriton.runtime.group import Diverged, Group, OverBudget
+from minitriton.memory.allocation import Allocation
 
 MAX_GRID = (2**31 - 1, 65535, 65535)
 
@@ -59,7 +62,7 @@ class Launch:
         self.static_printed = set()
         self.sanitizer = None
         if options.sanitize or os.environ.get("MINITRITON_SANITIZE", "0") not in ("", "0"):
-            from .sanitizer import LaunchSanitizer
+            from minitriton.observers.sanitizer import LaunchSanitizer
             self.sanitizer = LaunchSanitizer(self)
         self.compiled = False                # a launch of the same specialization completed before
         self.snapshots = {}                  # allocation index -> its bytes before the launch wrote to it
@@ -155,7 +158,7 @@ def normalize_grid(grid, meta: dict) -> tuple:
 
 def launch(kernel, args, kwargs, grid, warmup=False):
     """Bind arguments, build the allocations and run every program of the grid."""
-    from .jit import convert_argument
+    from minitriton.runtime.jit import convert_argument
     values, launch_options = kernel.bind(list(args), dict(kwargs))
     kernel.check_scoping()
     meta = dict(values)
@@ -347,7 +350,7 @@ def _flush_prints(group: Group):
 
 def _kernel_frames(tb):
     """The traceback entries that are inside @jit functions, outermost first."""
-    from .jit import JIT_CODES
+    from minitriton.runtime.jit import JIT_CODES
     frames = []
     while tb is not None:
         jit_fn = JIT_CODES.get(tb.tb_frame.f_code)

@@ -5,10 +5,11 @@ import sys
 
 import numpy as np
 
-from . import context, errors
-from . import dtypes as T
-from .ops_basic import broadcast_data, broadcast_shapes, to_tensor, unwrap
-from .tensor import tensor
+from minitriton.runtime import group as context
+from minitriton import errors
+from minitriton.semantics import dtypes as T
+from minitriton.semantics.elementwise import broadcast_data, broadcast_shapes, to_tensor, unwrap
+from minitriton.values.tensor import tensor
 
 
 def program_id(axis):

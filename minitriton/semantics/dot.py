@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import context
-from . import dtypes as T
-from . import numerics
-from .ops_basic import to_tensor, unwrap
-from .tensor import tensor
+from minitriton.runtime import group as context
+from minitriton.semantics import dtypes as T
+from minitriton.semantics import numerics
+from minitriton.semantics.elementwise import to_tensor, unwrap
+from minitriton.values.tensor import tensor
 
 ALLOWED_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 _INPUT_TYPES = (T.int8, T.uint8, T.float16, T.bfloat16, T.float32, T.float64)

@@ -111,7 +111,7 @@ class dtype:
 
     def __call__(self, value):
         """`tl.float32(x)` inside a kernel: a cast, as in Triton."""
-        from . import ops_basic
+        from minitriton.semantics import elementwise as ops_basic
         return ops_basic.cast(value, self)
 
 

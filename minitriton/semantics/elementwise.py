@@ -12,10 +12,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import dtypes as T
-from . import errors, numerics
-from . import outer
-from .tensor import tensor
+from minitriton.semantics import dtypes as T
+from minitriton.semantics import numerics
+from minitriton import errors
+from minitriton.values import factored as outer
+from minitriton.values.tensor import tensor
 
 
 class constexpr:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes as T
-from . import errors, numerics
-from .ops_basic import (add, broadcast_shapes, broadcast_to_shape, cast, expand, finish, neg, operands, to_tensor,
+from minitriton.semantics import dtypes as T
+from minitriton.semantics import numerics
+from minitriton import errors
+from minitriton.semantics.elementwise import (add, broadcast_shapes, broadcast_to_shape, cast, expand, finish, neg, operands, to_tensor,
                         truediv, unwrap)
-from .tensor import tensor
+from minitriton.values.tensor import tensor
 
 
 def _check(x, allowed):
@@ -138,7 +139,7 @@ def cdiv(x, div):
     x, div = unwrap(x), unwrap(div)
     if not isinstance(x, tensor) and not isinstance(div, tensor):
         return (x + div - 1) // div
-    from .ops_basic import floordiv, sub
+    from minitriton.semantics.elementwise import floordiv, sub
     return floordiv(sub(add(x, div), 1), div)
 
 
@@ -157,7 +158,7 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     """`tl.softmax(x, dim)`, Triton 3.6's standard.py literally: axis 0 when `dim` is None, and the max and sum
     keep `keep_dims` (False by default). So for a 2-D x and dim=1 the (M,) row results broadcast along the last
     axis: square blocks get other rows' values, others fail to broadcast (as they fail to compile in Triton)."""
-    from . import ops_reduce
+    from minitriton.semantics import reduce as ops_reduce
     x = to_tensor(x)
     axis = 0 if unwrap(dim) is None else unwrap(dim)
     keep_dims = unwrap(keep_dims)

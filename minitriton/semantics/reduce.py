@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes as T
-from . import numerics
-from .ops_basic import cast, to_tensor, unwrap
-from .tensor import tensor
+from minitriton.semantics import dtypes as T
+from minitriton.semantics import numerics
+from minitriton.semantics.elementwise import cast, to_tensor, unwrap
+from minitriton.values.tensor import tensor
 
 
 def _axis(axis, ndim):

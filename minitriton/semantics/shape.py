@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes as T
-from .ops_basic import (_remember, _scalar_key, broadcast_data, broadcast_shapes, broadcast_to_shape, cast,
+from minitriton.semantics import dtypes as T
+from minitriton.semantics.elementwise import (_remember, _scalar_key, broadcast_data, broadcast_shapes, broadcast_to_shape, cast,
                         scalar_array, to_tensor, unwrap)
-from .tensor import tensor
+from minitriton.values.tensor import tensor
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
 

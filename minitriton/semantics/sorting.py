@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import context
-from . import dtypes as T
-from . import errors
-from .ops_basic import to_tensor, unwrap, where
-from .ops_basic import broadcast_to_shape, cast
-from .ops_debug import static_assert
-from .ops_reduce import _reduce_data, xor_sum
-from .ops_reduce import max as _max
-from .ops_reduce import min as _min
-from .ops_shape import arange, join, reshape, validate_block_shape
-from .tensor import tensor
+from minitriton.runtime import group as context
+from minitriton.semantics import dtypes as T
+from minitriton import errors
+from minitriton.semantics.elementwise import to_tensor, unwrap, where
+from minitriton.semantics.elementwise import broadcast_to_shape, cast
+from minitriton.semantics.debug import static_assert
+from minitriton.semantics.reduce import _reduce_data, xor_sum
+from minitriton.semantics.reduce import max as _max
+from minitriton.semantics.reduce import min as _min
+from minitriton.semantics.shape import arange, join, reshape, validate_block_shape
+from minitriton.values.tensor import tensor
 
 WARP_LANES = 32   # threads per warp on NVIDIA GPUs; tl.histogram pads its bins to one per lane
 
@@ -187,7 +187,7 @@ def histogram(input, num_bins, mask=None):
     validate_block_shape((num_bins,))
     if mask is not None:
         if mask.shape != x.shape:
-            from .ops_shape import broadcast_to as _broadcast_to
+            from minitriton.semantics.shape import broadcast_to as _broadcast_to
             mask = _broadcast_to(mask, x.shape) if mask.shape else broadcast_to_shape(mask, x.shape)
         if not mask.dtype.is_bool():
             raise ValueError("Mask must have boolean scalar type")

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..memory import as_array
+from minitriton.memory.allocation import as_array
 
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
@@ -58,7 +58,7 @@ def _values(x):
     if found is not None:
         array, dtype = found
         if dtype.is_bf16():
-            from ..numerics import bf16_bits_to_f32
+            from minitriton.semantics.numerics import bf16_bits_to_f32
             return bf16_bits_to_f32(array)
         return array
     return np.asarray(x)

@@ -20,10 +20,10 @@ import hypothesis
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from ..buffers import Buffer
-from ..engine import options as _options
-from ..memory import as_array
-from .poison import (Layout, as_numpy, describe_array, empty, ranges, triton_dtype, unwritten, unwritten_attribution,
+from minitriton.memory.buffers import Buffer
+from minitriton.runtime.launch import options as _options
+from minitriton.memory.allocation import as_array
+from minitriton.testing.poison import (Layout, as_numpy, describe_array, empty, ranges, triton_dtype, unwritten, unwritten_attribution,
                      unwritten_message, written_outside)
 
 __all__ = ["check_kernel", "kernel_property", "KernelCheckError"]

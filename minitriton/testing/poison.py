@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import dtypes as T
-from ..buffers import Buffer
-from ..memory import as_array
+from minitriton.semantics import dtypes as T
+from minitriton.memory.buffers import Buffer
+from minitriton.memory.allocation import as_array
 
 # Quiet NaNs (quiet bit set, so arithmetic leaves them alone) with a payload that no ordinary computation
 # produces, and integer sentinels spelled from 0xDEADBEEF.
@@ -146,7 +146,7 @@ def empty(shape, dtype=np.float32, *, layout: Layout | None = None, alternate: b
     """
     ty = triton_dtype(dtype)
     view, base = (layout or Layout()).allocate(shape, _storage(ty), poison_bits(ty, alternate))
-    from ..sanitizer import registry
+    from minitriton.observers.sanitizer import registry
     registry.register(base)  # with minitriton.options.sanitize on, loads of unwritten elements are reported
     return _wrap(view, ty)
 
@@ -154,7 +154,7 @@ def empty(shape, dtype=np.float32, *, layout: Layout | None = None, alternate: b
 def mark_written(x) -> None:
     """Tell the sanitizer that host code filled an `empty` array (e.g. `out[...] = 0` before a kernel that
     accumulates into it): otherwise its loads count as reads of never-written memory."""
-    from ..sanitizer import registry
+    from minitriton.observers.sanitizer import registry
     shadow = registry.lookup(_storage_of(x)[0])
     if shadow is not None:
         shadow.written[...] = True
@@ -164,7 +164,7 @@ def unwritten_attribution(x, bad: np.ndarray) -> str | None:
     """Which programs' store masks excluded the unwritten elements `bad` of an `empty` array ("program 96's
     store mask excluded them"), from the sanitizer's records; None when it has none that agree (the array
     is a view at an offset, or the launch ran without minitriton.options.sanitize)."""
-    from ..sanitizer import registry, unwritten_report
+    from minitriton.observers.sanitizer import registry, unwritten_report
     array = _storage_of(x)[0]
     shadow = registry.lookup(array)
     if shadow is None or not np.array_equal(~shadow.written, np.asarray(bad).reshape(-1)):
@@ -218,7 +218,7 @@ def assert_written(x, name: str = "out") -> None:
     with minitriton.options.sanitize on, it also names the programs whose store masks excluded them."""
     bad = unwritten(x)
     if bad.any():
-        from ..engine import options
+        from minitriton.runtime.launch import options
         why = unwritten_attribution(x, bad) if options.sanitize else None
         raise AssertionError(unwritten_message(bad, name, why))
 
@@ -280,7 +280,7 @@ def as_numpy(x) -> np.ndarray:
         return np.asarray(x)
     array, ty = found
     if ty.is_bf16():
-        from ..numerics import bf16_bits_to_f32
+        from minitriton.semantics.numerics import bf16_bits_to_f32
         return bf16_bits_to_f32(array)
     return array
 

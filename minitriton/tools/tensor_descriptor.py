@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List
 
-from ..memory import as_array
+from minitriton.memory.allocation import as_array
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import context
-from .tensor import tensor
+from minitriton.runtime import group as context
+from minitriton.values.tensor import tensor
 
 MAX_PARTS = 3
 _DATA = tensor.__dict__["data"]  # the slot the base class stores its array in

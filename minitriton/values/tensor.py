@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import context
+from minitriton.runtime import group as context
 
 
 class block_type:
@@ -86,7 +86,7 @@ class tensor:
 
     @property
     def T(self):
-        from . import ops_shape
+        from minitriton.semantics import shape as ops_shape
         return ops_shape.trans(self)
 
     def __repr__(self):
@@ -100,7 +100,7 @@ class tensor:
                             f"reduce it first, e.g. tl.max(x) > 0, or use tl.where)")
         data = self.data
         if self.dtype.is_ptr():
-            from . import ops_basic
+            from minitriton.semantics import elementwise as ops_basic
             data = ops_basic.to_address(self)
         if data.shape[0] == 1:
             return data[0]
@@ -138,8 +138,8 @@ class tensor:
 
 def _install_operators():
     """Attach the arithmetic operators (defined in ops_basic) to `tensor`."""
-    from . import ops_basic as ob
-    from . import ops_shape
+    from minitriton.semantics import elementwise as ob
+    from minitriton.semantics import shape as ops_shape
 
     def rev(fn):
         return lambda self, other: fn(other, self)
