@@ -28,7 +28,7 @@ import ast
 import linecache
 import types
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton import errors
 from minitriton.values.tensor import tensor
 
@@ -182,7 +182,7 @@ def check_branch(snap: Snapshot, local_vars: dict, site: int, branch: str, new_n
         _fail(site, repr(AssertionError(
             f"initial value for `{name}` is of type {_value_text(before)}, but the {branch} block "
             f"redefines it as {_value_text(now)}")))
-    group = context.active()
+    group = programs.active()
     if group is None or not new_names:
         return
     seen = group.launch.__dict__.setdefault("branch_types", {})

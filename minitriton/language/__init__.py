@@ -200,7 +200,7 @@ _install_tensor_methods()
 
 def _builtin(fn, name):
     """`fn` refusing to run outside a kernel, with Triton's message (ValueError)."""
-    from minitriton.runtime import group as _context
+    from minitriton.values import programs as _context
     from minitriton import errors as _errors
 
     @_functools.wraps(fn)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.observers.counters import distinct
 from minitriton.memory.allocation import SLOT_SHIFT
-from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, convert, expand, from_storage, to_address,
-                        to_storage, to_tensor, unwrap)
+from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
 from minitriton.values.factored import outer, pointer_block, tile_view
 from minitriton.values.tensor import tensor
 
@@ -252,12 +251,12 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     """
     from minitriton.memory.block_pointer import block_pointer
     if isinstance(pointer, block_pointer):
-        context.current("load")
+        programs.current("load")
         if padding_option not in ("", None, "zero", "nan"):
             raise ValueError(f"Padding option {padding_option} not supported")
         from minitriton.memory import block_pointer as ops_blockptr
         return ops_blockptr.load(pointer, mask, other, boundary_check, padding_option)
-    group = context.current("load")
+    group = programs.current("load")
     if padding_option not in ("", None, "zero", "nan"):
         raise ValueError(f"Padding option {padding_option} not supported")
     if unwrap(padding_option) or unwrap(boundary_check):  # Triton 3.6 _load_legacy (its missing space kept)
@@ -312,10 +311,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     """
     from minitriton.memory.block_pointer import block_pointer
     if isinstance(pointer, block_pointer):
-        context.current("store")
+        programs.current("store")
         from minitriton.memory import block_pointer as ops_blockptr
         return ops_blockptr.store(pointer, value, mask, boundary_check)
-    group = context.current("store")
+    group = programs.current("store")
     if unwrap(boundary_check):  # Triton 3.6 _store_legacy
         raise ValueError("`boundary_check` argument is not supported for storing a tensor of pointers or storing a "
                          "scalar. Because the compiler does not know the boundary; please use block pointers "
@@ -383,7 +382,7 @@ def _check_rmw_type(elem, op):
 def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
     """Read-modify-write atomics: every lane's update is applied once, in program then lane order,
     and each lane gets the value memory held just before its own update."""
-    group = context.current(f"atomic_{op}")
+    group = programs.current(f"atomic_{op}")
     for value, kind in ((sem, "semantic"), (scope, "semantic")):
         value = unwrap(value)
         if value not in (None, "", "acquire", "release", "acq_rel", "relaxed", "gpu", "cta", "sys"):
@@ -398,7 +397,7 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
 
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """`tl.atomic_cas`: where memory equals `cmp`, write `val`; returns the old values."""
-    group = context.current("atomic_cas")
+    group = programs.current("atomic_cas")
     ptr, _, vals, shape = _prepare("atomic_cas", pointer, None, {"cmp": cmp, "val": val})
     elem = ptr.dtype.element_ty
     if elem.primitive_bitwidth not in (16, 32, 64):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.elementwise import broadcast_to_shape, cast, to_tensor, unwrap
 from minitriton.semantics.shape import validate_block_shape
@@ -112,7 +112,7 @@ def _ir_values(list_like, require_i64=True):
 
 def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     """`tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`."""
-    context.current("make_block_ptr")
+    programs.current("make_block_ptr")
     shape = _ir_values(shape)
     strides = _ir_values(strides)
     offsets = _ir_values(offsets, require_i64=False)
@@ -140,7 +140,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
 
 def advance(base, offsets):
     """`tl.advance(ptr, offsets)`: the same block pointer moved by `offsets` (int32 arithmetic)."""
-    context.current("advance")
+    programs.current("advance")
     if not isinstance(base, block_pointer):
         raise TypeError(f"tl.advance expects a block pointer (made by tl.make_block_ptr), got {base!r}")
     offsets = _ir_values(offsets, require_i64=False)

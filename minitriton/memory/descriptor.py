@@ -20,7 +20,7 @@ import contextlib
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory import access as ops_memory
@@ -78,7 +78,7 @@ class tensor_descriptor_base:
 
     def load(self, offsets):
         """The block at `offsets` (elements outside the shape read as 0, or NaN with padding "nan")."""
-        context.current("load")
+        programs.current("load")
         ptr, mask = _block(self, offsets, "load")
         other = float("nan") if self.padding == "nan" else None
         with _described(self, "load"):
@@ -86,7 +86,7 @@ class tensor_descriptor_base:
 
     def store(self, offsets, value):
         """Write `value` (cast to the descriptor's dtype) at `offsets`; elements outside the shape are dropped."""
-        context.current("store")
+        programs.current("store")
         value = _validate_store_like(self, value, offsets)
         value = cast(value, self.dtype)
         ptr, mask = _block(self, offsets, "store")
@@ -94,7 +94,7 @@ class tensor_descriptor_base:
             ops_memory.store(ptr, value, mask=mask)
 
     def _reduce(self, op, offsets, value, allowed):
-        context.current(f"atomic_{op}")
+        programs.current(f"atomic_{op}")
         value = _validate_store_like(self, value, offsets)
         assert self.dtype in allowed, "Unsupported dtype"
         ptr, mask = _block(self, offsets, f"atomic_{op}")
@@ -124,7 +124,7 @@ class tensor_descriptor_base:
         """`desc.gather(x_offsets, y_offset)`: rows x_offsets[i] (a 1-D int block), columns y_offset + j, of a
         descriptor with one-row blocks; elements outside the shape read as 0."""
         assert len(args) == 2, f"descriptor gather only supports 2D indexing, but got {len(args)}"
-        context.current("load")
+        programs.current("load")
         ptr, mask = _rows(self, "gather", *args)
         other = float("nan") if self.padding == "nan" else None
         with _described(self, "gather"):
@@ -134,7 +134,7 @@ class tensor_descriptor_base:
         """`desc.scatter(value, x_offsets, y_offset)`: the rows of `value` into rows x_offsets[i], columns
         y_offset + j, where inside the shape."""
         assert len(args) == 2, f"descriptor scatter only supports 2D indexing, but got {len(args)}"
-        context.current("store")
+        programs.current("store")
         ptr, mask = _rows(self, "scatter", *args)
         with _described(self, "scatter"):
             ops_memory.store(ptr, cast(to_tensor(value), self.dtype), mask=mask)
@@ -279,7 +279,7 @@ def _scalar(value, ty: T.dtype, what: str):
 
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     """`tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero")`."""
-    group = context.current("make_tensor_descriptor")
+    group = programs.current("make_tensor_descriptor")
     base = unwrap(base)
     shape, strides = list(unwrap(shape)), list(unwrap(strides))
     block_shape = unwrap(block_shape)

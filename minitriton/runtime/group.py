@@ -1,28 +1,9 @@
-"""The state of the group of programs that is running now: its program ids, memory journal and counters.
-
-There is at most one launch running at a time (kernels do not launch kernels, and Pyodide has no threads),
-so the current group is a module-level variable rather than thread-local state.
-"""
+"""One pass of a launch over the kernel body for a group of programs: its ids, store journal and counters."""
 from __future__ import annotations
 
 import numpy as np
 
-from minitriton import errors
-
-
-class Diverged(BaseException):
-    """Python control flow met a value that differs between the programs of the group.
-
-    A BaseException so that a kernel's own `except Exception` cannot swallow it.
-    """
-
-    def __init__(self, values: np.ndarray):
-        super().__init__("diverged")
-        self.values = values
-
-
-class OverBudget(BaseException):
-    """A value of the group grew past the memory budget: the engine retries with a smaller group."""
+from minitriton.values.programs import OverBudget
 
 
 class Group:
@@ -87,22 +68,3 @@ class Group:
         self.events = []
         self.prints = []
 
-
-_current: Group | None = None
-
-
-def current(name: str = "op") -> Group:
-    """The running group, or Triton's 'forgot @triton.jit' error when no launch is running."""
-    if _current is None:
-        raise errors.outside_kernel(name)
-    return _current
-
-
-def active() -> Group | None:
-    """The running group or None."""
-    return _current
-
-
-def set_current(group: Group | None):
-    global _current
-    _current = group

@@ -17,7 +17,7 @@ import types
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.allocation import as_array
@@ -163,7 +163,7 @@ class JITFunction(KernelInterface):
                       f"  fix: give `{f.name}` a value before the loop (e.g. {f.name} = 0 or tl.zeros(...))"))
 
     def __call__(self, *args, **kwargs):
-        if context.active() is None:
+        if programs.active() is None:
             raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
         self.check_scoping()
         result = self.kernel_fn(*args, **kwargs)

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import dis
 import os
-import traceback
 import types
 from dataclasses import dataclass
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton.observers import counters
 from minitriton.semantics import numerics
 from minitriton import errors
-from minitriton.runtime.group import Diverged, Group, OverBudget
+from minitriton.runtime.group import Group
+from minitriton.values.programs import Diverged, OverBudget
 from minitriton.memory.allocation import Allocation
 
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -319,7 +319,7 @@ def _split_by_value(pids: np.ndarray, values: np.ndarray) -> list:
 
 
 def _run_group(group: Group, call):
-    context.set_current(group)
+    programs.set_current(group)
     try:
         call()
     except Diverged as d:
@@ -335,7 +335,7 @@ def _run_group(group: Group, call):
         group.rollback()
         return "error", (e, int(group.pids[0]))
     finally:
-        context.set_current(None)
+        programs.set_current(None)
     group.commit()
     return None
 

@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.elementwise import broadcast_data, broadcast_shapes, to_tensor, unwrap
@@ -14,7 +14,7 @@ from minitriton.values.tensor import tensor
 
 def program_id(axis):
     """`tl.program_id(axis)`: this program's int32 index along grid axis 0, 1 or 2."""
-    group = context.current("program_id")
+    group = programs.current("program_id")
     axis = unwrap(axis)
     if isinstance(axis, tensor) or axis not in (0, 1, 2):   # a run-time axis cannot pick a grid axis either
         raise ValueError(f"program_id axis must be 0, 1, or 2 but got {axis}")
@@ -25,7 +25,7 @@ def program_id(axis):
 
 def num_programs(axis):
     """`tl.num_programs(axis)`: the grid size along an axis (int32)."""
-    group = context.current("num_programs")
+    group = programs.current("num_programs")
     axis = unwrap(axis)
     if isinstance(axis, tensor) or axis not in (0, 1, 2):
         raise ValueError(f"num_programs axis must be 0, 1, or 2 but got {axis}")
@@ -71,7 +71,7 @@ def _format_prefix(prefix: str, has_args: bool) -> str:
 
 def device_print(prefix, *args, hex=False):
     """`tl.device_print`: one line per program and element, as the GPU prints them."""
-    group = context.current("device_print")
+    group = programs.current("device_print")
     prefix = _format_prefix(str(unwrap(prefix)), bool(args))
     if not args:
         for x, y, z in zip(*(np.broadcast_to(a, (group.size,)) for a in group.program_ids)):
@@ -102,7 +102,7 @@ def _fmt(v, ty):
 
 def device_assert(cond, msg="", mask=None):
     """`tl.device_assert`: checked only in debug mode (TRITON_DEBUG=1, jit(debug=True) or options.debug)."""
-    group = context.current("device_assert")
+    group = programs.current("device_assert")
     if not group.launch.debug:
         return None
     c = to_tensor(cond)
@@ -127,7 +127,7 @@ def device_assert(cond, msg="", mask=None):
 
 def static_print(*values, sep=" ", end="\n", file=None, flush=False):
     """`tl.static_print`: printed once per compiled specialization, like Triton's compile-time print."""
-    group = context.current("static_print")
+    group = programs.current("static_print")
     caller = sys._getframe(1)
     key = (caller.f_code, caller.f_lasti, tuple(sorted((k, repr(v)) for k, v in group.launch.constexprs.items())))
     cache = group.launch.kernel.cache.setdefault("static_print", set())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import numerics
 from minitriton.semantics.elementwise import to_tensor, unwrap
@@ -29,7 +29,7 @@ def min_dot_size(bits: int):
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=None):
     """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""
-    group = context.current("dot")
+    group = programs.current("dot")
     a, b = to_tensor(input), to_tensor(other)
     acc = unwrap(acc)
     input_precision = unwrap(input_precision)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton.semantics import dtypes as T
 from minitriton import errors
 from minitriton.semantics.elementwise import to_tensor, unwrap, where
@@ -241,7 +241,7 @@ def gather(src, index, axis):
 
 
 def _gather_out_of_range(index, bad, n, axis):
-    group = context._current
+    group = programs._current
     per_program = bad.reshape(bad.shape[0], -1).any(axis=1)
     positions = np.nonzero(per_program)[0]
     if bad.shape[0] == 1 and group is not None and group.size > 1:

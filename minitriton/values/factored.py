@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 from minitriton.values.tensor import tensor
 
 MAX_PARTS = 3
@@ -63,7 +63,7 @@ class outer(tensor):
         self.shape = shape
         self.alloc = alloc
         self.bounds = bounds
-        group = context._current
+        group = programs._current
         if group is not None:
             nbytes = sum(p.nbytes for p in parts)
             if nbytes > group.peak:

@@ -5,13 +5,13 @@ constants, `tl.arange`, scalar arguments) or of the group's size; the rest of it
 `shape`. Pointer values carry the allocation they were derived from (`alloc`) and are then stored as element
 offsets into it; pointers of unknown provenance are absolute addresses (`alloc is None`).
 Python control flow on a tensor (`if`, `while`, `range(n)`, `int(x)`) asks for its value, which must be the
-same in every program of the group: when it is not, the engine splits the group (`context.Diverged`).
+same in every program of the group: when it is not, the engine splits the group (`programs.Diverged`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from minitriton.runtime import group as context
+from minitriton.values import programs
 
 
 class block_type:
@@ -55,7 +55,7 @@ class tensor:
         # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known
         # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
         self.bounds = None
-        group = context._current
+        group = programs._current
         self._owner = None
         if group is not None:
             # Groups are sized by their largest value (cache) and by the bytes their values hold at once
@@ -109,7 +109,7 @@ class tensor:
         first = data[0]
         if (data == first).all():
             return first
-        raise context.Diverged(data)
+        raise programs.Diverged(data)
 
     def __bool__(self):
         return bool(self._uniform("condition"))
