@@ -122,6 +122,16 @@ def outside_kernel(name: str) -> MiniTritonError:
         f"tl.{name} was called outside a kernel launch; launch the kernel with kernel[grid](...)")
 
 
+def program_id(linear: int, grid) -> tuple:
+    """A linear program index (x outermost, z fastest) as the program id a launch shows: (x,), (x, y) or
+    (x, y, z), without the trailing axes of size 1 of `grid` (one to three sizes)."""
+    gy, gz = (tuple(grid[1:]) + (1, 1))[:2]
+    x, y, z = linear // (gy * gz), (linear // gz) % gy, linear % gz
+    if gy == 1 and gz == 1:
+        return (x,)
+    return (x, y) if gz == 1 else (x, y, z)
+
+
 def format_ranges(values, limit: int = 4) -> str:
     """Sorted integers as compact ranges: [1, 2, 3, 7] -> '1…3, 7'."""
     values = sorted(set(int(v) for v in values))

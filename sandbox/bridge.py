@@ -317,13 +317,11 @@ def _op(out: Capture, trace=()):
     TRITON_F32_DEFAULT the host process has (so Check grades the same everywhere)."""
     Session.reset(trace)
     saved = os.environ.pop("TRITON_F32_DEFAULT", None)
-    saved_sanitize = minitriton.options.sanitize
-    minitriton.options.sanitize = True
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), np.errstate(all="ignore"):
+        with minitriton.set_options(sanitize=True, f32_default="tf32"), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(out), np.errstate(all="ignore"):
             yield
     finally:
-        minitriton.options.sanitize = saved_sanitize
         if saved is not None:
             os.environ["TRITON_F32_DEFAULT"] = saved
         Session.label = None

@@ -19,6 +19,13 @@ settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "d
 _KERNELS: dict = {}
 
 
+@pytest.fixture(autouse=True)
+def _restore_options():
+    """Every test starts and ends with the options it found (a test may call minitriton.set_options)."""
+    with minitriton.set_options():
+        yield
+
+
 def make_kernel(src: str, name: str | None = None, **namespace):
     """A `@triton.jit` function built from source text (cached by text).
 
@@ -53,10 +60,10 @@ def run_kernel(src: str, *args, grid=(1,), **kwargs):
 
 @pytest.fixture
 def group_size_one():
-    """Run every program in its own pass (minitriton.options.group_size = 1), restoring the old value."""
-    old = minitriton.options.group_size
-    minitriton.options.group_size = 1
+    """Run every program in its own pass (minitriton.set_options(group_size=1)), restoring the old value."""
+    old = minitriton.options().group_size
+    minitriton.set_options(group_size=1)
     try:
         yield
     finally:
-        minitriton.options.group_size = old
+        minitriton.set_options(group_size=old)

@@ -13,10 +13,10 @@ from conftest import make_kernel
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-program"])
 def grouping(request):
-    saved = minitriton.options.group_size
-    minitriton.options.group_size = request.param
+    saved = minitriton.options().group_size
+    minitriton.set_options(group_size=request.param)
     yield request.param
-    minitriton.options.group_size = saved
+    minitriton.set_options(group_size=saved)
 
 
 LOAD_SRC = """

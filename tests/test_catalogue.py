@@ -5,7 +5,7 @@ classic mistake, launched the way its author would, and the test asserts what mi
 OutOfBoundsError text (program, lanes, offsets), the CompilationError text, or the shrunk counterexample
 `minitriton.testing.check_kernel` reports for a wrong result, a never-written tail or a modified input.
 
-check_kernel runs kernels with the sanitizers on (`minitriton.options.sanitize`), so races between
+check_kernel runs kernels with the sanitizers on (`minitriton.options().sanitize`), so races between
 programs, order-dependent reads and loads of never-written memory are diagnosed as such, and unwritten
 elements are attributed to the program whose store mask excluded them. The entries that launch kernels
 directly run with the sanitizers off (their diagnosis is the bounds check or the compiler), except those
@@ -51,18 +51,15 @@ def _line(marker):
 @pytest.fixture(autouse=True)
 def _restore_options():
     """Direct launches run without the sanitizers unless an entry turns them on (check_kernel always does)."""
-    o = minitriton.options
-    saved = (o.group_size, o.sanitize)
-    o.sanitize = False
-    yield
-    o.group_size, o.sanitize = saved
+    with minitriton.set_options(sanitize=False):
+        yield
 
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-per-pass"])
 def sanitized(request):
     """The sanitizers on, with the default grouping and with one program per pass (same findings)."""
-    minitriton.options.sanitize = True
-    minitriton.options.group_size = request.param
+    minitriton.set_options(sanitize=True)
+    minitriton.set_options(group_size=request.param)
     yield
 
 
@@ -116,7 +113,7 @@ def add_no_mask(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 @pytest.mark.parametrize("group_size", [None, 1])
 def test_forgotten_mask(group_size):
     """The tail block reads past the end: 1000 elements, BLOCK 256, program 3 has 232 valid lanes."""
-    minitriton.options.group_size = group_size
+    minitriton.set_options(group_size=group_size)
     x, y, out = _vector(1000), _vector(1000, 1), mtt.empty(1000)
     with pytest.raises(OutOfBoundsError) as info:
         add_no_mask[(triton.cdiv(1000, 256),)](x, y, out, 1000, BLOCK=256)

@@ -296,15 +296,15 @@ def test_counters_identical_for_group_size_one():
     n = 777
     x = np.arange(n, dtype=np.float32)
     records = []
-    saved = minitriton.options.group_size
+    saved = minitriton.options().group_size
     try:
         for g in (None, 1):
-            minitriton.options.group_size = g
+            minitriton.set_options(group_size=g)
             with minitriton.record() as rec:
                 load_twice_kernel[(cdiv(n, 32),)](x, np.zeros(n, np.float32), n, BLOCK=32)
             records.append(rec.last)
     finally:
-        minitriton.options.group_size = saved
+        minitriton.set_options(group_size=saved)
     assert records[0] == records[1]
 
 

@@ -36,9 +36,9 @@ def _line(marker):
 
 @pytest.fixture
 def options_restored():
-    saved = (minitriton.options.group_size, minitriton.options.debug, minitriton.options.value_budget)
-    yield minitriton.options
-    minitriton.options.group_size, minitriton.options.debug, minitriton.options.value_budget = saved
+    """minitriton.set_options, with the options restored after the test."""
+    with minitriton.set_options():
+        yield minitriton.set_options
 
 
 # ----------------------------------------------------------------------------------------- compile-time errors
@@ -385,7 +385,7 @@ def k_late_error(out_ptr, BLOCK: tl.constexpr):
 @pytest.mark.parametrize("group_size", [None, 1])
 def test_compile_error_in_a_late_program_leaves_memory_untouched(options_restored, group_size):
     """A GPU refuses to compile the kernel at all, so programs 0-4 must not have written either."""
-    options_restored.group_size = group_size
+    options_restored(group_size=group_size)
     out = np.zeros(64, np.int32)
     with pytest.raises(CompilationError, match="arange's range must be a power of 2"):
         k_late_error[(8,)](out, BLOCK=8)
@@ -479,7 +479,7 @@ CARRIED_TYPE_CASES = [  # the texts are the H200's (Triton 3.6.0) for these kern
 def test_carried_types_must_not_change(options_restored, group_size, kernel, make_args, grid, at, message):
     """Loop-carried values and values out of a runtime `if` keep one type, or the compiler refuses the kernel;
     memory stays untouched."""
-    options_restored.group_size = group_size
+    options_restored(group_size=group_size)
     out = np.zeros(8, np.float32)
     args, kwargs = make_args(out)
     with pytest.raises(CompilationError) as info:
@@ -615,7 +615,7 @@ def _assert_inputs():
 
 def test_device_assert_silent_without_debug(monkeypatch, options_restored):
     monkeypatch.delenv("TRITON_DEBUG", raising=False)
-    options_restored.debug = False
+    options_restored(debug=False)
     x = _assert_inputs()
     out = np.zeros(32, np.float32)
     k_assert[(4,)](x, out, BLOCK=8)
@@ -626,10 +626,10 @@ def test_device_assert_silent_without_debug(monkeypatch, options_restored):
 @pytest.mark.parametrize("group_size", [None, 1])
 def test_device_assert_fires_in_debug_mode(monkeypatch, options_restored, how, group_size):
     monkeypatch.delenv("TRITON_DEBUG", raising=False)
-    options_restored.group_size = group_size
+    options_restored(group_size=group_size)
     kernel, marker, kwargs = k_assert, "assert-line", {}
     if how == "options":
-        options_restored.debug = True
+        options_restored(debug=True)
     elif how == "env":
         monkeypatch.setenv("TRITON_DEBUG", "1")
     elif how == "jit":
@@ -685,7 +685,7 @@ def k_unmasked_load(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 @pytest.mark.parametrize("group_size", [None, 1])
 def test_unmasked_load_past_the_end(options_restored, group_size):
     """The README's example: 98,432 elements, BLOCK 1024, 97 programs; program 96 has 128 valid lanes."""
-    options_restored.group_size = group_size
+    options_restored(group_size=group_size)
     n = 98_432
     x = np.random.default_rng(0).random(n, dtype=np.float32)
     out = np.zeros(n, np.float32)
@@ -734,7 +734,7 @@ def k_store_tail(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def test_store_past_the_end_writes_nothing(options_restored, group_size):
     """The bounds check runs before the scatter: the failing store writes none of its lanes, even the
     in-bounds ones; the programs before it have completed, the ones after it never ran."""
-    options_restored.group_size = group_size
+    options_restored(group_size=group_size)
     x = np.arange(1, 51, dtype=np.float32)
     out = np.zeros(50, np.float32)
     with pytest.raises(OutOfBoundsError) as info:
@@ -866,13 +866,13 @@ def _first_failure_case(grid, failing, group_size):
     flags[list(failing)] = 1
     src = np.ones(8, np.float32)
     out = np.zeros(gx * gy * gz, np.float32)
-    saved = minitriton.options.group_size
-    minitriton.options.group_size = group_size
+    saved = minitriton.options().group_size
+    minitriton.set_options(group_size=group_size)
     try:
         with pytest.raises(OutOfBoundsError) as info:
             k_first_failure[grid](flags, src, out)
     finally:
-        minitriton.options.group_size = saved
+        minitriton.set_options(group_size=saved)
     return str(info.value), out
 
 

@@ -1,6 +1,6 @@
 """Results, errors and traffic counters do not depend on how the engine groups programs.
 
-Every kernel runs with the default grouping and with `minitriton.options.group_size = 1` (one program per
+Every kernel runs with the default grouping and with `minitriton.set_options(group_size=1)` (one program per
 pass); outputs must be bit-identical, the counter records equal and error messages the same. The outputs
 are also checked against NumPy / exact Python references, and a spy on the engine checks that the default
 run really did put several programs in one pass (otherwise the comparison would prove nothing).
@@ -21,10 +21,8 @@ from minitriton.runtime import launch as engine
 @pytest.fixture(autouse=True)
 def _clean_options(monkeypatch):
     monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
-    o = minitriton.options
-    saved = (o.group_size, o.value_budget, o.debug)
-    yield
-    o.group_size, o.value_budget, o.debug = saved
+    with minitriton.set_options():
+        yield
 
 
 class _Spy:
@@ -45,7 +43,7 @@ class _Spy:
 
 def _launch(make, group_size, monkeypatch):
     """Run `make()` -> (launch callable, outputs dict); returns (outputs, records, error text, spy)."""
-    minitriton.options.group_size = group_size
+    minitriton.set_options(group_size=group_size)
     spy = _Spy()
     monkeypatch.setattr(engine, "_run_group", spy)
     launch, outputs = make()
@@ -349,7 +347,7 @@ def test_memory_after_an_error_identical_when_a_later_program_ran_early(monkeypa
 
 
 def test_small_value_budget_forces_chunking(monkeypatch):
-    minitriton.options.value_budget = 4096
+    minitriton.set_options(value_budget=4096)
     n = 40 * 256 - 7
     rng = np.random.default_rng(5)
     x, y = rng.random((2, n), dtype=np.float32)
@@ -365,7 +363,7 @@ def test_small_value_budget_forces_chunking(monkeypatch):
 
 
 def test_small_value_budget_with_divergence(monkeypatch):
-    minitriton.options.value_budget = 4096
+    minitriton.set_options(value_budget=4096)
     steps = (np.arange(30) * 7 % 5).astype(np.int32)
 
     def make():
@@ -391,16 +389,16 @@ def test_masked_copy_any_grouping(n, log_block, extra):
     grid = (math.ceil(n / block) + extra,)
     x = np.arange(n, dtype=np.int32) * 7 - 100
     results = []
-    saved = minitriton.options.group_size
+    saved = minitriton.options().group_size
     try:
         for g in (1, 2, 3, 7, None):
-            minitriton.options.group_size = g
+            minitriton.set_options(group_size=g)
             out = np.full(n, 12345, np.int32)
             with minitriton.record() as rec:
                 copy_kernel[grid](x, out, n, BLOCK=block)
             results.append((out, rec.last))
     finally:
-        minitriton.options.group_size = saved
+        minitriton.set_options(group_size=saved)
     for out, record in results:
         np.testing.assert_array_equal(out, x * 3 - 1)
         assert record == results[0][1]

@@ -26,10 +26,10 @@ INTS = NUM[:8]
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-program"])
 def grouping(request):
-    saved = minitriton.options.group_size
-    minitriton.options.group_size = request.param
+    saved = minitriton.options().group_size
+    minitriton.set_options(group_size=request.param)
     yield request.param
-    minitriton.options.group_size = saved
+    minitriton.set_options(group_size=saved)
 
 
 def values(t, shape, rng, special=True):

@@ -517,7 +517,7 @@ def test_reductions_do_not_depend_on_grouping(group_size_one):
     x = (np.random.default_rng(8).standard_normal((16, 64)) * 1e3).astype(np.float32)
     s1, a1 = np.zeros(16, np.float32), np.zeros(16, np.int32)
     k[(16,)](x, s1, a1, N=64)  # group_size = 1
-    minitriton.options.group_size = None
+    minitriton.set_options(group_size=None)
     s2, a2 = np.zeros(16, np.float32), np.zeros(16, np.int32)
     k[(16,)](x, s2, a2, N=64)
     assert s1.tobytes() == s2.tobytes() and a1.tolist() == a2.tolist(), "results depend on grouping"

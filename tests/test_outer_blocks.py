@@ -19,9 +19,9 @@ from minitriton.runtime import launch as engine
 @pytest.fixture(autouse=True)
 def _clean_options(monkeypatch):
     monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
-    saved = minitriton.options.group_size
+    saved = minitriton.options().group_size
     yield
-    minitriton.options.group_size = saved
+    minitriton.set_options(group_size=saved)
 
 
 @triton.jit
@@ -55,7 +55,7 @@ def _reference(src, n_prog, origin_step, M, N, s_r, s_c, steps, step, R, C, star
 
 
 def _run(src, n_prog, args, R, C, group_size=None, record=False, start=0):
-    minitriton.options.group_size = group_size
+    minitriton.set_options(group_size=group_size)
     dst = np.full(n_prog * R * C * args[-2], np.nan, np.float32)
     origin_step, M, N, s_r, s_c, steps, step = args
     launch = lambda: tile_copy[(n_prog,)](src, dst, origin_step, M, N, s_r, s_c, C, 1, steps, step, R=R, C=C,
@@ -120,7 +120,7 @@ def test_stride_zero_store_keeps_the_last_program_and_lane():
         tl.store(dst + rows[:, None] * 0 + cols[None, :], vals)
 
     for group_size in (None, 1):
-        minitriton.options.group_size = group_size
+        minitriton.set_options(group_size=group_size)
         dst = np.zeros(4, np.float32)
         broadcast_store[(3,)](dst, R=4, C=4)
         np.testing.assert_array_equal(dst, 200 + 12 + np.arange(4))
@@ -141,7 +141,7 @@ def test_three_part_masks_and_partial_masks():
     src = np.arange(32, dtype=np.float32)
     rows, cols = np.arange(4)[:, None], np.arange(8)[None, :]
     for group_size in (None, 1):
-        minitriton.options.group_size = group_size
+        minitriton.set_options(group_size=group_size)
         dst = np.zeros(3 * 32, np.float32)
         masked[(3,)](src, dst, 3, 5, 2, R=4, C=8)
         for pid in range(3):
@@ -165,7 +165,7 @@ def test_tile_stores_are_rolled_back_when_the_group_splits():
             tl.atomic_add(counter, 1)
 
     for group_size in (None, 1):
-        minitriton.options.group_size = group_size
+        minitriton.set_options(group_size=group_size)
         dst = np.zeros(6 * 8, np.float32)
         counter = np.zeros(1, np.int32)
         store_then_branch[(6,)](dst, counter, R=2, C=4)

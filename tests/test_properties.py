@@ -45,14 +45,9 @@ def _line(marker):
 @pytest.fixture(autouse=True)
 def _restore_options(monkeypatch):
     monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
-    o = minitriton.options
-    saved = (o.group_size, o.value_budget, getattr(o, "sanitize", None))
-    if hasattr(o, "sanitize"):  # these properties are about bounds and masks; two lanes may hit one address
-        o.sanitize = False
-    yield
-    o.group_size, o.value_budget = saved[:2]
-    if hasattr(o, "sanitize"):
-        o.sanitize = saved[2]
+    # these properties are about bounds and masks; two lanes may hit one address
+    with minitriton.set_options(sanitize=False):
+        yield
 
 
 def _storage(a):
@@ -84,17 +79,17 @@ def under_every_grouping(run):
     """Run `run()` (-> dict of arrays) under each GROUPINGS entry inside record(); assert every outcome is
     identical (arrays bit for bit, the whole counter record, the error text); return the first outcome."""
     outcomes = []
-    default_budget = minitriton.options.value_budget
+    default_budget = minitriton.options().value_budget
     for group_size, budget in GROUPINGS:
-        minitriton.options.group_size = group_size
-        minitriton.options.value_budget = budget or default_budget
+        minitriton.set_options(group_size=group_size)
+        minitriton.set_options(value_budget=budget or default_budget)
         error = None
         with minitriton.record(trace_programs=[(0,), (1,)]) as rec:
             try:
                 arrays = run()
             except minitriton.MiniTritonError as e:
                 arrays, error = getattr(e, "arrays", None), e
-        minitriton.options.group_size, minitriton.options.value_budget = None, default_budget
+        minitriton.set_options(group_size=None, value_budget=default_budget)
         outcomes.append((arrays, list(rec.launches), None if error is None else f"{type(error).__name__}: {error}",
                          error))
     first = outcomes[0]

@@ -15,11 +15,11 @@ from minitriton.errors import SanitizerError
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-per-pass"])
 def sanitize(request):
-    saved = (minitriton.options.sanitize, minitriton.options.group_size)
-    minitriton.options.sanitize = True
-    minitriton.options.group_size = request.param
+    saved = (minitriton.options().sanitize, minitriton.options().group_size)
+    minitriton.set_options(sanitize=True)
+    minitriton.set_options(group_size=request.param)
     yield
-    minitriton.options.sanitize, minitriton.options.group_size = saved
+    minitriton.set_options(**dict(zip(('sanitize', 'group_size'), saved)))
 
 
 @triton.jit
@@ -135,7 +135,7 @@ def test_load_of_never_written_memory(sanitize):
 
 
 def test_sanitizer_off_by_default_lets_races_through():
-    assert minitriton.options.sanitize is False
+    assert minitriton.options().sanitize is False
     x = np.arange(100, dtype=np.float32)
     out = np.zeros(100, np.float32)
     forgot_pid[(4,)](x, out, 100, BLOCK=32)  # a GPU would not complain either

@@ -23,9 +23,9 @@ from minitriton.tools.tensor_descriptor import TensorDescriptor
 @pytest.fixture(autouse=True)
 def _clean_options(monkeypatch):
     monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
-    saved = minitriton.options.group_size
+    saved = minitriton.options().group_size
     yield
-    minitriton.options.group_size = saved
+    minitriton.set_options(group_size=saved)
 
 
 # ------------------------------------------------------------------------------------------------ kernels
@@ -144,13 +144,13 @@ def runs(launch):
     """The launch's outputs grouped (default), one program per pass and under record(): must be identical."""
     results = []
     for group_size, record in ((None, False), (1, False), (None, True)):
-        minitriton.options.group_size = group_size
+        minitriton.set_options(group_size=group_size)
         if record:
             with minitriton.record():
                 results.append(launch())
         else:
             results.append(launch())
-    minitriton.options.group_size = None
+    minitriton.set_options(group_size=None)
     for r in results[1:]:
         np.testing.assert_array_equal(r, results[0])
     return results[0]
@@ -786,9 +786,9 @@ def store_overlapping(desc):
 
 @pytest.mark.parametrize("group_size", [None, 1])
 def test_sanitizer_sees_descriptor_stores(group_size):
-    saved = minitriton.options.sanitize
-    minitriton.options.sanitize = True
-    minitriton.options.group_size = group_size
+    saved = minitriton.options().sanitize
+    minitriton.set_options(sanitize=True)
+    minitriton.set_options(group_size=group_size)
     try:
         out = np.zeros((20, 16), np.float32)
         src = np.ones((3, 8, 16), np.float32)
@@ -799,4 +799,4 @@ def test_sanitizer_sees_descriptor_stores(group_size):
             store_overlapping[(2,)](desc)                        # rows 0..7 and 4..11
         assert "tl.store races with program (0,): both write `desc`" in str(info.value)
     finally:
-        minitriton.options.sanitize = saved
+        minitriton.set_options(sanitize=saved)

@@ -28,9 +28,9 @@ ROOT = __file__.rsplit("/tests/", 1)[0]
 
 @pytest.fixture(autouse=True)
 def _restore_options():
-    saved = (minitriton.options.group_size, minitriton.options.sanitize)
+    saved = (minitriton.options().group_size, minitriton.options().sanitize)
     yield
-    minitriton.options.group_size, minitriton.options.sanitize = saved
+    minitriton.set_options(**dict(zip(('group_size', 'sanitize'), saved)))
 
 
 # ------------------------------------------------------------------------------------------ the module
@@ -305,23 +305,23 @@ def test_check_kernel_passes_a_correct_kernel_in_every_grouping():
     calls = []
 
     def launch(x, out):
-        calls.append(minitriton.options.group_size)
+        calls.append(minitriton.options().group_size)
         _copy(x, out)
     check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32), dtype=mts.dtypes()),
                  group_sizes=(None, 1, 3), max_examples=30)
     assert {None, 1, 3} <= set(calls)
-    assert minitriton.options.group_size is None
+    assert minitriton.options().group_size is None
 
 
 def test_check_kernel_keeps_the_configured_grouping_by_default():
     seen = set()
 
     def launch(x, out):
-        seen.add(minitriton.options.group_size)
+        seen.add(minitriton.options().group_size)
         _copy(x, out)
-    minitriton.options.group_size = 2
+    minitriton.set_options(group_size=2)
     check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32)), max_examples=5)
-    assert seen == {2} and minitriton.options.group_size == 2
+    assert seen == {2} and minitriton.options().group_size == 2
 
 
 def test_check_kernel_reports_the_shrunk_unwritten_tail():
@@ -487,13 +487,13 @@ def test_check_kernel_several_outputs_with_tolerance():
 def test_check_kernel_reports_results_that_depend_on_grouping():
     def launch(x, out):  # a stand-in for an emulator bug: the result depends on the group size
         _copy(x, out)
-        if minitriton.options.group_size == 1 and x.size:
+        if minitriton.options().group_size == 1 and x.size:
             out[0] += 1
     with pytest.raises(KernelCheckError) as info:
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32), dtype=np.int32),
                      group_sizes=(None, 1), seed=0)
     # the group_size=1 run is compared with the reference first
-    assert info.value.kind == "mismatch" and "with minitriton.options.group_size = 1" in str(info.value)
+    assert info.value.kind == "mismatch" and "with minitriton.set_options(group_size=1)" in str(info.value)
 
 
 def test_kernel_property_makes_a_pytest_test():
@@ -547,10 +547,10 @@ def k_accumulate(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 @pytest.fixture
 def sanitizing():
-    saved = minitriton.options.sanitize
-    minitriton.options.sanitize = True
+    saved = minitriton.options().sanitize
+    minitriton.set_options(sanitize=True)
     yield
-    minitriton.options.sanitize = saved
+    minitriton.set_options(sanitize=saved)
 
 
 def test_empty_outputs_are_tracked_by_the_sanitizer(sanitizing):
@@ -577,7 +577,7 @@ def test_assert_written_names_the_excluding_programs_only_when_sanitized(sanitiz
         mtt.assert_written(out, "out")
     assert str(info.value) == ("elements 90…99 of `out` were never written (10 of 100; flat indices in C order): "
                                "the store masks of programs 2, 3 excluded them")
-    minitriton.options.sanitize = False
+    minitriton.set_options(sanitize=False)
     with pytest.raises(AssertionError, match="still the poison value"):
         mtt.assert_written(out, "out")
 
@@ -587,9 +587,9 @@ def test_check_kernel_sanitizes_by_default_and_restores_the_option():
         out[...] = 0
         mtt.mark_written(out)
         k_accumulate[(triton.cdiv(x.size, 32),)](x, out, x.size, BLOCK=32)
-    minitriton.options.sanitize = False
+    minitriton.set_options(sanitize=False)
     check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32)), max_examples=10)
-    assert minitriton.options.sanitize is False
+    assert minitriton.options().sanitize is False
 
     def forgot_mark(x, out):
         out[...] = 0
@@ -599,4 +599,4 @@ def test_check_kernel_sanitizes_by_default_and_restores_the_option():
     assert info.value.kind == "error" and isinstance(info.value.__cause__, minitriton.errors.SanitizerError)
     check_kernel(forgot_mark, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32)), sanitize=False,
                  max_examples=10)
-    assert minitriton.options.sanitize is False
+    assert minitriton.options().sanitize is False

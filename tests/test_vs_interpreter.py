@@ -1301,10 +1301,10 @@ def _compare(spec, mt_result, it_result, name):
 
 @pytest.fixture
 def one_program_per_pass():
-    old = minitriton.options.group_size
-    minitriton.options.group_size = 1
+    old = minitriton.options().group_size
+    minitriton.set_options(group_size=1)
     yield
-    minitriton.options.group_size = old
+    minitriton.set_options(group_size=old)
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -11,11 +11,22 @@ import numpy as np
 from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
-from minitriton.observers.counters import distinct
+from minitriton.memory.events import Access
 from minitriton.memory.allocation import SLOT_SHIFT
 from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
 from minitriton.values.factored import outer, pointer_block, tile_view
 from minitriton.values.tensor import tensor
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a sort, much faster than np.unique's hashing on millions of int64)."""
+    s = np.sort(values, kind="stable" if values.size < 64 else "quicksort")
+    if s.size == 0:
+        return s
+    keep = np.empty(s.shape, bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
 
 
 def _prepare(op: str, pointer, mask, extra: dict):
@@ -176,40 +187,32 @@ def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
                                     positions)
 
 
-def _count(group, kind, alloc, itemsize, idx, m, shape):
-    """Record traffic for the running group (only while a `minitriton.record()` is active)."""
-    if group.launch.recorder is None:
-        return
-    g = group.size
-    lanes = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if m is None:
-        active = np.full(g, lanes, np.int64)
-        sel_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)
-        prog = np.broadcast_to(np.arange(g).reshape(g, 1), sel_idx.shape)
-        sel_idx, prog = sel_idx.ravel(), prog.ravel()
-    else:
-        mm = np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, -1)
-        active = mm.sum(axis=1).astype(np.int64)
-        full_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)
-        sel_idx = full_idx[mm]
-        prog = np.broadcast_to(np.arange(g).reshape(g, 1), mm.shape)[mm]
-    group.events.append((kind, alloc, itemsize, active, lanes - active, prog, sel_idx))
+def _emit(group, kind, alloc, elem, index, raw, m, shape):
+    """Tell the group's observers (counters, sanitizer) about an access; nothing to do without them."""
+    if group.observers:
+        group.emit(Access(kind, alloc, elem, index, raw, m, shape))
+
+
+def _emit_tile(group, kind, ptr, mask, shape, elem):
+    """The event of an access the tile shortcut performs: the same lanes the general path would report."""
+    if group.observers:
+        idx, m = _lanes(group, ptr, mask, shape)
+        group.emit(Access(kind, ptr.alloc, elem, idx, idx, m, shape))
 
 
 def _load_tile(group, ptr, mask, shape, elem):
     """The raw values of a load through a tile-shaped pointer block whose every lane is in bounds (masked or
-    not), gathered without an index array; None for the general path (also while counting or sanitizing,
-    which need the lanes' indices)."""
+    not), gathered without an index array; None for the general path."""
     if not isinstance(ptr, pointer_block) or ptr.shape != shape:
-        return None
-    launch = group.launch
-    if launch.recorder is not None or launch.sanitizer is not None:
         return None
     lo, hi = ptr.bounds
     if lo < 0 or hi >= ptr.alloc.numel(elem):
         return None
     tile = tile_view(ptr, ptr.alloc.flat(elem), shape)
-    return None if tile is None else tile[0][tile[1]]
+    if tile is None:
+        return None
+    _emit_tile(group, "load", ptr, mask, shape, elem)
+    return tile[0][tile[1]]
 
 
 def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
@@ -217,9 +220,8 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     (the journal keeps the view and the old tiles); False for the general path."""
     if not isinstance(ptr, pointer_block) or ptr.shape != shape:
         return False
-    launch = group.launch
     alloc = ptr.alloc
-    if launch.recorder is not None or launch.sanitizer is not None or not alloc.writeable:
+    if not alloc.writeable:
         return False
     lo, hi = ptr.bounds
     if lo < 0 or hi >= alloc.numel(elem) or _mask_lanes(mask, shape) is not None:
@@ -231,11 +233,12 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     vd = expand(to_storage(val.data, elem), val.shape, len(shape))
     if vd.shape[0] != 1 and vd.shape[0] != origins.shape[0]:
         return False
+    _emit_tile(group, "store", ptr, None, shape, elem)
     group.before_store(alloc)
     if group.journal is not None:
         old = view[origins]
         group.journal.append((view, origins, old))
-        group.hold(old.nbytes)
+        group.meter.hold(old.nbytes)
     view[origins] = vd
     return True
 
@@ -280,9 +283,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         idx, m = _lanes(group, ptr, mask, shape)
         alloc, safe = _resolve("load", group, ptr, idx, m, mask is not None)
         flat = alloc.flat(elem)
-        _count(group, "load", alloc, elem.itemsize, safe, m, shape)
-        if group.launch.sanitizer is not None:
-            group.launch.sanitizer.check_load(group, alloc, elem, safe, idx, m)
+        _emit(group, "load", alloc, elem, safe, idx, m, shape)
         if flat.shape[0] == 0:
             raw = np.zeros(safe.shape, elem.np_storage)
         else:
@@ -343,18 +344,15 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     else:
         m = np.ascontiguousarray(_to_full(m, full))  # a broadcast mask makes boolean indexing ~3x slower
         sel_idx, sel_val = safe[m], vd[m]
-    _count(group, "store", alloc, elem.itemsize, safe, m, shape)
-    if group.launch.sanitizer is not None:
-        group.launch.sanitizer.check_store(group, alloc, elem, safe, idx, m)
+    _emit(group, "store", alloc, elem, safe, idx, m, shape)
     group.before_store(alloc)
     if group.journal is not None:
         old = flat[sel_idx]
         group.journal.append((flat, sel_idx, old))
-        group.hold(old.nbytes + (sel_idx.nbytes if sel_idx.base is None else 0))
+        group.meter.hold(old.nbytes + (sel_idx.nbytes if sel_idx.base is None else 0))
     # the scatter's own index and value arrays, alive until here
-    group.hold(0, (sel_idx.nbytes if sel_idx.base is None else 0) + (sel_val.nbytes if sel_val.base is None else 0))
+    group.meter.hold(0, (sel_idx.nbytes if sel_idx.base is None else 0) + (sel_val.nbytes if sel_val.base is None else 0))
     flat[sel_idx] = sel_val
-    group.note_store(alloc, sel_idx)
     return None
 
 
@@ -438,14 +436,13 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
     extra = operand.shape[len(full):]
     operand = np.broadcast_to(operand, full + extra).reshape((-1,) + extra)
     active = np.ones(safe.shape, bool) if m is None else np.broadcast_to(m, full).reshape(-1)
-    _count(group, "atomic", alloc, elem.itemsize, safe.reshape(full), None if m is None else active.reshape(full), shape)
+    shaped = safe.reshape(full)
+    _emit(group, "atomic", alloc, elem, shaped, shaped, None if m is None else active.reshape(full), shape)
     lanes = np.nonzero(active)[0]
     old_all = np.zeros(safe.shape, elem.np_compute)
     targets = safe[lanes]
     if lanes.size:
         group.before_store(alloc)
-        if group.launch.sanitizer is not None:
-            group.launch.sanitizer.check_atomic(group, alloc, elem, targets)
     if group.journal is not None and lanes.size:
         group.journal.append((flat, targets, flat[targets]))
     if lanes.size:
@@ -456,8 +453,7 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
         else:  # same address hit several times: apply in lane order, as a sequential GPU could
             for lane in lanes:
                 t = safe[lane]
-                old = from_storage(flat[t:t + 1], elem)
+                old = from_storage(flat[t:t + 1].copy(), elem)  # a copy: the view would show the new value
                 flat[t:t + 1] = to_storage(update(old, operand[lane:lane + 1]), elem)
                 old_all[lane] = old[0]
-        group.note_store(alloc, targets)
     return tensor(old_all.reshape(full), elem, shape)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton.memory.initialization import registry
 from minitriton.semantics import dtypes as T
 
 SLOT_SHIFT = 40
@@ -26,7 +27,6 @@ class Allocation:
         self.nbytes = self.raw.shape[0]
         self._views = {}
         self.writeable = bool(array.flags.writeable)
-        from minitriton.observers.sanitizer import registry
         self.shadow = registry.lookup(array)   # initialisation tracking, for arrays made by testing.empty
 
     @property

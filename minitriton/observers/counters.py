@@ -10,6 +10,9 @@ import json
 
 import numpy as np
 
+from minitriton.memory.access import distinct
+from minitriton.memory.events import Access, Flops
+
 _FIELDS = ("loaded_elements", "loaded_bytes", "masked_load_lanes", "stored_elements", "stored_bytes",
            "masked_store_lanes", "atomic_elements", "atomic_bytes", "masked_atomic_lanes")
 
@@ -79,6 +82,7 @@ class LaunchCounters:
         self.tensors: dict = {}
         self.keys: dict = {}
         self.flops = np.zeros(n_programs, np.int64)
+        self.pending: list = []  # the running group's summarised events
 
     def _arrays(self, alloc):
         arrays = self.tensors.get(alloc.index)
@@ -88,8 +92,33 @@ class LaunchCounters:
             self.keys[alloc.index] = {"load": [], "store": []}
         return arrays
 
-    def commit(self, pids: np.ndarray, events: list):
-        """Add a finished group's events (`pids` maps group positions to program ids)."""
+    def on_event(self, group, event):
+        """Summarise one event of a running group; it counts once the group commits."""
+        if isinstance(event, Flops):
+            self.pending.append(("flops", event.per_program))
+            return
+        g, idx, m, shape = group.size, event.index, event.mask, event.shape
+        lanes = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if m is None:
+            active = np.full(g, lanes, np.int64)
+            sel_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)
+            prog = np.broadcast_to(np.arange(g).reshape(g, 1), sel_idx.shape)
+            sel_idx, prog = sel_idx.ravel(), prog.ravel()
+        else:
+            mm = np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, -1)
+            active = mm.sum(axis=1).astype(np.int64)
+            sel_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)[mm]
+            prog = np.broadcast_to(np.arange(g).reshape(g, 1), mm.shape)[mm]
+        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, prog, sel_idx))
+
+    def discard(self, group):
+        """The group's pass is undone: forget its events."""
+        self.pending = []
+
+    def commit(self, group):
+        """The group's pass finished: add its events to the launch's counts."""
+        events, self.pending = self.pending, []
+        pids = group.pids
         for event in events:
             if event[0] == "flops":
                 self.flops[pids] += event[1]
@@ -175,17 +204,6 @@ def _unique_bytes(chunks, n_programs):
         per_prog += np.bincount(uniq // span, minlength=n_programs)
         total = int(distinct(byte).size)
     return per_prog, total
-
-
-def distinct(values: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (a sort, much faster than np.unique's hashing on millions of int64)."""
-    s = np.sort(values, kind="stable" if values.size < 64 else "quicksort")
-    if s.size == 0:
-        return s
-    keep = np.empty(s.shape, bool)
-    keep[0] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
-    return s[keep]
 
 
 def _ranges(sizes):

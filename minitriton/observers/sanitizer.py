@@ -1,6 +1,6 @@
 """Sanitizers: races between programs, order-dependent reads, reads of never-written memory.
 
-Switched on by `minitriton.options.sanitize = True` (or MINITRITON_SANITIZE=1); the test kit and the sandbox
+Switched on by `minitriton.set_options(sanitize=True)` (or MINITRITON_SANITIZE=1); the test kit and the sandbox
 turn it on. Per launch and per written or read allocation they keep shadow arrays indexed by element:
 * `writer`: the program that last stored the element in this launch (-1: none);
 * `reader`: the program that first loaded it (-1: none), or -2 once several programs have;
@@ -10,50 +10,13 @@ group that is split or replayed leaves no trace, and the findings do not depend 
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from minitriton import errors
+from minitriton.memory.events import Access, lanes
+from minitriton.memory.initialization import NO_PROGRAM, registry
 
-_NONE, _SEVERAL = -1, -2
-
-
-class Registry:
-    """Arrays whose initialisation minitriton tracks (made by minitriton.testing.empty and friends)."""
-
-    def __init__(self):
-        self._by_base = {}   # id of the base array -> (weakref to it, shadow)
-
-    def register(self, array: np.ndarray, written: bool = False):
-        """Track `array` (a base array, not a view): every element starts unwritten unless `written`."""
-        shadow = Shadow(array.size, written)
-        key = id(array)
-        self._by_base[key] = (weakref.ref(array, lambda _ref, key=key: self._by_base.pop(key, None)), shadow)
-        return shadow
-
-    def lookup(self, array: np.ndarray):
-        """The shadow of `array` if it (or the array it views) is tracked and covers the same memory."""
-        base = array
-        while base is not None:
-            entry = self._by_base.get(id(base))
-            if entry is not None and entry[0]() is base:
-                if base.size == array.size and np.shares_memory(base, array) and array.flags.c_contiguous:
-                    return entry[1]
-                return None
-            base = base.base if isinstance(base.base, np.ndarray) else None
-        return None
-
-
-class Shadow:
-    """Initialisation state of a tracked array: written flags and the last program that masked each out."""
-
-    def __init__(self, size: int, written: bool):
-        self.written = np.full(size, written, bool)
-        self.masked_by = np.full(size, _NONE, np.int64)
-
-
-registry = Registry()
+_NONE, _SEVERAL = NO_PROGRAM, -2
 
 
 class LaunchSanitizer:
@@ -85,21 +48,28 @@ class LaunchSanitizer:
             shadow.written[...] = written
             shadow.masked_by[...] = masked_by
 
-    # --- entry points for ops_memory (indices in the pointer's element type, program axis first) ---
-    def check_load(self, group, alloc, elem, safe, raw, m):
-        idx, prog, _, _ = lanes(group, safe, m)
-        self.on_load(group, alloc, _units(idx, elem, alloc), prog, None)
+    def commit(self, group):
+        """Nothing to publish: the shadow arrays are updated as accesses happen (journaled with the stores)."""
 
-    def check_store(self, group, alloc, elem, safe, raw, m):
-        idx, prog, _, _ = lanes(group, safe, m)
-        masked_idx = masked_prog = None
-        if m is not None:
-            _, _, masked_idx, masked_prog = lanes(group, raw, m)
-            masked_idx = _units(masked_idx, elem, alloc)
-        self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
+    def discard(self, group):
+        """Nothing to drop: the group's journal restores the shadow arrays with its stores."""
 
-    def check_atomic(self, group, alloc, elem, targets):
-        self.on_atomic(group, alloc, _units(targets, elem, alloc))
+    def on_event(self, group, event):
+        """Check and record one memory op of the group (`memory.events.Access`); other events are ignored."""
+        if not isinstance(event, Access):
+            return
+        alloc, elem = event.alloc, event.elem
+        idx, prog, _, _ = lanes(group.pids, event.index, event.mask)
+        if event.kind == "load":
+            self.on_load(group, alloc, _units(idx, elem, alloc), prog, None)
+        elif event.kind == "store":
+            masked_idx = masked_prog = None
+            if event.mask is not None:
+                _, _, masked_idx, masked_prog = lanes(group.pids, event.raw, event.mask)
+                masked_idx = _units(masked_idx, elem, alloc)
+            self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
+        else:
+            self.on_atomic(group, alloc, _units(idx, elem, alloc))
 
     def on_load(self, group, alloc, idx, prog, shape):
         """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`."""
@@ -217,7 +187,7 @@ def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
     masked = shadow.masked_by[missing]
     progs = sorted(set(int(p) for p in masked if p >= 0))
     if progs:
-        names = ", ".join(_pid(p, launch_grid) for p in progs[:3])
+        names = ", ".join(_program_text(p, launch_grid) for p in progs[:3])
         if len(progs) == 1:
             text += f": program {names}'s store mask excluded them"
         else:
@@ -228,14 +198,10 @@ def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
     return text
 
 
-def _pid(linear, grid) -> str:
-    """A linear program id as the launch shows it: `96` on a 1-D grid, `(x, y)` / `(x, y, z)` otherwise."""
-    if not grid or len(grid) == 1:
-        return str(linear)
-    gy = grid[1]
-    gz = grid[2] if len(grid) == 3 else 1
-    z, y, x = linear % gz, (linear // gz) % gy, linear // (gy * gz)
-    return str((x, y)) if len(grid) == 2 else str((x, y, z))
+def _program_text(linear: int, grid) -> str:
+    """`96` on a 1-D grid (or none known), `(x, y)` / `(x, y, z)` otherwise."""
+    pid = errors.program_id(linear, grid or (1,))
+    return str(pid[0]) if len(pid) == 1 else str(pid)
 
 
 def _units(idx, elem, alloc):
@@ -243,15 +209,3 @@ def _units(idx, elem, alloc):
     if elem.itemsize == alloc.dtype.itemsize:
         return idx
     return idx.astype(np.int64) * elem.itemsize // alloc.dtype.itemsize
-
-
-def lanes(group, idx: np.ndarray, m):
-    """(element indices, linear program ids) of the active lanes of an access, and of the masked-off ones."""
-    g = group.size
-    full = (g,) + idx.shape[1:]
-    idx = np.broadcast_to(idx, full)
-    prog = np.broadcast_to(group.pids.reshape((g,) + (1,) * (idx.ndim - 1)), full)
-    if m is None:
-        return idx.reshape(-1), prog.reshape(-1), None, None
-    m = np.broadcast_to(m, full)
-    return idx[m], prog[m], idx[~m], prog[~m]

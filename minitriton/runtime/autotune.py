@@ -11,11 +11,12 @@ The choice is cached per value of `key`, and `best_config` is set, as in Triton.
 from __future__ import annotations
 
 import copy
-import os
+
 
 import numpy as np
 
 from minitriton.observers import counters
+from minitriton.options import options
 from minitriton import errors
 from minitriton.runtime.jit import KernelInterface
 from minitriton.memory.allocation import as_array
@@ -107,7 +108,7 @@ class Autotuner(KernelInterface):
                 raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(clash))}. Make sure that you "
                                  f"don't re-define auto-tuned symbols.")
         key = tuple(_key_part(nargs.get(k)) for k in self.keys)
-        mode = os.environ.get("MINITRITON_AUTOTUNE", "first").lower()
+        mode = options().autotune
         if key not in self.cache:
             configs = self.prune_configs(nargs)
             if mode == "cheapest" and len(configs) > 1:

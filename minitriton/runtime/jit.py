@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import os
 import re
 import textwrap
 import types
@@ -19,6 +18,7 @@ import numpy as np
 
 from minitriton.values import programs
 from minitriton import errors
+from minitriton.options import options
 from minitriton.semantics import dtypes as T
 from minitriton.memory.allocation import as_array
 from minitriton.semantics.elementwise import constexpr, to_tensor, unwrap
@@ -82,7 +82,7 @@ def _kernel_may_read(value) -> bool:
 
 
 def _allow_non_constexpr_globals() -> bool:
-    return os.environ.get("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "0").lower() in ("1", "true", "on", "yes")
+    return options().allow_non_constexpr_globals
 
 
 class JITFunction(KernelInterface):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dis
 import os
 import types
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,23 +22,10 @@ from minitriton import errors
 from minitriton.runtime.group import Group
 from minitriton.values.programs import Diverged, OverBudget
 from minitriton.memory.allocation import Allocation
+from minitriton.observers.sanitizer import LaunchSanitizer
+from minitriton.options import options
 
 MAX_GRID = (2**31 - 1, 65535, 65535)
-
-
-@dataclass
-class Options:
-    """Engine settings. `group_size=1` runs one program per pass (the slow reference mode used by tests)."""
-
-    group_size: int | None = None         # largest group; None = as large as the budget allows
-    group_bytes: int = 2**20              # target size of one value: groups that fit in cache run fastest
-    value_budget: int = 64 * 2**20        # bytes one value of a group may take (memory bound)
-    debug: bool = False                   # tl.device_assert fires (also TRITON_DEBUG=1 or jit(debug=True))
-    undo_bytes: int = 64 * 2**20          # copies kept so a compile-time error leaves memory untouched
-    sanitize: bool = False                # races, order-dependent reads, unwritten reads (also MINITRITON_SANITIZE=1)
-
-
-options = Options()
 
 
 class Launch:
@@ -56,14 +42,14 @@ class Launch:
         if self.recording is not None:
             traced = [self.linear_id(p) for p in getattr(self.recording, "trace_programs", [])]
             self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None])
-        self.debug = bool(kernel.debug) or options.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
-        # fp32 tl.dot's default precision: read once per launch (Triton reads it once per compile), not per dot
-        self.f32_default = os.environ.get("TRITON_F32_DEFAULT") or "tf32"
+        self.options = options()             # read once per launch, as Triton reads its settings per compile
+        self.debug = bool(kernel.debug) or self.options.debug
+        self.f32_default = self.options.f32_default
         self.static_printed = set()
         self.sanitizer = None
-        if options.sanitize or os.environ.get("MINITRITON_SANITIZE", "0") not in ("", "0"):
-            from minitriton.observers.sanitizer import LaunchSanitizer
+        if self.options.sanitize:
             self.sanitizer = LaunchSanitizer(self)
+        self.observers = tuple(o for o in (self.sanitizer, self.recorder) if o is not None)
         self.compiled = False                # a launch of the same specialization completed before
         self.snapshots = {}                  # allocation index -> its bytes before the launch wrote to it
         self.snapshot_bytes = 0
@@ -78,7 +64,7 @@ class Launch:
             self.snapshots[alloc.index] = None
             return
         arrays = sum(a.nbytes for a in self.allocations)
-        if self.snapshot_bytes + alloc.nbytes > min(options.undo_bytes, max(arrays // 2, 2**16)):
+        if self.snapshot_bytes + alloc.nbytes > min(self.options.undo_bytes, max(arrays // 2, 2**16)):
             self.snapshots[alloc.index] = None
             return
         self.snapshots[alloc.index] = alloc.raw.copy()
@@ -117,12 +103,7 @@ class Launch:
         return (x * self.grid[1] + y) * self.grid[2] + z
 
     def pid_tuple(self, pid: int) -> tuple:
-        x, y, z = (int(v[0]) for v in self.coords(np.array([pid], np.int64)))
-        if self.grid[2] == 1 and self.grid[1] == 1:
-            return (x,)
-        if self.grid[2] == 1:
-            return (x, y)
-        return (x, y, z)
+        return errors.program_id(int(pid), self.grid)
 
 
 def normalize_grid(grid, meta: dict) -> tuple:
@@ -208,15 +189,8 @@ def _specialization(constexprs: dict, call_args: list):
 
 
 def _group_cap(run: Launch) -> int:
-    cap = options.group_size
-    env = os.environ.get("MINITRITON_GROUP_SIZE")
-    if env:
-        cap = int(env)
+    cap = run.options.group_size
     return max(1, cap) if cap else run.n
-
-
-def _budget(run: Launch) -> int:
-    return max(1, options.value_budget)
 
 
 def _schedule(run: Launch, call):
@@ -228,7 +202,7 @@ def _schedule(run: Launch, call):
     # A value of the group should fit in cache (speed), and all the values the group holds at once should stay
     # below a share of the launch's arrays (memory: the emulator's working set stays below the kernel's own).
     arrays = sum(a.nbytes for a in run.allocations)
-    target = min(options.value_budget, options.group_bytes)
+    target = min(run.options.value_budget, run.options.group_bytes)
     live_budget = max(MIN_LIVE_BYTES, int(arrays * LIVE_SHARE))
     # How large one program's values get: learned from earlier launches with the same constexprs, else from
     # the first group, which shrinks (OverBudget) until its values fit.
@@ -259,11 +233,11 @@ def _schedule(run: Launch, call):
         if outcome is None:
             committed[pids] = True
             value, live = sizes.get(key, (0, 0))
-            value = max(1, group.peak // group.size, value)
-            live = max(1, group.live_peak // group.size, live)
+            value = max(1, group.meter.peak // group.size, value)
+            live = max(1, group.meter.live_peak // group.size, live)
             sizes[key] = value, live
             chunk = min(cap, _fitting(target, live_budget, value, live))
-            limit = max(target, options.value_budget if chunk == 1 else 2 * target)
+            limit = max(target, run.options.value_budget if chunk == 1 else 2 * target)
             continue
         kind, payload = outcome
         if kind == "split":

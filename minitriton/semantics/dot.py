@@ -100,7 +100,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
             ad, bd = numerics.tf32_truncate(ad), numerics.tf32_truncate(bd)
         prod = np.matmul(ad, bd)
     batch = a.shape[0] if ra == 3 else 1
-    group.count_flops(2 * M * N * K * batch, prod.shape[0])
+    group.count_flops(2 * M * N * K * batch)
     if acc is not None:
         if prod.shape == acc.data.shape or acc.data.shape[0] == 1:
             prod += acc.data  # in place: prod is a fresh array with the full shape

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from minitriton.memory.buffers import Buffer
-from minitriton.runtime.launch import options as _options
+from minitriton.options import options, set_options
 from minitriton.memory.allocation import as_array
 from minitriton.testing.poison import (Layout, as_numpy, describe_array, empty, ranges, triton_dtype, unwritten, unwritten_attribution,
                      unwritten_message, written_outside)
@@ -33,7 +33,7 @@ class KernelCheckError(AssertionError):
     """A kernel failed `check_kernel` on a (shrunk) drawn case.
 
     `kind`: "error" (the launch raised), "input modified", "outside" (wrote around an output view),
-    "unwritten", "mismatch" or "grouping" (results depend on minitriton.options.group_size);
+    "unwritten", "mismatch" or "grouping" (results depend on minitriton.options().group_size);
     `diagnosis`: the one-line finding; `case`: the drawn inputs (copies, as the kernel received them).
     """
 
@@ -55,11 +55,11 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
     several `outputs`, or a dict by name) with the output's dtype: each output is allocated poisoned with
     the reference result's shape and dtype, at `out_layout` (a `Layout`, or a strategy of them; default
     plain contiguous; a dict gives one per output name). `atol`/`rtol` 0 (default) compare exactly (NaN
-    equals NaN). `group_sizes` (e.g. `(None, 1)`): run once per `minitriton.options.group_size` (None = the
+    equals NaN). `group_sizes` (e.g. `(None, 1)`): run once per `minitriton.options().group_size` (None = the
     default grouping) and require identical outputs; by default the launch runs once, under the options as
     they are.
     `modifies`: names of inputs the kernel may write. `sanitize` (default on) runs the launch with
-    `minitriton.options.sanitize`: races between programs, order-dependent reads and loads of never-written
+    `minitriton.options().sanitize`: races between programs, order-dependent reads and loads of never-written
     output elements are reported (call `mark_written(out)` after filling an output on the host), and
     unwritten elements are attributed to the programs whose store masks excluded them.
     `max_examples`/`settings`/`seed` tune hypothesis
@@ -79,12 +79,8 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
 
     def run_case(case, **drawn):
         layouts = {n: drawn.get(f"layout_{n}", fixed[n]) for n in names}
-        saved = _options.sanitize
-        _options.sanitize = bool(sanitize)
-        try:
+        with set_options(sanitize=bool(sanitize)):
             _check_case(label, launch, reference, names, case, layouts, atol, rtol, sizes, set(modifies))
-        finally:
-            _options.sanitize = saved
 
     overrides = dict(deadline=None, database=None, report_multiple_bugs=False,
                      suppress_health_check=list(HealthCheck),
@@ -154,7 +150,7 @@ def _check_case(label, launch, reference, names, case, layouts, atol, rtol, grou
                                         f"{ranges(where)}: results must not depend on how programs are grouped")
 
 
-_KEEP = object()  # "leave minitriton.options.group_size as it is"
+_KEEP = object()  # "leave minitriton.options().group_size as it is"
 
 
 class _Report:
@@ -173,7 +169,7 @@ class _Report:
             where = "" if layout.is_plain() else f", placed by {layout}"
             lines.append(f"    {name}: {dt}[{', '.join(str(s) for s in a.shape)}] (output{where})")
         if self.group_size is not None:
-            lines.append(f"    with minitriton.options.group_size = {self.group_size}")
+            lines.append(f"    with minitriton.set_options(group_size={self.group_size})")
         error = KernelCheckError(kind, diagnosis, self.case, "\n".join(lines))
         if cause is not None:
             raise error from cause
@@ -245,18 +241,15 @@ def _run(launch, case, expected, layouts, group_size, alternate, modifies, repor
     args = {k: _clone(v) for k, v in case.items()}
     before = {k: _buffer_bytes(v) for k, v in args.items()}
     outs = {n: _alloc_output(e, layouts[n], alternate) for n, e in expected.items()}
-    saved = _options.group_size
     if group_size is not _KEEP:
-        _options.group_size = group_size
         report.group_size = group_size
     try:
-        launch(**args, **outs)
+        with set_options(**({} if group_size is _KEEP else {"group_size": group_size})):
+            launch(**args, **outs)
     except KernelCheckError:
         raise
     except Exception as e:  # noqa: BLE001 - every failure of the launch is a finding about the kernel
         report.fail("error", f"the launch raised {type(e).__name__}: {e}", cause=e)
-    finally:
-        _options.group_size = saved
     for k, v in args.items():
         if k in modifies or before[k] is None:
             continue
@@ -298,7 +291,7 @@ def _check_output(launch, case, expected, layouts, g, modifies, report, outs, na
         other = as_array(again[name])[0]
         certain = suspect & ((other == True) if ty.is_bool() else unwritten(again[name], alternate=True))  # noqa
         if certain.any():
-            why = unwritten_attribution(out, certain) if _options.sanitize else None
+            why = unwritten_attribution(out, certain) if options().sanitize else None
             report.fail("unwritten", unwritten_message(certain, name, why))
     _compare(report, case, name, out, expected[name], atol, rtol)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from minitriton.options import options
 from minitriton.semantics import dtypes as T
 from minitriton.memory.buffers import Buffer
 from minitriton.memory.allocation import as_array
@@ -141,13 +142,13 @@ def empty(shape, dtype=np.float32, *, layout: Layout | None = None, alternate: b
     """A poisoned output of `shape`: every element holds `poison_bits(dtype)` (bf16 gives a `Buffer`).
 
     With `layout`, the array is a view inside a larger buffer that is poisoned too (`array.base`), so
-    writes outside the view can be found by `written_outside`. The sanitizer (minitriton.options.sanitize)
+    writes outside the view can be found by `written_outside`. The sanitizer (minitriton.options().sanitize)
     tracks plain (layout-less) arrays from here: loading an element no kernel stored is reported.
     """
     ty = triton_dtype(dtype)
     view, base = (layout or Layout()).allocate(shape, _storage(ty), poison_bits(ty, alternate))
     from minitriton.observers.sanitizer import registry
-    registry.register(base)  # with minitriton.options.sanitize on, loads of unwritten elements are reported
+    registry.register(base)  # with minitriton.options().sanitize on, loads of unwritten elements are reported
     return _wrap(view, ty)
 
 
@@ -163,7 +164,7 @@ def mark_written(x) -> None:
 def unwritten_attribution(x, bad: np.ndarray) -> str | None:
     """Which programs' store masks excluded the unwritten elements `bad` of an `empty` array ("program 96's
     store mask excluded them"), from the sanitizer's records; None when it has none that agree (the array
-    is a view at an offset, or the launch ran without minitriton.options.sanitize)."""
+    is a view at an offset, or the launch ran without minitriton.options().sanitize)."""
     from minitriton.observers.sanitizer import registry, unwritten_report
     array = _storage_of(x)[0]
     shadow = registry.lookup(array)
@@ -215,11 +216,10 @@ def describe_array(x, limit: int = 16) -> str:
 
 def assert_written(x, name: str = "out") -> None:
     """Raise AssertionError naming the elements of `x` a kernel never wrote (they still hold the poison);
-    with minitriton.options.sanitize on, it also names the programs whose store masks excluded them."""
+    with minitriton.options().sanitize on, it also names the programs whose store masks excluded them."""
     bad = unwritten(x)
     if bad.any():
-        from minitriton.runtime.launch import options
-        why = unwritten_attribution(x, bad) if options.sanitize else None
+        why = unwritten_attribution(x, bad) if options().sanitize else None
         raise AssertionError(unwritten_message(bad, name, why))
 
 

@@ -56,18 +56,18 @@ class outer(tensor):
 
     def __init__(self, parts: tuple, kind: str, dtype, shape: tuple, alloc=None, bounds=None):
         _DATA.__set__(self, None)
-        self._owner = None
+        self._meter = None
         self.parts = parts
         self.kind = kind
         self.dtype = dtype
         self.shape = shape
         self.alloc = alloc
         self.bounds = bounds
-        group = programs._current
-        if group is not None:
+        m = programs.meter
+        if m is not None:
             nbytes = sum(p.nbytes for p in parts)
-            if nbytes > group.peak:
-                group.see(nbytes)
+            if nbytes > m.peak:
+                m.see(nbytes)
 
     @property
     def data(self) -> np.ndarray:

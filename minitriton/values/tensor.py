@@ -44,7 +44,7 @@ class block_type:
 class tensor:
     """A Triton value: a scalar (shape `()`) or a block, evaluated for every program of the group."""
 
-    __slots__ = ("data", "dtype", "shape", "alloc", "bounds", "_owner", "_owned")
+    __slots__ = ("data", "dtype", "shape", "alloc", "bounds", "_meter", "_owned")
     __array_priority__ = 1000  # numpy scalars must defer to our operators
 
     def __init__(self, data: np.ndarray, dtype, shape: tuple, alloc=None):
@@ -55,25 +55,23 @@ class tensor:
         # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known
         # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
         self.bounds = None
-        group = programs._current
-        self._owner = None
-        if group is not None:
+        m = programs.meter
+        self._meter = None
+        if m is not None:
             # Groups are sized by their largest value (cache) and by the bytes their values hold at once
-            # (memory): `live` counts arrays that own their memory while their tensor exists (views are free).
+            # (memory): arrays that own their memory count while their tensor exists (views are free).
             nbytes = data.nbytes
-            if nbytes > group.peak:
-                group.see(nbytes)
+            if nbytes > m.peak:
+                m.see(nbytes)
             if data.base is None:
-                self._owner = group
+                self._meter = m
                 self._owned = nbytes
-                group.live += nbytes
-                if group.live > group.live_peak:
-                    group.live_peak = group.live
+                m.hold(nbytes)
 
     def __del__(self):
-        group = self._owner
-        if group is not None:
-            group.live -= self._owned
+        m = self._meter
+        if m is not None:
+            m.live -= self._owned
 
     # --- Triton's introspection surface ---
     @property

@@ -47,9 +47,9 @@ def _stride(a, axis):
 
 @pytest.fixture(autouse=True)
 def _restore_options():
-    saved = minitriton.options.group_size
+    saved = minitriton.options().group_size
     yield
-    minitriton.options.group_size = saved
+    minitriton.set_options(group_size=saved)
 
 
 # ----------------------------------------------------------------------------------------- vector add

@@ -46,12 +46,12 @@ def test_reference_passes_every_test(exercise, lang):
 
 @pytest.fixture
 def one_program_per_pass():
-    old = minitriton.options.group_size
-    minitriton.options.group_size = 1
+    old = minitriton.options().group_size
+    minitriton.set_options(group_size=1)
     try:
         yield
     finally:
-        minitriton.options.group_size = old
+        minitriton.set_options(group_size=old)
 
 
 @pytest.mark.parametrize("exercise", ["practice", "rmsnorm", "softmax_bwd"])
@@ -416,6 +416,6 @@ def test_flash_reference_matches_an_independent_attention():
 
 
 def test_minitriton_state_is_left_alone():
-    before = minitriton.options.group_size
+    before = minitriton.options().group_size
     check("practice", PRACTICE)
-    assert minitriton.options.group_size == before
+    assert minitriton.options().group_size == before
