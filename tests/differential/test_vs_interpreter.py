@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import minitriton
-from triton_oracle import BF16, Case, OracleUnavailable, clone, run_batch, run_in_minitriton, ulp_distance
+from helpers.oracle import BF16, Case, OracleUnavailable, clone, run_batch, run_in_minitriton, ulp_distance
 
 # ============================================================================ comparators
 

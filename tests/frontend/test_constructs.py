@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitriton
-from conftest import make_kernel
+from helpers.kernels import make_kernel
 
 HEADER = """
 @triton.jit

@@ -16,7 +16,6 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton import Buffer
 from minitriton.semantics import dtypes as T
-from minitriton.semantics.numerics import bf16_bits_to_f32
 from minitriton.tools.tensor_descriptor import TensorDescriptor
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import minitriton
 import minitriton.language as tl
-from conftest import make_kernel
+from helpers.kernels import make_kernel
 
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-program"])

@@ -9,8 +9,8 @@ import pytest
 
 import minitriton
 import minitriton.language as tl
-from conftest import make_kernel
-from test_ops_elementwise import BF16, bf16_bits, round_to
+from helpers.kernels import make_kernel
+from helpers.dtypes import BF16, bf16_bits, round_to
 
 DOT_SRC = """
 @triton.jit

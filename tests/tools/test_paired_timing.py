@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
 from parity.paired_timing import iq_mean, ratio_with_spread, slice_iq_means, turn_order  # noqa: E402
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import minitriton
-import minitriton.language as tl
-from conftest import make_kernel
-from test_ops_elementwise import (ALL_TYPES, BF16, assert_same, empty_buffer, from_buffer, operand_values, short,
-                                  tl_type, to_buffer)
+from helpers.kernels import make_kernel
+from helpers.binary import assert_same
+from helpers.dtypes import ALL_TYPES, BF16, empty_buffer, from_buffer, short, tl_type, to_buffer
+from helpers.reference import operand_values
 
 
 def grid_values(t, shape, seed=0):

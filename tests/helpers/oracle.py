@@ -9,7 +9,7 @@ from __future__ import annotations
 import pathlib
 import sys
 
-_ROOT = str(pathlib.Path(__file__).resolve().parent.parent)
+_ROOT = str(pathlib.Path(__file__).resolve().parents[2])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 import minitriton
 import minitriton.language as tl
-from conftest import make_kernel
-from test_ops_elementwise import (ALL_TYPES, BF16, BITS, FLOAT_TYPES, FORMATS, INTEGRAL_TYPES, NP_STORAGE, OVERRIDES,
-                                  assert_same, bf16_bits, convert, empty_buffer, from_buffer, int_range, is_float,
-                                  operand_values, round_fraction, round_to, short, tl_type, to_buffer)
+from helpers.kernels import make_kernel
+from helpers.binary import assert_same
+from helpers.dtypes import ALL_TYPES, BF16, BITS, FORMATS, INTEGRAL_TYPES, NP_STORAGE, bf16_bits, empty_buffer, from_buffer, int_range, is_float, round_fraction, round_to, short, tl_type, to_buffer
+from helpers.reference import OVERRIDES, convert, operand_values
 
 CAST_SRC = """
 @triton.jit

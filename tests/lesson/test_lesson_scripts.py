@@ -13,7 +13,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LESSON = (REPO / ".." / "shared" / "seed" / "lesson").resolve()
 TIMEOUT = 600
 

@@ -26,7 +26,7 @@ import minitriton.language as tl
 from minitriton import CompilationError, OutOfBoundsError
 from minitriton.errors import SanitizerError
 from minitriton import testing as mtt
-from minitriton.testing import KernelCheckError, Layout, check_kernel
+from minitriton.testing import KernelCheckError, check_kernel
 from minitriton.testing import strategies as mts
 
 HERE = os.path.basename(__file__)

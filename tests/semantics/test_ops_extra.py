@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import minitriton
 import minitriton.language as tl
-from conftest import make_kernel
-from test_ops_elementwise import BF16, NP_STORAGE
+from helpers.kernels import make_kernel
+from helpers.dtypes import BF16, NP_STORAGE
 
 NUM = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16", "float32",
        "float64"]

@@ -18,11 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minitriton
-import minitriton.language as tl
-from conftest import make_kernel
-from test_ops_elementwise import (ALL_TYPES, FLOAT_TYPES, INT_TYPES, INTEGRAL_TYPES, NUM_TYPES, OVERRIDES, UINT_TYPES,
-                                  BITS, assert_same, convert, empty_buffer, from_buffer, int_range, is_float,
-                                  is_signed, round_to, short, tl_type, to_buffer, wrap)
+from helpers.kernels import make_kernel
+from helpers.binary import assert_same
+from helpers.dtypes import ALL_TYPES, INT_TYPES, INTEGRAL_TYPES, UINT_TYPES, BITS, empty_buffer, from_buffer, int_range, is_float, round_to, short, tl_type, to_buffer, wrap
+from helpers.reference import OVERRIDES, convert
 
 M, N = 4, 8
 

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.runtime import launch as engine
 
 
 @pytest.fixture(autouse=True)

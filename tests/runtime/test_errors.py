@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from conftest import make_kernel
+from helpers.kernels import make_kernel
 from minitriton import CompilationError, CompileTimeAssertionFailure, DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError
 
 HERE = os.path.basename(__file__)
