@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import linecache
 
+import numpy as np
+
 
 class MiniTritonError(Exception):
     """Base class of every error minitriton raises about a kernel or a launch."""
@@ -132,9 +134,11 @@ def program_id(linear: int, grid) -> tuple:
     return (x, y) if gz == 1 else (x, y, z)
 
 
-def format_ranges(values, limit: int = 4) -> str:
-    """Sorted integers as compact ranges: [1, 2, 3, 7] -> '1…3, 7'."""
-    values = sorted(set(int(v) for v in values))
+def format_ranges(values, limit: int = 4, noun: str = "offsets") -> str:
+    """Distinct integers as sorted runs: [7, 1, 2, 3] -> '1…3, 7'; past `limit` runs, '… (N offsets in all)'."""
+    values = sorted(set(int(v) for v in np.asarray(values).reshape(-1).tolist()))
+    if not values:
+        return "none"
     parts = []
     i = 0
     while i < len(values) and len(parts) < limit:
@@ -144,5 +148,5 @@ def format_ranges(values, limit: int = 4) -> str:
         parts.append(f"{values[i]}" if i == j else f"{values[i]}…{values[j]}")
         i = j + 1
     if i < len(values):
-        parts.append(f"… ({len(values)} offsets in all)")
+        parts.append(f"… ({len(values)} {noun} in all)" if noun else f"… ({len(values)} in all)")
     return ", ".join(parts)

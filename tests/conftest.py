@@ -15,7 +15,7 @@ settings.register_profile("ci", deadline=None, derandomize=True, max_examples=50
 settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 
 @pytest.fixture(autouse=True)
-def _restore_options():
+def _options_restored_after_each_test():
     """Every test starts and ends with the options it found (a test may call minitriton.set_options)."""
     with minitriton.set_options():
         yield

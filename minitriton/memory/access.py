@@ -11,7 +11,9 @@ import numpy as np
 from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
+from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
 from minitriton.memory.events import Access
+from minitriton.semantics import numerics
 from minitriton.memory.allocation import SLOT_SHIFT
 from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
 from minitriton.values.factored import outer, pointer_block, tile_view
@@ -252,13 +254,12 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     * every unmasked lane must point inside the tensor argument the pointer came from, otherwise
       OutOfBoundsError names the kernel line, program, lanes and offsets (a GPU would not tell you).
     """
-    from minitriton.memory.block_pointer import block_pointer
     if isinstance(pointer, block_pointer):
         programs.current("load")
         if padding_option not in ("", None, "zero", "nan"):
             raise ValueError(f"Padding option {padding_option} not supported")
-        from minitriton.memory import block_pointer as ops_blockptr
-        return ops_blockptr.load(pointer, mask, other, boundary_check, padding_option)
+        pointer, mask, other = lower_load(pointer, mask, other, boundary_check, padding_option)
+        boundary_check, padding_option = (), ""
     group = programs.current("load")
     if padding_option not in ("", None, "zero", "nan"):
         raise ValueError(f"Padding option {padding_option} not supported")
@@ -268,8 +269,6 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
                          "use block pointers (defined by `make_block_ptr`) instead")
     if unwrap(mask) is None and unwrap(other) is not None:
         raise ValueError("`other` cannot be provided without `mask`")
-    if padding_option not in ("", None, "zero", "nan"):
-        raise ValueError(f"Padding option {padding_option} not supported")
     ptr, mask, vals, shape = _prepare("load", pointer, mask, {"other": other})
     elem = ptr.dtype.element_ty
     raw = _load_tile(group, ptr, mask, shape, elem)
@@ -310,11 +309,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
     Unmasked lanes are bounds-checked like `tl.load`; nothing outside the tensor argument is written.
     """
-    from minitriton.memory.block_pointer import block_pointer
     if isinstance(pointer, block_pointer):
         programs.current("store")
-        from minitriton.memory import block_pointer as ops_blockptr
-        return ops_blockptr.store(pointer, value, mask, boundary_check)
+        pointer, value, mask = lower_store(pointer, value, mask, boundary_check)
+        boundary_check = ()
     group = programs.current("store")
     if unwrap(boundary_check):  # Triton 3.6 _store_legacy
         raise ValueError("`boundary_check` argument is not supported for storing a tensor of pointers or storing a "
@@ -418,7 +416,6 @@ def _combine(op, elem, old, v):
         return _RMW[op](np.asarray(old).view(bits), np.asarray(v, old.dtype).view(bits)).view(old.dtype)
     out = _RMW[op](old, v)
     if elem.is_bf16():
-        from minitriton.semantics import numerics
         out = numerics.round_to_bf16(out)
     return out
 

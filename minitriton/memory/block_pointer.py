@@ -185,9 +185,9 @@ def _tile(bp, checked):
     return ptr, mask
 
 
-def load(bp, mask, other, boundary_check, padding_option):
-    """`tl.load(block_ptr, boundary_check=..., padding_option=...)` (3.6 `_load_block_pointer`)."""
-    from minitriton.memory import access as ops_memory
+def lower_load(bp, mask, other, boundary_check, padding_option):
+    """`tl.load(block_ptr, boundary_check=..., padding_option=...)` (3.6 `_load_block_pointer`) as a load of
+    pointers: (pointer tile, mask or None, other or None)."""
     if unwrap(mask) is not None or unwrap(other) is not None:
         raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
     elem = bp.type.element_ty.element_ty
@@ -197,12 +197,12 @@ def load(bp, mask, other, boundary_check, padding_option):
     checked = _canonicalize_boundary_check(boundary_check, bp.block_shape)
     ptr, m = _tile(bp, checked)
     fill = float("nan") if padding == "nan" and m is not None else None
-    return ops_memory.load(ptr, mask=m, other=fill)
+    return ptr, m, fill
 
 
-def store(bp, value, mask, boundary_check):
-    """`tl.store(block_ptr, value, boundary_check=...)` (3.6 `_store_block_pointer`: no implicit cast)."""
-    from minitriton.memory import access as ops_memory
+def lower_store(bp, value, mask, boundary_check):
+    """`tl.store(block_ptr, value, boundary_check=...)` (3.6 `_store_block_pointer`: no implicit cast) as a
+    store through pointers: (pointer tile, value, mask or None)."""
     if unwrap(mask) is not None:
         raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
     block_shape = list(bp.block_shape)
@@ -215,4 +215,4 @@ def store(bp, value, mask, boundary_check):
     assert elt == val.dtype, f"Block element type({elt}) and value element type({val.dtype}) mismatch"
     checked = _canonicalize_boundary_check(boundary_check, block_shape)
     ptr, m = _tile(bp, checked)
-    return ops_memory.store(ptr, val, mask=m)
+    return ptr, val, m

@@ -26,7 +26,9 @@ from minitriton.semantics import dtypes as T
 from minitriton.memory import access as ops_memory
 from minitriton.semantics.elementwise import cast, to_tensor, unwrap
 from minitriton.values.tensor import block_type, tensor
-from minitriton.tools.tensor_descriptor import validate_block_shape
+from minitriton.memory.allocation import as_array
+from minitriton.memory.host_descriptor import validate_block_shape
+from minitriton.semantics.shape import arange, expand_dims
 
 
 class tensor_descriptor_type:
@@ -249,7 +251,6 @@ def _check_inner_offset(desc, offset, op):
 
 def _rows(desc, op, x_offsets, y_offset):
     """(pointers, in-bounds mask) for a gather/scatter: Triton 3.6's `descriptor_gather`/`_scatter` checks."""
-    from minitriton.semantics.shape import arange, expand_dims
     x_offsets = to_tensor(x_offsets)
     assert len(desc.block_shape) == 2, f"descriptor must be 2D, but got {desc.block_shape}"
     assert desc.block_shape[0] == 1, f"descriptor block must have 1 row, but got {desc.block_shape}"
@@ -350,7 +351,6 @@ def _check_alignment(group, base: tensor, strides: tuple, elem_size: int):
 
 def from_host(name: str, desc, launch):
     """A host `TensorDescriptor` argument as the kernel's descriptor value (its base becomes an allocation)."""
-    from minitriton.memory.allocation import as_array
     array, elem = as_array(desc.base)
     alloc = launch.add_allocation(name, array, elem, desc.base)
     base = tensor(np.array([alloc.base_offset], np.int64), T.pointer_type(elem), (), alloc)

@@ -17,10 +17,11 @@ import numpy as np
 
 from minitriton.observers import counters
 from minitriton.options import options
+from minitriton.semantics.numerics import bf16_bits_to_f32
 from minitriton import errors
 from minitriton.runtime.jit import KernelInterface
 from minitriton.memory.allocation import as_array
-from minitriton.tools.tensor_descriptor import TensorDescriptor
+from minitriton.memory.host_descriptor import TensorDescriptor
 
 
 class Config:
@@ -243,7 +244,6 @@ def _close(x, y):
     if x.dtype.kind == "f":
         return np.isclose(x, y, rtol=1e-4, atol=1e-5, equal_nan=True)
     if x.dtype == np.uint16:  # bf16 bits: compare as values
-        from minitriton.semantics.numerics import bf16_bits_to_f32
         return np.isclose(bf16_bits_to_f32(x), bf16_bits_to_f32(y), rtol=1e-2, atol=1e-2, equal_nan=True)
     return x == y
 

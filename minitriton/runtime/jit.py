@@ -23,7 +23,7 @@ from minitriton.semantics import dtypes as T
 from minitriton.memory.allocation import as_array
 from minitriton.semantics.elementwise import constexpr, to_tensor, unwrap
 from minitriton.values.tensor import tensor
-from minitriton.tools.tensor_descriptor import TensorDescriptor
+from minitriton.memory.host_descriptor import TensorDescriptor
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
                   "launch_pdl", "enable_warp_specialization", "stream", "debug", "sanitize_overflow",

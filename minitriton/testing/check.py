@@ -20,10 +20,11 @@ import hypothesis
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
+from minitriton.errors import format_ranges
 from minitriton.memory.buffers import Buffer
 from minitriton.options import options, set_options
 from minitriton.memory.allocation import as_array
-from minitriton.testing.poison import (Layout, as_numpy, describe_array, empty, ranges, triton_dtype, unwritten, unwritten_attribution,
+from minitriton.testing.poison import (Layout, as_numpy, describe_array, empty, triton_dtype, unwritten, unwritten_attribution,
                      unwritten_message, written_outside)
 
 __all__ = ["check_kernel", "kernel_property", "KernelCheckError"]
@@ -147,7 +148,7 @@ def _check_case(label, launch, reference, names, case, layouts, atol, rtol, grou
             if not np.array_equal(a, b):
                 where = np.flatnonzero((a != b).reshape(-1))
                 report.fail("grouping", f"`{name}` differs between group_size={g0} and group_size={g} at elements "
-                                        f"{ranges(where)}: results must not depend on how programs are grouped")
+                                        f"{format_ranges(where, noun='')}: results must not depend on how programs are grouped")
 
 
 _KEEP = object()  # "leave minitriton.options().group_size as it is"
@@ -263,7 +264,7 @@ def _modified(name, old, new):
     a, b = _bits(old), _bits(new)
     changed = np.flatnonzero((a != b).reshape(-1))
     if changed.size:
-        return (f"the kernel wrote into its input `{name}`: elements {ranges(changed)} changed (flat indices); "
+        return (f"the kernel wrote into its input `{name}`: elements {format_ranges(changed, noun='')} changed (flat indices); "
                 f"pass it in `modifies` if it is meant to be updated in place")
     return f"the kernel wrote into the buffer around its input `{name}` (outside the view it was given)"
 
@@ -282,7 +283,7 @@ def _check_output(launch, case, expected, layouts, g, modifies, report, outs, na
         outside = written_outside(out, array.base)
         if outside.size:
             report.fail("outside", f"the kernel wrote {outside.size} element(s) outside `{name}`, into the "
-                                   f"padding of the buffer it is a view of (buffer offsets {ranges(outside)}); "
+                                   f"padding of the buffer it is a view of (buffer offsets {format_ranges(outside, noun='')}); "
                                    f"check the strides used to build the output offsets")
     suspect = (array == False) if ty.is_bool() else unwritten(out)  # noqa: E712
     if suspect.any():
@@ -319,7 +320,7 @@ def _compare(report, case, name, out, exp, atol, rtol):
     g, w = got[index].item(), np.asarray(want)[index].item()
     shown_index = index[0] if len(index) == 1 else index
     tol = "" if atol == 0 and rtol == 0 else f" beyond atol={atol}, rtol={rtol}"
-    text = (f"`{name}` differs from the reference{tol} at {flat.size} of {bad.size} elements ({ranges(flat)}); "
+    text = (f"`{name}` differs from the reference{tol} at {flat.size} of {bad.size} elements ({format_ranges(flat, noun='')}); "
             f"first at index {shown_index}: got {g!r}, expected {w!r}")
     same_shape = [k for k, v in case.items() if as_array(v) is not None and as_array(v)[0].shape == bad.shape]
     if same_shape:

@@ -1,6 +1,6 @@
 """Differential tests: minitriton against Triton 3.9.0's own interpreter (TRITON_INTERPRET=1, torch CPU).
 
-The same kernel source runs on both sides (real Triton in one subprocess per session, see triton_oracle.py).
+The same kernel source runs on both sides (real Triton in one subprocess per session, see tests/helpers/oracle.py).
 Compared: only cases where the interpreter agrees with the GPU (/work/shared/research/triton-semantics.md
 §1, §1b, §6; the GPU wins where they differ). Integers, masks, indices, casts and loaded/stored values are
 compared bit for bit; exp/log/sqrt/sin/`/` with the ulp bounds measured on the GPU (§1 row 33); fp32 sums

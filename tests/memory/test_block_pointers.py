@@ -13,10 +13,8 @@ from helpers.kernels import make_kernel
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-program"])
 def grouping(request):
-    saved = minitriton.options().group_size
-    minitriton.set_options(group_size=request.param)
-    yield request.param
-    minitriton.set_options(group_size=saved)
+    with minitriton.set_options(group_size=request.param):
+        yield request.param
 
 
 LOAD_SRC = """
@@ -248,7 +246,7 @@ def test_tritons_39_interpreter_has_no_block_pointers():
     """Known 3.9-vs-3.6 difference: Triton 3.9 removed block pointers (tl.make_block_ptr raises
     NotImplementedError), so there is no interpreter differential here; the NumPy references above stand in
     for it. minitriton follows 3.6, where they work."""
-    from triton_oracle import Case, OracleUnavailable, run_batch, run_in_minitriton
+    from helpers.oracle import Case, OracleUnavailable, run_batch, run_in_minitriton
     args = (np.arange(20, dtype=np.float32).reshape(4, 5), np.zeros((4, 8), np.float32), 4, 5)
     try:
         (it,) = run_batch([Case(ORACLE_SRC, "load_block", (1,), args, {})])

@@ -4,7 +4,7 @@ A descriptor load returns the block at the given element offsets with every elem
 as 0; a store writes only the elements inside the shape. Each case is checked against a NumPy reference, with
 the default grouping, one program per pass and traffic recording on (all must agree to the bit); every error
 Triton 3.6 raises is asserted with its wording; and in-kernel descriptors are compared with Triton's own
-interpreter (a subprocess, see tests/triton_oracle.py).
+interpreter (a subprocess, see tests/helpers/oracle.py).
 """
 import numpy as np
 import pytest
@@ -22,9 +22,7 @@ from minitriton.tools.tensor_descriptor import TensorDescriptor
 @pytest.fixture(autouse=True)
 def _clean_options(monkeypatch):
     monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
-    saved = minitriton.options().group_size
-    yield
-    minitriton.set_options(group_size=saved)
+    yield  # tests/conftest.py restores the options
 
 
 # ------------------------------------------------------------------------------------------------ kernels
@@ -737,7 +735,7 @@ def nan_pad(base, out, M, N, om, on, BM: tl.constexpr, BN: tl.constexpr):
 
 
 def _oracle_cases():
-    from triton_oracle import BF16
+    from helpers.oracle import BF16
     rng = np.random.default_rng(11)
     cases = []
     # last-dim offsets stay multiples of 16 bytes: Triton's interpreter asserts that (the TMA unit does not)
@@ -772,7 +770,7 @@ def _oracle_cases():
 
 
 def test_descriptors_match_tritons_interpreter():
-    from triton_oracle import assert_same_as_interpreter
+    from helpers.oracle import assert_same_as_interpreter
     assert_same_as_interpreter(ORACLE_SRC, _oracle_cases())
 
 

@@ -15,11 +15,8 @@ from minitriton.errors import SanitizerError
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-per-pass"])
 def sanitize(request):
-    saved = (minitriton.options().sanitize, minitriton.options().group_size)
-    minitriton.set_options(sanitize=True)
-    minitriton.set_options(group_size=request.param)
-    yield
-    minitriton.set_options(**dict(zip(('sanitize', 'group_size'), saved)))
+    with minitriton.set_options(sanitize=True, group_size=request.param):
+        yield
 
 
 @triton.jit

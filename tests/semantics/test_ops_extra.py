@@ -26,10 +26,8 @@ INTS = NUM[:8]
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-program"])
 def grouping(request):
-    saved = minitriton.options().group_size
-    minitriton.set_options(group_size=request.param)
-    yield request.param
-    minitriton.set_options(group_size=saved)
+    with minitriton.set_options(group_size=request.param):
+        yield request.param
 
 
 def values(t, shape, rng, special=True):
@@ -602,7 +600,7 @@ def misc(X, I, G, H, R, L, N: tl.constexpr, B: tl.constexpr):
 
 
 def _oracle_cases():
-    from triton_oracle import BF16 as OBF16
+    from helpers.oracle import BF16 as OBF16
     rng = np.random.default_rng(21)
     cases = []
     for N, K in [(16, 4), (32, 8)]:
@@ -636,5 +634,5 @@ def _oracle_cases():
 
 
 def test_extra_ops_match_tritons_interpreter():
-    from triton_oracle import assert_same_as_interpreter
+    from helpers.oracle import assert_same_as_interpreter
     assert_same_as_interpreter(ORACLE_SRC, _oracle_cases(), bitwise_floats=True)

@@ -26,11 +26,6 @@ from minitriton.testing import strategies as mts
 ROOT = __file__.rsplit("/tests/", 1)[0]
 
 
-@pytest.fixture(autouse=True)
-def _restore_options():
-    saved = (minitriton.options().group_size, minitriton.options().sanitize)
-    yield
-    minitriton.set_options(**dict(zip(('group_size', 'sanitize'), saved)))
 
 
 # ------------------------------------------------------------------------------------------ the module

@@ -18,9 +18,7 @@ import minitriton.language as tl
 @pytest.fixture(autouse=True)
 def _clean_options(monkeypatch):
     monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
-    saved = minitriton.options().group_size
-    yield
-    minitriton.set_options(group_size=saved)
+    yield  # tests/conftest.py restores the options
 
 
 @triton.jit
