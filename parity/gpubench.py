@@ -9,7 +9,7 @@ mean per callable (`paired_timing.iq_mean`: the event timer's 32 ns steps make a
 records the medians beside it. Drift slower than one turn (clocks, power, a busy host) then lands on every
 callable alike: identical launches read within 0.5% of each other, where rounds of
 `triton.testing.do_bench` (one callable for tens of milliseconds, then the next) read them up to 4% apart on
-an H200 (parity/results/h200-softmax-bwd-2026-11-30.md). The spread of the ratio over SLICES consecutive slices of the
+an H200 (docs/findings.md §1). The spread of the ratio over SLICES consecutive slices of the
 run is recorded beside each ratio. Reports GB/s for memory-bound kernels
 (bytes an ideal kernel moves, from each module's `traffic()`, over the time) and TFLOP/s for matmul and
 attention, plus ratios: ours / torch eager, ours / torch.compile, ours / cuBLAS, ours / SDPA (>1 means

@@ -16,7 +16,7 @@ The order is shuffled, not rotated. A rotation keeps the cyclic order, so every 
 same one, and on an H200 that alone moved a ratio by 2%, either way, despite the flush and the spin. At
 4096x4096, our softmax backward against the lesson's read 1.021-1.025 with the order (ours, torch, lesson,
 y + dy) rotated, 0.979-0.980 with (lesson, torch, ours, y + dy) rotated, and 0.999-1.002 shuffled
-(parity/results/h200-softmax-bwd-2026-11-30.md).
+(docs/findings.md §1).
 """
 from __future__ import annotations
 
