@@ -3,7 +3,7 @@
 A comparator takes (minitriton array, reference array) and returns an `Outcome` (ok, a one-number error
 for the table, a short detail). Exact means bit for bit, except that any NaN equals any NaN (payloads are
 not specified); bf16 arrays (`BF16`) compare their bits. Where the GPU is approximate the bounds are the
-measured ones (semantics doc §1 row 33, §5), with a little headroom; see TOLERANCES and parity/README.md.
+measured ones (docs/semantics.md S1.33, S12), with a little headroom; see TOLERANCES and parity/README.md.
 """
 from __future__ import annotations
 

@@ -3,14 +3,14 @@
 A tiny kernel is generated for each expression (`z = x OP y`, x and y loaded from arrays, z stored), run in
 minitriton, and compared with a reference computed here, independently of minitriton: values are converted
 to the computation type given by this file's own promotion table (`promote`, written from the Triton
-semantics doc §3), then combined in exact Python arithmetic (ints) or float64 (floats, rounded once to the
+docs/semantics.md S3), then combined in exact Python arithmetic (ints) or float64 (floats, rounded once to the
 result format). Where Triton differs from NumPy, the rule comes from the ONE table `OVERRIDES` below, each
 entry with its reason and source. The other test files (casts, reductions, shapes, dot) import the dtype
 lists, the value helpers and `OVERRIDES` from here.
 
-Sources cited: "semantics §N row R" = /work/shared/research/triton-semantics.md (rows measured on an H200 with
-Triton 3.6.0); "GPU probe" = H200 + Triton 3.6.0 measurements made for this test file (kernel per expression,
-inputs from memory, results widened to 64 bits before the store), reported with it; "semantic.py" etc. =
+Sources cited: "S1.5" etc. = the rows of docs/semantics.md ([GPU]: measured on an H200 with Triton 3.6.0);
+"GPU probe" = the single-op H200 + Triton 3.6.0 measurements made for this test file (kernel per expression,
+inputs from memory, results widened to 64 bits before the store), docs/semantics.md S16; "semantic.py" etc. =
 Triton's frontend source.
 """
 from __future__ import annotations
@@ -85,7 +85,7 @@ def int_range(t):
 # ----------------------------------------------------------------------------- promotion (independent)
 
 def literal_type(value) -> str:
-    """The type Triton gives a Python literal ([SRC] semantic.py to_tensor_type; semantics §3 rule 10)."""
+    """The type Triton gives a Python literal ([SRC] semantic.py to_tensor_type; S3.10)."""
     if isinstance(value, bool):
         return "int1"
     if isinstance(value, int):
@@ -104,7 +104,7 @@ class PromotionError(Exception):
 
 
 def promote(a: str, b: str, *, a_scalar=False, b_scalar=False, div=False) -> str:
-    """The computation type of a binary op, from the Triton semantics doc §3 (numbered rules there).
+    """The computation type of a binary op, from docs/semantics.md S3 (rule N there is S3.N).
 
     `div` marks /, // and %. A scalar operand is a Python literal whose literal type is `a`/`b`.
     """
@@ -299,91 +299,92 @@ OVERRIDES: dict[str, Override] = {
     # -- integer arithmetic
     "int_floordiv_truncates": Override(
         "integer // truncates toward zero (sdiv/udiv); NumPy floors: -7 // 2 == -3, not -4",
-        "semantics §1 row 1 [GPU]; semantic.py floordiv; PR triton#11376 closed as intended", _c_div),
+        "S1.1 [GPU]; semantic.py floordiv; PR triton#11376 closed as intended", _c_div),
     "int_mod_sign_of_dividend": Override(
         "integer % is C's srem/urem: the result has the sign of the dividend; NumPy's has the divisor's",
-        "semantics §1 row 1 [GPU]; semantic.py mod", _c_mod),
+        "S1.1 [GPU]; semantic.py mod", _c_mod),
     "int_div_by_zero": Override(
         "x // 0 == -1 and x % 0 == x when one kernel computes both (int32); LLVM leaves it undefined, and "
         "the GPU probe measured x % 0 == -1 when % is computed alone, so only the measured case is tested",
-        "semantics §1 row 5 [GPU] (int32, q and r in one kernel); GPU probe for % alone",
+        "S1.5 [GPU] (int32, q and r in one kernel); S16.1 for % alone",
         lambda x: (-1, x)),
     "int_min_div_minus_one": Override(
         "MIN // -1 wraps to MIN and MIN % -1 == 0 in every signed width (NumPy warns / traps)",
-        "GPU probe: int8..int64"),
+        "S16.2 [GPU]: int8..int64"),
     "int_wraps": Override(
         "signed integer arithmetic wraps silently (two's complement), no warning",
-        "semantics §1 row 6 [GPU]", wrap),
+        "S1.6 [GPU]", wrap),
     "int1_arith_mod2": Override(
         "bool (int1) + - * compute in int1, i.e. modulo 2: True + True == False, x - y == x ^ y; NumPy's "
         "bool + is logical or and bool - raises",
-        "GPU probe; semantic.py integer_promote_impl(int1, int1) -> int1", lambda v: v & 1),
+        "S16.3 [GPU]; semantic.py integer_promote_impl(int1, int1) -> int1", lambda v: v & 1),
     "shift_amount_clamped": Override(
         "a shift amount >= the bit width (or negative, i.e. huge unsigned) gives 0 for <<, the sign fill for "
         "signed >>, 0 for unsigned >> (PTX shl/shr clamp); LLVM calls it poison, NumPy is platform-defined",
-        "GPU probe (int8, uint8, int32, uint32, int64; run-time amounts)"),
+        "S16.4 [GPU] (int8, uint8, int32, uint32, int64; run-time amounts)"),
     "arith_shift_signed": Override(
         ">> is arithmetic for signed and logical for unsigned types (same as NumPy; C leaves it "
         "implementation-defined), chosen by the tensor on the left (for `literal >> t`, by t) before "
         "promotion: int8 >> uint32 computes in uint32 with an arithmetic shift",
-        "semantics §1 row 53 [GPU]; core.py tensor.__rshift__/__rrshift__",
+        "S1.53 [GPU]; core.py tensor.__rshift__/__rrshift__",
         lambda xt, yt, x_scalar: is_signed(yt if x_scalar else xt)),
     "umulhi_unsigned": Override(
         "tl.umulhi multiplies the bit patterns as unsigned integers (MulhiUIOp), also for int32/int64",
-        "GPU probe: umulhi(int32 -1, 2) == 1; Triton 3.9 interpreter create_umulhi",
+        "S16.5 [GPU]: umulhi(int32 -1, 2) == 1; Triton 3.9 interpreter create_umulhi",
         lambda a, b, bits: ((a % (1 << bits)) * (b % (1 << bits))) >> bits),
     "cdiv_literal": Override(
         "tl.cdiv(x, d) is literally (x + (d - 1)) // d with C division, so it is wrong for negative x",
-        "standard.py cdiv; triton#954; GPU probe: cdiv(-7, 2) == -3",
+        "S4.2, S16.6 [GPU]: cdiv(-7, 2) == -3; standard.py cdiv; triton#954",
         lambda x, d: _c_div(x + (d - 1), d)),
     "constexpr_python_semantics": Override(
         "when every operand is a constexpr or literal, // and % follow Python (floor) semantics",
-        "semantics §1 row 4 [GPU]; Triton semantics page"),
+        "S1.4 [GPU]; Triton semantics page"),
     # -- floating point
     "float_mod_frem": Override(
         "float % is NVPTX's frem lowering, fma(-trunc(x / y), y, x) (|y| == inf gives x): C fmod when the "
         "quotient is exact, but 5.1 % 0.1 == -1.7e-07 and -0.0 % 1.0 == +0.0; NumPy's % is floored",
-        "semantics §1 row 12 [GPU] (-7.5 % 2.0 == -1.5); GPU probe: 64 fp32 + 64 fp64 pairs match the formula",
+        "S1.12 [GPU] (-7.5 % 2.0 == -1.5); S15.1 [GPU]: 64 fp32 + 64 fp64 pairs match the formula",
         _gpu_frem),
     "float_floordiv_rejected": Override(
-        "// is integer-only: a float operand raises `unexpected type fp32`", "semantics §1 row 13 [GPU]"),
+        "// is integer-only: a float operand raises `unexpected type fp32`", "S1.13 [GPU]"),
     "int_truediv_fp32": Override(
-        "int / int is a true division in fp32 (NumPy: float64)", "semantics §1 row 47 [GPU]; semantic.py truediv"),
+        "int / int is a true division in fp32 (NumPy: float64)", "S1.47 [GPU]; semantic.py truediv"),
     "narrow_float_div_mod_fp32": Override(
         "/ and % with an fp16 or bf16 operand compute in and return fp32 (NumPy keeps float16)",
-        "semantic.py computation_type_impl rule 2; semantics §3 rule 5"),
+        "semantic.py computation_type_impl rule 2; S3.5"),
     "fp32_div_approx": Override(
         "fp32 / on the GPU is not correctly rounded (max 1.51 ulp measured); minitriton is checked within 2 ulp "
-        "of the IEEE quotient", "semantics §1 row 33 [GPU]; GPU probe (bf16 / bf16 -> fp32 off by 1 ulp)"),
+        "of the IEEE quotient", "S1.33, S16.13 [GPU] (bf16 / bf16 -> fp32 off by 1 ulp)"),
     "maxnum": Override(
         "tl.maximum/minimum/clamp ignore a NaN operand by default (maxnum); PropagateNan.ALL propagates it; "
         "-0.0 < +0.0. NumPy's maximum propagates NaN",
-        "semantics §1 row 14 [GPU]; GPU probe (zeros, ALL, clamp)", _maxnum),
+        "S1.14, S15.2, S16.12 [GPU] (zeros, ALL, clamp)", _maxnum),
     "bf16_rtne_each_op": Override(
         "NumPy has no bfloat16: bf16 ops compute in fp32 and round the result to bf16 (RTNE) after every op "
         "(a*b+c may contract to one fma on the GPU, so chains tested here avoid mul-add)",
-        "semantics §1 row 22 [GPU]; GPU probe (bf16 x*y+x contracts)"),
+        "S1.22, S16.13 [GPU] (bf16 x*y+x contracts)"),
     "bf16_with_int_fp32": Override(
-        "bf16 with an integer promotes to fp32 (NumPy has no bf16)", "semantics §1b row 44 [GPU]"),
+        "bf16 with an integer promotes to fp32 (NumPy has no bf16)", "S1.44 [GPU]"),
     "fp16_with_int_fp16": Override(
-        "fp16 with an integer stays fp16 (NumPy: int32 + float16 -> float64)", "semantics §1b row 45 [GPU]"),
+        "fp16 with an integer stays fp16 (NumPy: int32 + float16 -> float64)", "S1.45 [GPU]"),
     "prefer_unsigned": Override(
         "same width, mixed signedness -> the unsigned type (NumPy: int32 + uint32 -> int64)",
-        "semantics §1 row 11 [GPU]; §3 rule 4"),
+        "S1.11 [GPU]; S3.4"),
     "compare_literal_typed": Override(
         "== != < <= > >= make a Python number a tensor of its literal type first (fp32, int32, uint32, int64), so it "
         "takes part in the promotion: fp16 == 0.1 compares in fp32 against 0.1f, int8 < 300 is an int32 compare, "
         "uint32 < -1 compares against 0xFFFFFFFF (Triton 3.9 and the arithmetic operators keep it weak)",
-        "Triton 3.6 core.py:1007-1078 (tensor.__lt__ etc. call to_tensor); the 3.6 interpreter and offline compile"),
+        "S15.7; Triton 3.6 core.py:1007-1078 (tensor.__lt__ etc. call to_tensor); the 3.6 interpreter and "
+        "offline compile"),
     "literal_constant": Override(
         "a literal becomes a constant of its type as Triton's scalar_constant builds it: a value equal to 0 is +0 "
         "(a literal -0.0 is +0.0); fp16 and bf16 constants come from a C++ float (rounded to fp32 first), and bf16 "
         "parses std::to_string of it (six decimals: 1e-7 -> 0, 3.3e-6 -> bf16(3e-6))",
-        "Triton 3.6 semantic.py:590 scalar_constant, ir.cc get_fp16/get_bf16; TTIR constants from offline compile "
-        "for sm_90 (3.6 and 3.9 agree)", lambda v, t: literal_constant(v, t)),
+        "S15.8, S15.9; Triton 3.6 semantic.py:590 scalar_constant, ir.cc get_fp16/get_bf16; TTIR constants from "
+        "offline compile for sm_90 (3.6 and 3.9 agree)", lambda v, t: literal_constant(v, t)),
     "scalar_does_not_promote": Override(
         "a Python scalar of a lower or equal kind takes the tensor's type; of a higher kind, its literal type "
-        "(int8 tensor + 2.5 -> fp32; NumPy: float64)", "semantics §3 rules 7-8; semantic.py computation_type_impl"),
+        "(int8 tensor + 2.5 -> fp32; NumPy: float64)", "S3.7, S3.8; semantic.py computation_type_impl"),
     "math_fp32_fp64_only": Override(
         "exp/log/sqrt/sin/... accept only fp32 and fp64 (libdevice's convention) and raise `Expected dtype "
         "['fp32', 'fp64'] but got fp16`; NumPy computes float16 directly", "math.py _check_dtype"),
@@ -392,27 +393,27 @@ OVERRIDES: dict[str, Override] = {
         "float -> int truncates toward zero and saturates, NaN -> 0 (cvt.rzi.sat); NumPy gives INT_MIN. "
         "Measured for fp32 -> int32 only: other targets/sources are undefined (LLVM poison) and the GPU probe "
         "saw non-saturated values for int8/int16 and NaN -> INT_MIN for fp64 sources, so they are not tested",
-        "semantics §1b row 51 [GPU]; GPU probe", _float_to_int),
+        "S1.51, S16.7 [GPU]", _float_to_int),
     "int_to_float_single_rounding": Override(
         "int -> fp16/bf16/fp32 rounds once (RTNE) from the exact integer, 64-bit integers included",
-        "GPU probe: int64 2**62 + 2**54 + 1 -> bf16 == 2**62 + 2**55"),
+        "S16.8 [GPU]: int64 2**62 + 2**54 + 1 -> bf16 == 2**62 + 2**55"),
     "int_sum_int32": Override(
         "tl.sum/cumsum/cumprod of narrow integers accumulate and return (u)int32 (NumPy: int64)",
-        "semantics §1b row 46 [GPU]; standard.py _pick_sum_dtype"),
+        "S1.46 [GPU]; standard.py _pick_sum_dtype"),
     "narrow_minmax_widen": Override(
         "tl.max/tl.min of types narrower than 32 bits compute in and return fp32 (floats) or int32 (integers, "
         "unsigned included)", "standard.py max/min"),
     "reduce_max_ignores_nan": Override(
         "tl.max/tl.min ignore NaN; tl.argmax/argmin never pick a NaN; ties go to the first index (NumPy "
-        "propagates NaN and argmax returns the NaN's index)", "semantics §1 row 15, §1b row 54 [GPU]"),
-    "sum_propagates_nan": Override("tl.sum of a NaN is NaN (same as NumPy)", "semantics §1 row 16 [GPU]"),
+        "propagates NaN and argmax returns the NaN's index)", "S1.15, S1.54 [GPU]"),
+    "sum_propagates_nan": Override("tl.sum of a NaN is NaN (same as NumPy)", "S1.16 [GPU]"),
     "dot_tf32_truncates": Override(
         "fp32 tl.dot defaults to tf32 with both operands truncated to 10 mantissa bits (low 13 bits cleared), "
-        "exact products, fp32 accumulation", "semantics §1b row 43 [GPU]"),
+        "exact products, fp32 accumulation", "S1.43 [GPU]"),
     "dot_narrow_fp32_acc": Override(
         "fp16/bf16 tl.dot multiply exactly and accumulate in fp32; out_dtype=float16 rounds once at the end",
-        "semantics §1 rows 27-28, §1b row 55 [GPU]"),
-    "dot_int8_int32": Override("int8 tl.dot accumulates in int32", "semantic.py dot; semantics §4.5"),
+        "S1.27, S1.28, S1.55 [GPU]"),
+    "dot_int8_int32": Override("int8 tl.dot accumulates in int32", "semantic.py dot; S8.2"),
 }
 
 
@@ -833,7 +834,7 @@ def test_promotion_table_matches_minitriton(a, b):
                                       (-2**31 - 1, "int64"), (2**63, "uint64"), (1.5, "float32"),
                                       (1e300, "float64"), (1e-300, "float64"), (float("inf"), "float32")])
 def test_literal_types(value, t):
-    """Python literals get int32/uint32/int64/uint64 by range, fp32 unless outside fp32's range (§3 rule 10)."""
+    """Python literals get int32/uint32/int64/uint64 by range, fp32 unless outside fp32's range (S3.10)."""
     k = make_kernel("""
     @triton.jit
     def literal_type(Z, V: tl.constexpr, ZTY: tl.constexpr):
@@ -924,7 +925,7 @@ def test_scalar_of_lower_kind_keeps_tensor_type(op, t):
 
 @pytest.mark.parametrize("t", INTEGRAL_TYPES)
 def test_float_scalar_with_int_tensor_is_fp32(t):
-    """int64 tensor * 2.5 computes in fp32, not fp64 (the literal's type wins: §3 rule 8)."""
+    """int64 tensor * 2.5 computes in fp32, not fp64 (the literal's type wins: S3.8)."""
     check_binary("*", t, "float32", modes=("tensor-scalar", "scalar-tensor"), scalar=2.5)
     check_binary("+", t, "float32", modes=("tensor-scalar",), scalar=0.1)
 
@@ -1199,11 +1200,11 @@ def k(X, Z):
 
 
 def test_maximum_measured_rows():
-    """semantics row 14: tl.maximum(x, 1.0) with x=[NaN,0,2,3] gives [1,1,2,3]; GPU probe: signed zeros."""
+    """S1.14: tl.maximum(x, 1.0) with x=[NaN,0,2,3] gives [1,1,2,3]; GPU probe: signed zeros."""
     k = make_kernel(UNARY_SRC.format(expr="tl.maximum(x, 1.0)"))
     z = np.zeros(4, np.float32)
     k[(1,)](np.array([np.nan, 0, 2, 3], np.float32), z, N=4)
-    assert z.tolist() == [1, 1, 2, 3], f"tl.maximum(x, 1.0) (row 14): {z}"
+    assert z.tolist() == [1, 1, 2, 3], f"tl.maximum(x, 1.0) (S1.14): {z}"
     x = np.array([np.nan, 0.5, -3.0, 5.0, np.nan, 0.5, -0.0, 0.0], np.float32)
     y = np.array([0.0, 0.0, 0.0, 0.0, np.nan, np.nan, 0.0, -0.0], np.float32)
     gpu = {  # GPU probe, H200 + Triton 3.6.0
@@ -1293,7 +1294,7 @@ def _math_ref(fn: str, v: float, t: str = "float64") -> float:
 @pytest.mark.parametrize("fn", sorted(MATH_REF))
 def test_math_functions(fn, t):
     """fp32/fp64 math against a float64 reference: floor/ceil exact, the rest within 2 ulp of the format
-    (the GPU was measured within 6.6 ulp for exp and 1.25 for sin; minitriton uses NumPy, §5)."""
+    (the GPU was measured within 6.6 ulp for exp and 1.25 for sin; minitriton uses NumPy, S12)."""
     rng = np.random.default_rng(7)
     xv = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 10.0, -10.0, 100.5, -100.5, math.inf, -math.inf, math.nan, 1e-30, 3.0, 0.25]
     xv += list(rng.uniform(-20, 20, 16))
@@ -1598,7 +1599,7 @@ def test_row1_int_div_mod_truncate():
     b = np.array([2, 2, -2, -2], np.int32)
     q, r = np.zeros(4, np.int32), np.zeros(4, np.int32)
     make_kernel(TWO_OUT_SRC)[(1,)](a, b, q, r, N=4)
-    assert q.tolist() == [-3, 3, 3, -3] and r.tolist() == [-1, 1, -1, 1], f"row 1: q={q}, r={r}"
+    assert q.tolist() == [-3, 3, 3, -3] and r.tolist() == [-1, 1, -1, 1], f"S1.1: q={q}, r={r}"
 
 
 def test_row3_runtime_scalar_args_use_c_semantics():
@@ -1609,7 +1610,7 @@ def test_row3_runtime_scalar_args_use_c_semantics():
         tl.store(Q, a // b)
         tl.store(R, a % b)
     """, q, r, -7, 2)
-    assert (q[0], r[0]) == (-3, -1), f"row 3: -7 // 2, -7 % 2 with run-time int32 args gave {q[0]}, {r[0]}"
+    assert (q[0], r[0]) == (-3, -1), f"S1.3: -7 // 2, -7 % 2 with run-time int32 args gave {q[0]}, {r[0]}"
 
 
 def test_row4_constexpr_only_uses_python_semantics():
@@ -1622,7 +1623,7 @@ def test_row4_constexpr_only_uses_python_semantics():
     """)
     q, r = np.zeros(1, np.int32), np.zeros(1, np.int32)
     k[(1,)](q, r, A=-7, B=2)
-    assert (q[0], r[0]) == (-4, 1), f"row 4: constexpr -7 // 2, -7 % 2 gave {q[0]}, {r[0]}"
+    assert (q[0], r[0]) == (-4, 1), f"S1.4: constexpr -7 // 2, -7 % 2 gave {q[0]}, {r[0]}"
 
 
 def test_row5_int_div_by_zero(group_size_one):
@@ -1631,8 +1632,8 @@ def test_row5_int_div_by_zero(group_size_one):
     q, r = np.zeros(4, np.int32), np.zeros(4, np.int32)
     make_kernel(TWO_OUT_SRC)[(1,)](x, np.zeros(4, np.int32), q, r, N=4)
     want_q, want_r = zip(*[OVERRIDES["int_div_by_zero"].fn(int(v)) for v in x])
-    assert q.tolist() == list(want_q) == [-1] * 4, f"row 5: x // 0 = {q}"
-    assert r.tolist() == list(want_r) == [7, -7, 0, 1], f"row 5: x % 0 = {r}"
+    assert q.tolist() == list(want_q) == [-1] * 4, f"S1.5: x // 0 = {q}"
+    assert r.tolist() == list(want_r) == [7, -7, 0, 1], f"S1.5: x % 0 = {r}"
 
 
 @pytest.mark.parametrize("t", INT_TYPES)
@@ -1657,7 +1658,7 @@ def test_row6_int32_wraps():
     """)
     z = np.zeros(3, np.int32)
     k[(1,)](np.array([2147483647], np.int32), z)
-    assert z.tolist() == [-2147483648, -2, -1073741824], f"row 6: {z}"
+    assert z.tolist() == [-2147483648, -2, -1073741824], f"S1.6: {z}"
 
 
 def test_row11_prefer_unsigned():
@@ -1670,7 +1671,7 @@ def test_row11_prefer_unsigned():
         tl.store(Z, s)
     """)
     k[(1,)](np.array([-1], np.int32), np.array([1], np.uint32), z)
-    assert z[0] == 0, f"row 11: int32(-1) + uint32(1) read as int64 = {z[0]}"
+    assert z[0] == 0, f"S1.11: int32(-1) + uint32(1) read as int64 = {z[0]}"
 
 
 def test_row12_float_mod_measured():
@@ -1678,7 +1679,7 @@ def test_row12_float_mod_measured():
     y = np.array([2.0, 2.0, -2.0, -2.0], np.float32)
     z = np.zeros(4, np.float32)
     make_kernel(MINMAX_SRC.format(expr="x % y"))[(1,)](x, y, z, ZTY=tl.float32, N=4)
-    assert z.tolist() == [-1.5, 1.5, -1.5, 1.5], f"row 12: {z}"
+    assert z.tolist() == [-1.5, 1.5, -1.5, 1.5], f"S1.12: {z}"
 
 
 def test_float_mod_is_frem_not_fmod():
@@ -1714,8 +1715,8 @@ def test_row22_bf16_add_and_compare():
         tl.store(LT + o, a < b)
     """)
     k[(1,)](a, b, z, lt)
-    assert z.array.tolist() == [0x4090, 0xC0E0, 0x4000, 0x0000], f"row 22 bits: {[hex(v) for v in z.array]}"
-    assert lt.tolist() == [False, True, False, False], f"row 22 a<b: {lt}"
+    assert z.array.tolist() == [0x4090, 0xC0E0, 0x4000, 0x0000], f"S1.22 bits: {[hex(v) for v in z.array]}"
+    assert lt.tolist() == [False, True, False, False], f"S1.22 a<b: {lt}"
 
 
 def test_rows44_45_47_promotions():
@@ -1723,9 +1724,9 @@ def test_rows44_45_47_promotions():
     @triton.jit
     def promos(BF, H, I, F32, F16, D):
         i = tl.load(I)
-        s1 = tl.load(BF) + i          # row 44: bf16 + int32 -> fp32
-        s2 = tl.load(H) + i           # row 45: fp16 + int32 -> fp16
-        d = tl.load(I + 1) / 2        # row 47: int32 / int -> fp32 true division
+        s1 = tl.load(BF) + i          # S1.44: bf16 + int32 -> fp32
+        s2 = tl.load(H) + i           # S1.45: fp16 + int32 -> fp16
+        d = tl.load(I + 1) / 2        # S1.47: int32 / int -> fp32 true division
         tl.static_assert(s1.dtype == tl.float32, "bf16 + int32")
         tl.static_assert(s2.dtype == tl.float16, "fp16 + int32")
         tl.static_assert(d.dtype == tl.float32, "int32 / int")
@@ -1735,9 +1736,9 @@ def test_rows44_45_47_promotions():
     """)
     f32, f16, d = np.zeros(1, np.float32), np.zeros(1, np.float16), np.zeros(1, np.float32)
     k[(1,)](BF16.of([1.0]), np.array([1.0], np.float16), np.array([2048, 7], np.int32), f32, f16, d)
-    assert f32[0] == 2049.0, f"row 44: bf16 1.0 + 2048 = {f32[0]}"
-    assert f16[0] == 2048.0, f"row 45: fp16 1.0 + 2048 = {f16[0]}"
-    assert d[0] == 3.5, f"row 47: 7 / 2 = {d[0]}"
+    assert f32[0] == 2049.0, f"S1.44: bf16 1.0 + 2048 = {f32[0]}"
+    assert f16[0] == 2048.0, f"S1.45: fp16 1.0 + 2048 = {f16[0]}"
+    assert d[0] == 3.5, f"S1.47: 7 / 2 = {d[0]}"
 
 
 def test_narrow_float_division_returns_fp32():
@@ -1840,7 +1841,7 @@ def test_row53_shifts():
         tl.store(B + o, x << 31)
     """)
     k[(1,)](x, z1, z2)
-    assert z1.tolist() == [-4, 3, -1, 1] and z2.tolist() == [0, -2**31, -2**31, -2**31], f"row 53: {z1} {z2}"
+    assert z1.tolist() == [-4, 3, -1, 1] and z2.tolist() == [0, -2**31, -2**31, -2**31], f"S1.53: {z1} {z2}"
 
 
 def test_int1_division_remainder_and_shifts_fold_as_on_the_gpu():
