@@ -209,10 +209,6 @@ def statement_source(body: str) -> str:
             f"    n = tl.load(y_ptr)\n    {body}\n    tl.store(out_ptr + tl.arange(0, 16), r.to(tl.float32))\n")
 
 
-def _tl(dt: str) -> str:
-    return {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}.get(dt, dt)
-
-
 def source(expr: str, xt: str, yt: str) -> str:
     """One kernel: x (and y) loaded as 16-element blocks of their dtypes, the expression reduced to an fp32."""
     pre, _, expr = expr.rpartition(";; ")   # "statement;; expression"

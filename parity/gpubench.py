@@ -28,7 +28,7 @@ import sys
 import time
 import traceback
 
-from parity.paired_timing import FLUSH_BYTES, iq_mean, paired_times, slice_iq_means
+from parity.paired_timing import FLUSH_BYTES, iq_mean, paired_times, ratio_spread, slice_iq_means
 
 SMOKE = os.environ.get("PARITY_CUDA_SMOKE") == "1"
 # torch.compile's baselines compile in one process: a pool of compile workers left busy beside the timing loop
@@ -112,9 +112,8 @@ class Bench:
         ratios = {f"vs {k}": (v / ours if (ours and v) else None) for k, v in times.items() if k != "triton"}
         spread = {}
         for k, ms in per_slice.items():
-            if k != "triton" and "triton" in per_slice and len(ms) == len(per_slice["triton"]) > 1:
-                each = [theirs / mine for theirs, mine in zip(ms, per_slice["triton"])]
-                spread[f"vs {k}"] = [min(each), max(each)]
+            if k != "triton" and ratio_spread(ms, per_slice.get("triton", [])):
+                spread[f"vs {k}"] = ratio_spread(ms, per_slice["triton"])
         if unit == "GB/s" and self.copy_gbs and rates.get("triton"):
             ratios["of d2d copy"] = rates["triton"] / self.copy_gbs
         r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "ms_slices": per_slice, "rate": rates,

@@ -108,9 +108,10 @@ def slice_iq_means(samples: list, slices: int = 5) -> list:
     return [iq_mean(samples[b * size:(b + 1) * size]) for b in range(slices)]
 
 
-def ratio_with_spread(theirs: list, ours: list, slices: int = 5) -> tuple:
-    """(iq_mean(theirs) / iq_mean(ours), [min, max] of that ratio over `slices` consecutive slices of the
-    calls): >1 means ours is faster; the spread shows how steady the ratio was during the run."""
-    ratio = iq_mean(theirs) / iq_mean(ours)
-    each = [t / o for t, o in zip(slice_iq_means(theirs, slices), slice_iq_means(ours, slices))]
-    return ratio, [min(each), max(each)]
+def ratio_spread(theirs: list, ours: list) -> list | None:
+    """[min, max] of theirs / ours over matching slices (each side's `slice_iq_means`): how steady a ratio
+    stayed during the run (> 1: ours is faster). None unless both sides have the same two or more slices."""
+    if len(theirs) != len(ours) or len(ours) < 2:
+        return None
+    each = [t / o for t, o in zip(theirs, ours)]
+    return [min(each), max(each)]

@@ -12,7 +12,6 @@ GPU does (an explained, listed mismatch). `skip` keeps a probe in the table with
 """
 from __future__ import annotations
 
-import math
 import textwrap
 from dataclasses import dataclass, field
 
