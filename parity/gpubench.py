@@ -180,7 +180,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             b.errors.append(f"lesson {name}: {type(e).__name__}: {e}")
             lesson[name] = None
         if lesson[name] is None:
-            b.skipped.append(f"lesson baseline {name} (not found in {lesson_dir or LESSON_DIR})")
+            b.skipped.append(f"lesson baseline {name} (no {name}.py in the lesson folder: set PARITY_LESSON_DIR)")
     torch.manual_seed(0)
     dev = b.dev
     small = SMOKE
