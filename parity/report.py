@@ -8,8 +8,6 @@ import pathlib
 from parity.compare import TOLERANCES
 from parity.runner import FAILING
 
-COLUMNS = ("case", "dtype", "comparison", "max_err", "status")
-
 
 def table(rows, markdown=False, detail_width=160) -> str:
     cells = [[r.case, r.dtype, r.comparison, r.max_err, r.status, r.detail] for r in rows]

@@ -1,17 +1,17 @@
 """Differential tests: minitriton against Triton 3.9.0's own interpreter (TRITON_INTERPRET=1, torch CPU).
 
 The same kernel source runs on both sides (real Triton in one subprocess per session, see tests/helpers/oracle.py).
-Compared: only cases where the interpreter agrees with the GPU (/work/shared/research/triton-semantics.md
-§1, §1b, §6; the GPU wins where they differ). Integers, masks, indices, casts and loaded/stored values are
-compared bit for bit; exp/log/sqrt/sin/`/` with the ulp bounds measured on the GPU (§1 row 33); fp32 sums
-and dots with a tolerance (row 34: the GPU contracts into FMAs and orders sums freely).
+Compared: only cases where the interpreter agrees with the GPU (docs/semantics.md S1, S13; the GPU wins
+where they differ). Integers, masks, indices, casts and loaded/stored values are compared bit for bit;
+exp/log/sqrt/sin/`/` with the ulp bounds measured on the GPU (S1.33); fp32 sums and dots with a tolerance
+(S1.34: the GPU contracts into FMAs and orders sums freely).
 
 Where the interpreter is known to differ from the GPU, `EXPECTED_INTERPRETER_DIVERGENCES` lists the case and
-the semantics-doc row; `test_documented_divergence` checks that the interpreter still shows the documented
-wrong value and that minitriton gives the GPU's value, so the table cannot rot silently. Two of its rows are
-not in the semantics doc and come from Triton's source (Python `max` on blocks; float kernel arguments typed
-fp32). `tl.maximum` with NaN differs only in the 3.6 interpreter (§1 row 14), so under 3.9 it is compared.
-`ERROR_CASES` are compile errors both sides raise with the same wording (§7).
+its docs/semantics.md row; `test_documented_divergence` checks that the interpreter still shows the documented
+wrong value and that minitriton gives the GPU's value, so the table cannot rot silently. Two of its rows come
+from Triton's source (Python `max` on blocks, S15.11; float kernel arguments typed fp32, S15.10).
+`tl.maximum` with NaN differs only in the 3.6 interpreter (S1.14), so under 3.9 it is compared.
+`ERROR_CASES` are compile errors both sides raise with the same wording (S14).
 
 Everything on the interpreter side runs in one subprocess (~3 s); the module skips itself when triton/torch
 cannot be imported there.
@@ -396,7 +396,7 @@ for xd in PROMO_DTYPES:
             (promo_values(xd), promo_values(yd, divisor=True), zeros(8 * PN, np.float64),
              np.full(8, -1, np.int32)),
             {"N": PN, "FLOORDIV": floordiv, "MOD": mod, "TRUEDIV": truediv},
-            # `/` (row 7) may be approximate on the GPU (§1 row 33: 1.5 ulp); compare it with a tolerance
+            # `/` (row 7) may be approximate on the GPU (S1.33: 1.5 ulp); compare it with a tolerance
             check={2: by_rows(PN, {7: close(2.5e-7, 0)})})
 for xd in PROMO_DTYPES:
     for S, s in [(3, 5), (2.5, -3), (1e300, 2**40)]:   # runtime float args: see the divergence table
@@ -405,7 +405,7 @@ for xd in PROMO_DTYPES:
         add(f"promote_scalar_{np.dtype(xd).name}_S{S}_s{s}", SRC_PROMOTE, "promote_scalar", (1,),
             (promo_values(xd), zeros(6 * PN, np.float64), np.full(6, -1, np.int32), s), {"S": S, "N": PN},
             check={1: by_rows(PN, {5: close(2.5e-7, 0)})})
-# rows 44-45: bf16 + int32 -> fp32 (2049), fp16 + int32 -> fp16 (2048); row 11: int32(-1) + uint32(1) -> uint32
+# S1.44, S1.45: bf16 + int32 -> fp32 (2049), fp16 + int32 -> fp16 (2048); S1.11: int32(-1) + uint32(1) -> uint32
 add("promote_bf16_plus_int32_tensor", SRC_PROMOTE, "promote_pair", (1,),
     (BF16.from_float(np.ones(PN)), np.full(PN, 2048, np.int32), zeros(8 * PN, np.float64), np.full(8, -1, np.int32)),
     {"N": PN, "FLOORDIV": False, "MOD": False, "TRUEDIV": False})
@@ -530,7 +530,7 @@ def scans(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
 
 RR, RC = 8, 16
 xr_int = rand_ints(np.int32, (RR, RC), -1000, 1000)
-xr_int[2, :] = 5                                        # ties: the first index wins (row 54)
+xr_int[2, :] = 5                                        # ties: the first index wins (S1.54)
 add("reductions_int32", SRC_REDUCE, "reductions", (1,),
     (xr_int, zeros(3 * RC + 2 * RR + 2 + RR, np.float64), zeros(RC + 2 * RR + 2, np.float64),
      zeros(3 * RR + RC, np.int32)), {"R": RR, "C": RC})
@@ -540,7 +540,7 @@ add("reductions_int8_accumulate_int32", SRC_REDUCE, "reductions", (1,),         
     (xr_i8, zeros(3 * RC + 2 * RR + 2 + RR, np.float64), zeros(RC + 2 * RR + 2, np.float64),
      zeros(3 * RR + RC, np.int32)), {"R": RR, "C": RC})
 xr_f = rng.standard_normal((RR, RC)).astype(np.float32)
-xr_f[1, 3] = np.nan                                    # max/min/argmax ignore NaN (rows 15, 54); sums propagate it
+xr_f[1, 3] = np.nan                                    # max/min/argmax ignore NaN (S1.15, S1.54); sums propagate it
 xr_f[4, :4] = 2.0
 add("reductions_fp32", SRC_REDUCE, "reductions", (1,),
     (xr_f, zeros(3 * RC + 2 * RR + 2 + RR, np.float64), zeros(RC + 2 * RR + 2, np.float64),
@@ -614,12 +614,12 @@ a16 = rng.integers(-8, 9, (16, 32)).astype(np.float16) / np.float16(4)   # exact
 b16 = rng.integers(-8, 9, (32, 16)).astype(np.float16) / np.float16(2)
 add("dot_fp16_exact", SRC_DOT, "dot_tile", (1,), (a16, b16, zeros((16, 16), np.float32)),
     {"M": 16, "N": 16, "K": 32, "PREC": None})
-add("dot_fp16_small_mn", SRC_DOT, "dot_tile", (1,),                                      # §1 row 30: M = N = 8
+add("dot_fp16_small_mn", SRC_DOT, "dot_tile", (1,),                                      # S1.30: M = N = 8
     (a16[:8], np.ascontiguousarray(b16[:, :8]), zeros((8, 8), np.float32)),
     {"M": 8, "N": 8, "K": 32, "PREC": None})
 add("dot_fp16_acc", SRC_DOT, "dot_acc", (1,), (a16, b16, zeros((16, 16), np.float32)), {"M": 16, "N": 16, "K": 32})
 a55 = np.zeros((16, 16), np.float16)
-a55[0] = [2048] + [1] * 15                              # row 55: exact 2063 rounds once to 2064
+a55[0] = [2048] + [1] * 15                              # S1.55: exact 2063 rounds once to 2064
 a55[1:] = rng.integers(-3, 4, (15, 16))
 add("dot_fp16_out_fp16", SRC_DOT, "dot_out_fp16", (1,), (a55, np.ones((16, 16), np.float16),
                                                          zeros((16, 16), np.float16)), {"M": 16, "N": 16, "K": 16})
@@ -752,7 +752,7 @@ def dot_sum(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
     tl.store(out_ptr, tl.sum(tl.load(x_ptr + offs) * tl.load(y_ptr + offs)))
 '''
 
-# §2's fp32 -> fp16 column, plus overflow, subnormals, ties, NaN, inf
+# S2's fp32 -> fp16 column, plus overflow, subnormals, ties, NaN, inf
 f16_in = np.array([0x3FFFFFFF, 0x3F808000, 0x3F818000, 0x3F80C000, 0x3F807FFF, 0xF8080001, 0x7F7FFFFF, 0x00000001],
                   np.uint32).view(np.float32)
 f16_in = np.concatenate([f16_in, np.array([65504, 65520, 65519.99, -70000, 6e-8, 3e-8, 2.9e-8, 1e-5, np.nan,
@@ -793,7 +793,7 @@ add("bitcast_fp32_int32", SRC_CAST, "bitcasts", (1,),
     (rng.standard_normal(16).astype(np.float32), zeros(16, np.int32), zeros(32, np.float32)), {"N": 16})
 xs = rng.uniform(-10, 10, 1024).astype(np.float32)
 ys = rng.uniform(0.01, 100, 1024).astype(np.float32)
-MATH_ULPS = [8, 2, 1, 2, 2]                             # exp, log, sqrt, sin, / (row 33 measured 6.6/.76/.83/1.25/1.51)
+MATH_ULPS = [8, 2, 1, 2, 2]                             # exp, log, sqrt, sin, / (S1.33 measured 6.6/.76/.83/1.25/1.51)
 
 
 def math_check(mt, it, label):
@@ -1124,8 +1124,8 @@ def _expect_eq(got, want, what):
 
 
 BF16_TABLE_IN = f32bits(0x3FFFFFFF, 0x3F808000, 0x3F818000, 0x3F80C000, 0x3F807FFF, 0xF8080001, 0x7F7FFFFF, 0x00000001)
-BF16_TABLE_RTNE = u16(0x4000, 0x3F80, 0x3F82, 0x3F81, 0x3F80, 0xF808, 0x7F80, 0x0000)   # §2, GPU default
-BF16_TABLE_INTERP = u16(0x3FFF, 0x3F80, 0x3F81, 0x3F80, 0x3F80, 0xF808, 0x7F7F, 0x0000)  # §2, interpreter default
+BF16_TABLE_RTNE = u16(0x4000, 0x3F80, 0x3F82, 0x3F81, 0x3F80, 0xF808, 0x7F80, 0x0000)   # S2, GPU default
+BF16_TABLE_INTERP = u16(0x3FFF, 0x3F80, 0x3F81, 0x3F80, 0x3F80, 0xF808, 0x7F7F, 0x0000)  # S2, interpreter default
 TF32_IN = np.array([1 + 2**-11, 1 + 2**-10 + 2**-11, 1 + 2**-11 + 2**-12, -(1 + 2**-11), 1 + 2**-13], np.float32)
 TF32_GPU = np.array([1.0, 1.0009765625, 1.0, -1.0, 1.0], np.float32)                      # row 43
 bf_a = np.array([0.5, 1, 1.5, 2, -0.25, 3, -1, 0.75], np.float32)
@@ -1142,7 +1142,7 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
     "bf16_add_and_compare": Divergence(
         Spec(SRC_DIVERGE, "bf16_add_lt", (1,), (BF16.from_float([2.5, -5, 1, 3]), BF16.from_float([2, -2, 1, -3]),
                                                BF16(zeros(4, np.uint16)), zeros(4, np.int8)), {"N": 4}),
-        "semantics §1 row 22: the interpreter adds/compares bf16 raw uint16 bit patterns; the GPU computes bf16 "
+        "S1.22: the interpreter adds/compares bf16 raw uint16 bit patterns; the GPU computes bf16 "
         "values",
         lambda r: (_expect_eq(r.args[2], u16(0x8020, 0x80A0, 0x7F00, 0x0080), "interpreter a+b bits"),
                    _expect_eq(r.args[3], np.array([0, 0, 0, 1], np.int8), "interpreter a<b")),
@@ -1152,7 +1152,7 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
         Spec(SRC_DIVERGE, "bf16_mul_sum", (1,), (BF16.from_float([1, 2.5, -5, 0.5]), BF16.from_float([2, 2, -2, 4]),
                                                 BF16(zeros(4, np.uint16)), BF16(zeros(4, np.uint16)),
                                                 zeros(1, np.float32)), {"N": 4}),
-        "semantics §1 row 23: bf16 x*y, x*2.0 give 0 and tl.sum gives 2.55e38 in the interpreter; real values -1",
+        "S1.23: bf16 x*y, x*2.0 give 0 and tl.sum gives 2.55e38 in the interpreter; real values -1",
         lambda r: (_expect_eq(r.args[2].to_float(), np.zeros(4, np.float32), "interpreter x*y"),     # 0 or -0
                    _expect_eq(r.args[3].to_float(), np.zeros(4, np.float32), "interpreter x*2.0"),
                    _expect_eq(np.round(r.args[4] / 1e38, 2), np.array([2.55], np.float32), "interpreter sum / 1e38")),
@@ -1161,18 +1161,18 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
                    _expect_eq(m.args[4], np.array([-1], np.float32), "GPU sum"))),
     "fp32_to_bf16_cast_rounding": Divergence(
         Spec(SRC_DIVERGE, "to_bf16", (1,), (BF16_TABLE_IN, BF16(zeros(8, np.uint16))), {"N": 8}),
-        "semantics §1 row 17 and §2 table: .to(tl.bfloat16) truncates in the interpreter; the GPU rounds to "
+        "S1.17 and S2: .to(tl.bfloat16) truncates in the interpreter; the GPU rounds to "
         "nearest even",
         lambda r: _expect_eq(r.args[1], BF16_TABLE_INTERP, "interpreter bits"),
         lambda m: _expect_eq(m.args[1], BF16_TABLE_RTNE, "GPU bits")),
     "fp32_to_bf16_store_rounding": Divergence(
         Spec(SRC_DIVERGE, "store_bf16", (1,), (BF16_TABLE_IN, BF16(zeros(8, np.uint16))), {"N": 8}),
-        "semantics §1 row 18: tl.store into a bf16 pointer truncates in the interpreter; it casts like .to (RTNE)",
+        "S1.18: tl.store into a bf16 pointer truncates in the interpreter; it casts like .to (RTNE)",
         lambda r: _expect_eq(r.args[1], BF16_TABLE_INTERP, "interpreter bits"),
         lambda m: _expect_eq(m.args[1], BF16_TABLE_RTNE, "GPU bits")),
     "fp32_subnormal_to_bf16": Divergence(
         Spec(SRC_DIVERGE, "to_bf16", (1,), (np.full(2, 1e-39, np.float32), BF16(zeros(2, np.uint16))), {"N": 2}),
-        "semantics §1 row 19: 1e-39 -> bf16 gives 4.22e-39 in the interpreter; RTNE gives 1.01e-39",
+        "S1.19: 1e-39 -> bf16 gives 4.22e-39 in the interpreter; RTNE gives 1.01e-39",
         lambda r: _expect_eq(np.round(r.args[1].to_float() / 1e-39, 2), np.full(2, 4.22, np.float32),
                              "interpreter value / 1e-39"),
         lambda m: (_expect_eq(m.args[1], rtne_bf16(np.full(2, 1e-39, np.float32)), "GPU bits"),
@@ -1182,14 +1182,14 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
         Spec(SRC_DIVERGE, "dot_default", (1,), (np.diag(np.concatenate([TF32_IN, np.ones(11, np.float32)])),
                                                 np.eye(16, dtype=np.float32), zeros((16, 16), np.float32)),
              {"M": 16, "N": 16, "K": 16}),
-        "semantics §1 rows 24/26 and §1b row 43: the default fp32 tl.dot is TF32 (inputs truncated to 10 mantissa "
+        "S1.24, S1.26 and S1.43: the default fp32 tl.dot is TF32 (inputs truncated to 10 mantissa "
         "bits) on the GPU; the interpreter ignores input_precision and multiplies in full fp32",
         lambda r: _expect_eq(np.diag(r.args[2])[:5], TF32_IN, "interpreter diagonal"),
         lambda m: _expect_eq(np.diag(m.args[2])[:5], TF32_GPU, "GPU diagonal")),
     "int32_division_by_zero": Divergence(
         Spec(SRC_DIVERGE, "div_by_zero", (1,), (np.array([7, -7, 0, 1], np.int32), zeros(4, np.int32),
                                                 np.full(4, 9, np.int32), np.full(4, 9, np.int32)), {"N": 4}),
-        "semantics §1 row 5: int32 x // 0 and x % 0 give q=-1, r=x on the GPU; 0, 0 and divide-by-zero warnings "
+        "S1.5: int32 x // 0 and x % 0 give q=-1, r=x on the GPU; 0, 0 and divide-by-zero warnings "
         "in the interpreter",
         lambda r: (_expect_eq(r.args[2], np.zeros(4, np.int32), "interpreter q"),
                    _expect_eq(r.args[3], np.zeros(4, np.int32), "interpreter r"),
@@ -1200,7 +1200,7 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
         Spec(SRC_DIVERGE, "to_int32", (1,),
              (np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, -2.7, 2.7, -0.5], np.float32), zeros(8, np.int32)),
              {"N": 8}),
-        "semantics §1b row 51: the GPU saturates (NaN -> 0); the interpreter gives INT_MIN for NaN/inf/overflow",
+        "S1.51: the GPU saturates (NaN -> 0); the interpreter gives INT_MIN for NaN/inf/overflow",
         lambda r: _expect_eq(r.args[1], np.array([-2**31] * 5 + [-2, 2, 0], np.int32), "interpreter"),
         lambda m: _expect_eq(m.args[1], np.array([0, 2**31 - 1, -2**31, 2**31 - 1, -2**31, -2, 2, 0], np.int32),
                              "GPU")),
@@ -1208,7 +1208,7 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
         Spec(SRC_DIVERGE, "dot_default", (1,), (BF16.from_float(np.resize(bf_a, (16, 16))),
                                                 BF16.from_float(np.resize(bf_a[::-1], (16, 16))),
                                                 zeros((16, 16), np.float32)), {"M": 16, "N": 16, "K": 16}),
-        "semantics §1 row 27 (triton#11584): the interpreter multiplies bf16 bit patterns (error ~1e10); the GPU is "
+        "S1.27 (triton#11584): the interpreter multiplies bf16 bit patterns (error ~1e10); the GPU is "
         "exact for exactly representable inputs",
         lambda r: _expect_eq(bool(np.max(np.abs(r.args[2] - np.resize(bf_a, (16, 16)).astype(np.float64)
                                                 @ np.resize(bf_a[::-1], (16, 16)))) > 1e6), True,
@@ -1218,39 +1218,39 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
     "dot_fp16_k8_rejected": Divergence(
         Spec(SRC_DIVERGE, "dot_default", (1,), (np.ones((16, 8), np.float16), np.ones((8, 16), np.float16),
                                                 zeros((16, 16), np.float32)), {"M": 16, "N": 16, "K": 8}),
-        "semantics §1 row 29 and §4.5: Triton 3.6 on NVIDIA needs K >= 16 for 16-bit dots (CompilationError); the "
+        "S1.29 and S8.5: Triton 3.6 on NVIDIA needs K >= 16 for 16-bit dots (CompilationError); the "
         "interpreter accepts K=8",
         lambda r: (_expect_eq(r.error, None, "interpreter error"),
                    _expect_eq(r.args[2], np.full((16, 16), 8, np.float32), "interpreter result")),
         _raises(minitriton.CompilationError, r"K >= 16")),
     "variable_defined_in_loop": Divergence(
         Spec(SRC_DIVERGE, "loop_scoped", (1,), (zeros(1, np.int32), 3)),
-        "semantics §1 row 40 and §1b row 48: the compiler rejects a variable first assigned in a loop body "
+        "S1.40 and S1.48: the compiler rejects a variable first assigned in a loop body "
         "(NameError); the interpreter runs and keeps the last value",
         lambda r: (_expect_eq(r.error, None, "interpreter error"),
                    _expect_eq(r.args[0], np.array([4], np.int32), "interpreter result")),
         _raises(minitriton.CompilationError, re.escape("NameError('v is not defined')"))),
     "if_rebinds_int_to_float": Divergence(
         Spec(SRC_DIVERGE, "if_rebinds_type", (1,), (zeros(1, np.float32), 3)),
-        "semantics §1b row 49: the compiler rejects an `if` that rebinds an int32 to fp32; the interpreter runs",
+        "S1.49: the compiler rejects an `if` that rebinds an int32 to fp32; the interpreter runs",
         lambda r: (_expect_eq(r.error, None, "interpreter error"),
                    _expect_eq(r.args[0], np.array([1.5], np.float32), "interpreter result")),
         _raises(minitriton.CompilationError,
                 re.escape("initial value for `v` is of type int32[], but the then block redefines it as fp32[]"))),
     "builtin_max_on_blocks": Divergence(
         Spec(SRC_DIVERGE, "builtin_max_blocks", (1,), (xm[:8], ym[:8], zeros(8, np.float32)), {"N": 8}),
-        "semantics §4.2 (builtins min/max) with [SRC] triton/compiler/code_generator.py: the compiler maps Python's "
-        "max to core.builtin_max = tl.maximum (NaN ignored, §1 row 14); the interpreter calls Python's max on the "
+        "S5.4 and S15.11 ([SRC] triton/compiler/code_generator.py): the compiler maps Python's "
+        "max to core.builtin_max = tl.maximum (NaN ignored, S1.14); the interpreter calls Python's max on the "
         "whole blocks and returns one operand (here y) unchanged",
         lambda r: _expect_eq(r.args[2], ym[:8], "interpreter returned y"),
         lambda m: _expect_eq(m.args[2], np.fmax(xm[:8], ym[:8]), "GPU elementwise maximum")),
     "fp16_times_float_kernel_arg": Divergence(
         Spec(SRC_DIVERGE, "times_float_arg", (1,), (np.full(4, 1 + 2**-10, np.float16), zeros(4, np.float32),
                                                     zeros(1, np.int32), 1.0001), {"N": 4}),
-        "not in the semantics doc; from [SRC]: compiled Triton types a Python float kernel argument as an fp32 "
-        "scalar tensor (JIT signature 'fp32', §3 rule 10), so fp16 * s computes in fp32 (§3 rule 2); the 3.9 "
+        "S15.10 ([SRC]): compiled Triton types a Python float kernel argument as an fp32 "
+        "scalar tensor (JIT signature 'fp32', S3.10), so fp16 * s computes in fp32 (S3.2); the 3.9 "
         "interpreter passes the float through as a Python scalar (runtime.interpreter._implicit_cvt converts only "
-        "bools, ints and pointers), a weak scalar (§3 rule 7), so the product is fp16",
+        "bools, ints and pointers), a weak scalar (S3.7), so the product is fp16",
         lambda r: (_expect_eq(r.args[2], np.array([16], np.int32), "interpreter result bits"),
                    _expect_eq(r.args[1], np.full(4, np.float16(1 + 2**-10), np.float32), "interpreter fp16 product")),
         lambda m: (_expect_eq(m.args[2], np.array([32], np.int32), "GPU result bits"),
@@ -1258,7 +1258,7 @@ EXPECTED_INTERPRETER_DIVERGENCES: dict[str, Divergence] = {
                               "GPU fp32 product"))),
     "device_assert_with_debug": Divergence(
         Spec(SRC_DIVERGE, "assert_positive", (1,), (zeros(1, np.int32),)),
-        "semantics §1 row 42 and §1b row 56: with @triton.jit(debug=True) the GPU fires the assert; the interpreter "
+        "S1.42 and S1.56: with @triton.jit(debug=True) the GPU fires the assert; the interpreter "
         "never does",
         lambda r: (_expect_eq(r.error, None, "interpreter error"),
                    _expect_eq(r.args[0], np.array([1], np.int32), "interpreter stored x + 1")),
@@ -1331,33 +1331,33 @@ def _minitriton(name):
 
 
 def test_gpu_measurements_hold_on_both_sides(interpreter_results):
-    """A few GPU facts (semantics §1/§1b) checked on both sides, so a shared mistake cannot pass as agreement."""
+    """A few GPU facts (S1) checked on both sides, so a shared mistake cannot pass as agreement."""
     for side in ("interpreter", "minitriton"):
         def get(name, k):
             return (interpreter_results[("case", name)] if side == "interpreter" else _minitriton(name)).args[k]
 
-        # rows 1-2: C division (truncation toward zero; the remainder has the dividend's sign)
+        # S1.1, S1.2: C division (truncation toward zero; the remainder has the dividend's sign)
         q, r = get("int_divmod_int32", 2)[:6], get("int_divmod_int32", 3)[:6]
         assert q.tolist() == [-3, 3, 3, -3, -2, 2] and r.tolist() == [-1, 1, -1, 1, -2, -2], side
         a, b = CASES["int_divmod_int64"].args[:2]
         exact_q = [abs(int(x)) // abs(int(y)) * (1 if (x < 0) == (y < 0) else -1) for x, y in zip(a, b)]
         assert get("int_divmod_int64", 2).tolist() == exact_q, side
         assert get("int_divmod_int64", 3).tolist() == [int(x) - q_ * int(y) for x, y, q_ in zip(a, b, exact_q)], side
-        # rows 3-4: runtime scalars use C semantics, constexpr-only operands Python's; tl.cdiv(-7, 2) = -3
+        # S1.3, S1.4: runtime scalars use C semantics, constexpr-only operands Python's; tl.cdiv(-7, 2) = -3
         assert get("scalar_divmod_runtime_vs_constexpr", 0).tolist() == [-3, -1, -4, 1, -3, -7 % 2 - 2, -3], side
-        # rows 6, 8, 10: int32 wrap-around
+        # S1.6, S1.8, S1.10: int32 wrap-around
         assert get("int32_wrap_offsets", 0).tolist() == [-2**30, -2**31, -4, -2**30], side
         assert get("int64_scalar_args", 0).tolist() == [3 * 2**33, 2**40 + 1, 2**42, (2**40 + 1) // 2], side
-        # row 14 (3.9 interpreter = GPU): maximum(x, 1.0) ignores NaN; row 31: masked lanes read 0 without `other`
+        # S1.14 (3.9 interpreter = GPU): maximum(x, 1.0) ignores NaN; S1.31: masked lanes read 0 without `other`
         mm = get("minmax_nan_fp32", 2)
         assert mm[2 * CN: 2 * CN + 4].tolist() == [1.0, 1.0, 2.0, 3.0], side
         assert get("masked_load_other_float32", 1)[50:].tolist() == [0.0] * 14, side
         assert get("masked_load_other_float32", 2)[50:].tolist() == [-1.5] * 14, side
-        # row 46: int8 sums accumulate in int32; row 54: argmax/argmin ties pick the first index, NaN never wins
+        # S1.46: int8 sums accumulate in int32; S1.54: argmax/argmin ties pick the first index, NaN never wins
         assert get("reductions_int8_accumulate_int32", 2)[:RC].tolist()[:4] == [800.0, 800.0, 800.0, 800.0], side
         assert get("argmax_ties_and_nan", 1).tolist()[:2] == [2, 5], side
         assert get("argmax_ties", 1).tolist()[:2] == [1, 5], side
-        # row 52: int32 -> uint8 wraps; row 55: fp16 dot with out_dtype=fp16 rounds the fp32 sum once (2063 -> 2064)
+        # S1.52: int32 -> uint8 wraps; S1.55: fp16 dot with out_dtype=fp16 rounds the fp32 sum once (2063 -> 2064)
         assert get("cast_int32_to_uint8", 1)[:4].tolist() == [44, 255, 255, 0], side
         assert get("dot_fp16_out_fp16", 2)[0, 0] == 2064.0, side
 
@@ -1375,7 +1375,7 @@ def test_matches_interpreter_one_program_per_pass(name, interpreter_results, one
 
 
 def test_atomics_match_the_gpu_measurement(interpreter_results):
-    """§1 row 35 (GPU): 100 programs of atomic_add(c, 1) and atomic_max(c2, pid) give [100, 99]."""
+    """S1.35 (GPU): 100 programs of atomic_add(c, 1) and atomic_max(c2, pid) give [100, 99]."""
     spec = CASES["atomics_100_programs"]
     it = interpreter_results[("case", "atomics_100_programs")]
     mt = run_in_minitriton(spec.source, spec.kernel, spec.grid, spec.args, spec.kwargs)
@@ -1387,7 +1387,7 @@ def test_atomics_match_the_gpu_measurement(interpreter_results):
 
 
 def test_promotion_codes_follow_the_documented_rules(interpreter_results):
-    """Spot-check §3 against both sides, so a shared wrong rule would not pass silently."""
+    """Spot-check S3 against both sides, so a shared wrong rule would not pass silently."""
     def codes(name):
         return interpreter_results[("case", name)].args[3].tolist()
 
@@ -1402,7 +1402,7 @@ def test_promotion_codes_follow_the_documented_rules(interpreter_results):
     assert codes("promote_float16_float16")[6] == code(32, "f")         # rule 5: % on floats in fp32
     assert codes("promote_int64_float16")[0] == code(16, "f")
     assert codes("promote_float32_float64")[0] == code(64, "f")
-    assert codes("promote_bf16_plus_int32_tensor")[0] == code(32, "f")  # §1b row 44
+    assert codes("promote_bf16_plus_int32_tensor")[0] == code(32, "f")  # S1.44
     scalar = interpreter_results[("case", "promote_scalar_uint8_S3_s5")].args[2].tolist()
     assert scalar[0] == code(8, "u") and scalar[2] == code(32, "i")     # rule 7; a runtime int arg is an int32 tensor
     scalar = interpreter_results[("case", "promote_scalar_int16_S2.5_s-3")].args[2].tolist()

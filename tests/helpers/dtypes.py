@@ -65,7 +65,7 @@ def int_range(t):
 # ----------------------------------------------------------------------------- promotion (independent)
 
 def literal_type(value) -> str:
-    """The type Triton gives a Python literal ([SRC] semantic.py to_tensor_type; semantics §3 rule 10)."""
+    """The type Triton gives a Python literal ([SRC] semantic.py to_tensor_type; S3.10)."""
     if isinstance(value, bool):
         return "int1"
     if isinstance(value, int):
@@ -84,7 +84,7 @@ class PromotionError(Exception):
 
 
 def promote(a: str, b: str, *, a_scalar=False, b_scalar=False, div=False) -> str:
-    """The computation type of a binary op, from the Triton semantics doc §3 (numbered rules there).
+    """The computation type of a binary op, from docs/semantics.md S3 (rule N there is S3.N).
 
     `div` marks /, // and %. A scalar operand is a Python literal whose literal type is `a`/`b`.
     """

@@ -72,91 +72,92 @@ OVERRIDES: dict[str, Override] = {
     # -- integer arithmetic
     "int_floordiv_truncates": Override(
         "integer // truncates toward zero (sdiv/udiv); NumPy floors: -7 // 2 == -3, not -4",
-        "semantics §1 row 1 [GPU]; semantic.py floordiv; PR triton#11376 closed as intended", _c_div),
+        "S1.1 [GPU]; semantic.py floordiv; PR triton#11376 closed as intended", _c_div),
     "int_mod_sign_of_dividend": Override(
         "integer % is C's srem/urem: the result has the sign of the dividend; NumPy's has the divisor's",
-        "semantics §1 row 1 [GPU]; semantic.py mod", _c_mod),
+        "S1.1 [GPU]; semantic.py mod", _c_mod),
     "int_div_by_zero": Override(
         "x // 0 == -1 and x % 0 == x when one kernel computes both (int32); LLVM leaves it undefined, and "
         "the GPU probe measured x % 0 == -1 when % is computed alone, so only the measured case is tested",
-        "semantics §1 row 5 [GPU] (int32, q and r in one kernel); GPU probe for % alone",
+        "S1.5 [GPU] (int32, q and r in one kernel); S16.1 for % alone",
         lambda x: (-1, x)),
     "int_min_div_minus_one": Override(
         "MIN // -1 wraps to MIN and MIN % -1 == 0 in every signed width (NumPy warns / traps)",
-        "GPU probe: int8..int64"),
+        "S16.2 [GPU]: int8..int64"),
     "int_wraps": Override(
         "signed integer arithmetic wraps silently (two's complement), no warning",
-        "semantics §1 row 6 [GPU]", wrap),
+        "S1.6 [GPU]", wrap),
     "int1_arith_mod2": Override(
         "bool (int1) + - * compute in int1, i.e. modulo 2: True + True == False, x - y == x ^ y; NumPy's "
         "bool + is logical or and bool - raises",
-        "GPU probe; semantic.py integer_promote_impl(int1, int1) -> int1", lambda v: v & 1),
+        "S16.3 [GPU]; semantic.py integer_promote_impl(int1, int1) -> int1", lambda v: v & 1),
     "shift_amount_clamped": Override(
         "a shift amount >= the bit width (or negative, i.e. huge unsigned) gives 0 for <<, the sign fill for "
         "signed >>, 0 for unsigned >> (PTX shl/shr clamp); LLVM calls it poison, NumPy is platform-defined",
-        "GPU probe (int8, uint8, int32, uint32, int64; run-time amounts)"),
+        "S16.4 [GPU] (int8, uint8, int32, uint32, int64; run-time amounts)"),
     "arith_shift_signed": Override(
         ">> is arithmetic for signed and logical for unsigned types (same as NumPy; C leaves it "
         "implementation-defined), chosen by the tensor on the left (for `literal >> t`, by t) before "
         "promotion: int8 >> uint32 computes in uint32 with an arithmetic shift",
-        "semantics §1 row 53 [GPU]; core.py tensor.__rshift__/__rrshift__",
+        "S1.53 [GPU]; core.py tensor.__rshift__/__rrshift__",
         lambda xt, yt, x_scalar: is_signed(yt if x_scalar else xt)),
     "umulhi_unsigned": Override(
         "tl.umulhi multiplies the bit patterns as unsigned integers (MulhiUIOp), also for int32/int64",
-        "GPU probe: umulhi(int32 -1, 2) == 1; Triton 3.9 interpreter create_umulhi",
+        "S16.5 [GPU]: umulhi(int32 -1, 2) == 1; Triton 3.9 interpreter create_umulhi",
         lambda a, b, bits: ((a % (1 << bits)) * (b % (1 << bits))) >> bits),
     "cdiv_literal": Override(
         "tl.cdiv(x, d) is literally (x + (d - 1)) // d with C division, so it is wrong for negative x",
-        "standard.py cdiv; triton#954; GPU probe: cdiv(-7, 2) == -3",
+        "S4.2, S16.6 [GPU]: cdiv(-7, 2) == -3; standard.py cdiv; triton#954",
         lambda x, d: _c_div(x + (d - 1), d)),
     "constexpr_python_semantics": Override(
         "when every operand is a constexpr or literal, // and % follow Python (floor) semantics",
-        "semantics §1 row 4 [GPU]; Triton semantics page"),
+        "S1.4 [GPU]; Triton semantics page"),
     # -- floating point
     "float_mod_frem": Override(
         "float % is NVPTX's frem lowering, fma(-trunc(x / y), y, x) (|y| == inf gives x): C fmod when the "
         "quotient is exact, but 5.1 % 0.1 == -1.7e-07 and -0.0 % 1.0 == +0.0; NumPy's % is floored",
-        "semantics §1 row 12 [GPU] (-7.5 % 2.0 == -1.5); GPU probe: 64 fp32 + 64 fp64 pairs match the formula",
+        "S1.12 [GPU] (-7.5 % 2.0 == -1.5); S15.1 [GPU]: 64 fp32 + 64 fp64 pairs match the formula",
         _gpu_frem),
     "float_floordiv_rejected": Override(
-        "// is integer-only: a float operand raises `unexpected type fp32`", "semantics §1 row 13 [GPU]"),
+        "// is integer-only: a float operand raises `unexpected type fp32`", "S1.13 [GPU]"),
     "int_truediv_fp32": Override(
-        "int / int is a true division in fp32 (NumPy: float64)", "semantics §1 row 47 [GPU]; semantic.py truediv"),
+        "int / int is a true division in fp32 (NumPy: float64)", "S1.47 [GPU]; semantic.py truediv"),
     "narrow_float_div_mod_fp32": Override(
         "/ and % with an fp16 or bf16 operand compute in and return fp32 (NumPy keeps float16)",
-        "semantic.py computation_type_impl rule 2; semantics §3 rule 5"),
+        "semantic.py computation_type_impl rule 2; S3.5"),
     "fp32_div_approx": Override(
         "fp32 / on the GPU is not correctly rounded (max 1.51 ulp measured); minitriton is checked within 2 ulp "
-        "of the IEEE quotient", "semantics §1 row 33 [GPU]; GPU probe (bf16 / bf16 -> fp32 off by 1 ulp)"),
+        "of the IEEE quotient", "S1.33, S16.13 [GPU] (bf16 / bf16 -> fp32 off by 1 ulp)"),
     "maxnum": Override(
         "tl.maximum/minimum/clamp ignore a NaN operand by default (maxnum); PropagateNan.ALL propagates it; "
         "-0.0 < +0.0. NumPy's maximum propagates NaN",
-        "semantics §1 row 14 [GPU]; GPU probe (zeros, ALL, clamp)", _maxnum),
+        "S1.14, S15.2, S16.12 [GPU] (zeros, ALL, clamp)", _maxnum),
     "bf16_rtne_each_op": Override(
         "NumPy has no bfloat16: bf16 ops compute in fp32 and round the result to bf16 (RTNE) after every op "
         "(a*b+c may contract to one fma on the GPU, so chains tested here avoid mul-add)",
-        "semantics §1 row 22 [GPU]; GPU probe (bf16 x*y+x contracts)"),
+        "S1.22, S16.13 [GPU] (bf16 x*y+x contracts)"),
     "bf16_with_int_fp32": Override(
-        "bf16 with an integer promotes to fp32 (NumPy has no bf16)", "semantics §1b row 44 [GPU]"),
+        "bf16 with an integer promotes to fp32 (NumPy has no bf16)", "S1.44 [GPU]"),
     "fp16_with_int_fp16": Override(
-        "fp16 with an integer stays fp16 (NumPy: int32 + float16 -> float64)", "semantics §1b row 45 [GPU]"),
+        "fp16 with an integer stays fp16 (NumPy: int32 + float16 -> float64)", "S1.45 [GPU]"),
     "prefer_unsigned": Override(
         "same width, mixed signedness -> the unsigned type (NumPy: int32 + uint32 -> int64)",
-        "semantics §1 row 11 [GPU]; §3 rule 4"),
+        "S1.11 [GPU]; S3.4"),
     "compare_literal_typed": Override(
         "== != < <= > >= make a Python number a tensor of its literal type first (fp32, int32, uint32, int64), so it "
         "takes part in the promotion: fp16 == 0.1 compares in fp32 against 0.1f, int8 < 300 is an int32 compare, "
         "uint32 < -1 compares against 0xFFFFFFFF (Triton 3.9 and the arithmetic operators keep it weak)",
-        "Triton 3.6 core.py:1007-1078 (tensor.__lt__ etc. call to_tensor); the 3.6 interpreter and offline compile"),
+        "S15.7; Triton 3.6 core.py:1007-1078 (tensor.__lt__ etc. call to_tensor); the 3.6 interpreter and "
+        "offline compile"),
     "literal_constant": Override(
         "a literal becomes a constant of its type as Triton's scalar_constant builds it: a value equal to 0 is +0 "
         "(a literal -0.0 is +0.0); fp16 and bf16 constants come from a C++ float (rounded to fp32 first), and bf16 "
         "parses std::to_string of it (six decimals: 1e-7 -> 0, 3.3e-6 -> bf16(3e-6))",
-        "Triton 3.6 semantic.py:590 scalar_constant, ir.cc get_fp16/get_bf16; TTIR constants from offline compile "
-        "for sm_90 (3.6 and 3.9 agree)", lambda v, t: literal_constant(v, t)),
+        "S15.8, S15.9; Triton 3.6 semantic.py:590 scalar_constant, ir.cc get_fp16/get_bf16; TTIR constants from "
+        "offline compile for sm_90 (3.6 and 3.9 agree)", lambda v, t: literal_constant(v, t)),
     "scalar_does_not_promote": Override(
         "a Python scalar of a lower or equal kind takes the tensor's type; of a higher kind, its literal type "
-        "(int8 tensor + 2.5 -> fp32; NumPy: float64)", "semantics §3 rules 7-8; semantic.py computation_type_impl"),
+        "(int8 tensor + 2.5 -> fp32; NumPy: float64)", "S3.7, S3.8; semantic.py computation_type_impl"),
     "math_fp32_fp64_only": Override(
         "exp/log/sqrt/sin/... accept only fp32 and fp64 (libdevice's convention) and raise `Expected dtype "
         "['fp32', 'fp64'] but got fp16`; NumPy computes float16 directly", "math.py _check_dtype"),
@@ -165,27 +166,27 @@ OVERRIDES: dict[str, Override] = {
         "float -> int truncates toward zero and saturates, NaN -> 0 (cvt.rzi.sat); NumPy gives INT_MIN. "
         "Measured for fp32 -> int32 only: other targets/sources are undefined (LLVM poison) and the GPU probe "
         "saw non-saturated values for int8/int16 and NaN -> INT_MIN for fp64 sources, so they are not tested",
-        "semantics §1b row 51 [GPU]; GPU probe", _float_to_int),
+        "S1.51, S16.7 [GPU]", _float_to_int),
     "int_to_float_single_rounding": Override(
         "int -> fp16/bf16/fp32 rounds once (RTNE) from the exact integer, 64-bit integers included",
-        "GPU probe: int64 2**62 + 2**54 + 1 -> bf16 == 2**62 + 2**55"),
+        "S16.8 [GPU]: int64 2**62 + 2**54 + 1 -> bf16 == 2**62 + 2**55"),
     "int_sum_int32": Override(
         "tl.sum/cumsum/cumprod of narrow integers accumulate and return (u)int32 (NumPy: int64)",
-        "semantics §1b row 46 [GPU]; standard.py _pick_sum_dtype"),
+        "S1.46 [GPU]; standard.py _pick_sum_dtype"),
     "narrow_minmax_widen": Override(
         "tl.max/tl.min of types narrower than 32 bits compute in and return fp32 (floats) or int32 (integers, "
         "unsigned included)", "standard.py max/min"),
     "reduce_max_ignores_nan": Override(
         "tl.max/tl.min ignore NaN; tl.argmax/argmin never pick a NaN; ties go to the first index (NumPy "
-        "propagates NaN and argmax returns the NaN's index)", "semantics §1 row 15, §1b row 54 [GPU]"),
-    "sum_propagates_nan": Override("tl.sum of a NaN is NaN (same as NumPy)", "semantics §1 row 16 [GPU]"),
+        "propagates NaN and argmax returns the NaN's index)", "S1.15, S1.54 [GPU]"),
+    "sum_propagates_nan": Override("tl.sum of a NaN is NaN (same as NumPy)", "S1.16 [GPU]"),
     "dot_tf32_truncates": Override(
         "fp32 tl.dot defaults to tf32 with both operands truncated to 10 mantissa bits (low 13 bits cleared), "
-        "exact products, fp32 accumulation", "semantics §1b row 43 [GPU]"),
+        "exact products, fp32 accumulation", "S1.43 [GPU]"),
     "dot_narrow_fp32_acc": Override(
         "fp16/bf16 tl.dot multiply exactly and accumulate in fp32; out_dtype=float16 rounds once at the end",
-        "semantics §1 rows 27-28, §1b row 55 [GPU]"),
-    "dot_int8_int32": Override("int8 tl.dot accumulates in int32", "semantic.py dot; semantics §4.5"),
+        "S1.27, S1.28, S1.55 [GPU]"),
+    "dot_int8_int32": Override("int8 tl.dot accumulates in int32", "semantic.py dot; S8.2"),
 }
 
 

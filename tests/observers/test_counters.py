@@ -1,8 +1,9 @@
 """Traffic counters (`with minitriton.record() as rec`) against analytic byte counts.
 
-References: 3·n·itemsize for vector add; for the masked tiled matmul the exact formula of
-baseline-interpreter.md §8, loads = M·K·cdiv(N, BN) + K·N·cdiv(M, BM), and its padded-read column; dot FLOPs
-2·M·N·K per dot per program; everything else counted by hand from the kernels' index arithmetic.
+References: 3·n·itemsize for vector add; for the masked tiled matmul the exact formula
+loads = M·K·cdiv(N, BN) + K·N·cdiv(M, BM) (each A tile read once per column of tiles, each B tile once per row)
+and a table of exact and padded (masked lanes included) counts from the CPU baseline of the interpreter; dot
+FLOPs 2·M·N·K per dot per program; everything else counted by hand from the kernels' index arithmetic.
 """
 import json
 

@@ -1,7 +1,7 @@
 """Every error minitriton promises: its type, its exact wording (Triton's where Triton has one), where it points
 (Triton's `at line:col:` layout plus our kernel file:line), and that it leaves memory as the GPU would.
 
-References: Triton 3.9's semantic.py/core.py wordings (triton-semantics.md §7), CUDA's grid limits, and for
+References: Triton 3.9's semantic.py/core.py wordings (docs/semantics.md S14), CUDA's grid limits, and for
 out-of-bounds reports the offsets computed here with plain Python from the test's own index arrays.
 """
 import inspect

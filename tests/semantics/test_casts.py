@@ -63,7 +63,7 @@ def test_cast_every_pair(src, dst):
 
 
 def test_row17_fp32_to_bf16_bit_table():
-    """semantics §2: fp32 bits -> bf16 bits, RTNE (default), RTZ, and fp16 (RTNE)."""
+    """S2: fp32 bits -> bf16 bits, RTNE (default), RTZ, and fp16 (RTNE)."""
     table = [  # fp32 bits, rtne, rtz, fp16 bits
         (0x3FFFFFFF, 0x4000, 0x3FFF, 0x4000), (0x3F808000, 0x3F80, 0x3F80, 0x3C04),
         (0x3F818000, 0x3F82, 0x3F81, 0x3C0C), (0x3F80C000, 0x3F81, 0x3F80, 0x3C06),
@@ -102,13 +102,13 @@ def test_row51_fp32_to_int32_saturates():
     x = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, -2.7, 2.7, -0.5], np.float32)
     z = run_cast(x.tolist(), "float32", "int32")
     want = [0, 2147483647, -2147483648, 2147483647, -2147483648, -2, 2, 0]
-    assert z.tolist() == want, f"row 51 fp32 -> int32: {z.tolist()}"
+    assert z.tolist() == want, f"S1.51 fp32 -> int32: {z.tolist()}"
     assert [OVERRIDES["float_to_int_saturates"].fn(float(v), "int32") for v in x] == want
 
 
 def test_row52_int32_to_uint8_wraps():
     z = run_cast([300, -1, 255, 256, -129, 128, 0, 7], "int32", "uint8")
-    assert z.tolist() == [44, 255, 255, 0, 127, 128, 0, 7], f"row 52 int32 -> uint8: {z.tolist()}"
+    assert z.tolist() == [44, 255, 255, 0, 127, 128, 0, 7], f"S1.52 int32 -> uint8: {z.tolist()}"
 
 
 def test_gpu_probe_int_to_bf16_rounds_once():

@@ -53,7 +53,7 @@ def _no_precision_override(monkeypatch):
 
 
 def test_row43_tf32_truncates_both_operands():
-    """semantics §1b row 43: A = I·x or B = I·x; the GPU returns the truncated x."""
+    """S1.43: A = I·x or B = I·x; the GPU returns the truncated x."""
     xs = [1 + 2**-11, 1 + 2**-10 + 2**-11, 1 + 2**-11 + 2**-12, -(1 + 2**-11), 1 + 2**-13]
     want = [1.0, 1.0009765625, 1.0, -1.0, 1.0]
     eye = np.eye(16, dtype=np.float32)
@@ -82,7 +82,7 @@ def test_fp32_tf32_default_against_truncated_reference(m, n, k):
 @pytest.mark.parametrize("expr", ['tl.dot(a, b, input_precision="ieee")', "tl.dot(a, b, allow_tf32=False)",
                                   'tl.dot(a, b, input_precision="tf32x3")'])
 def test_fp32_ieee_and_tf32x3(expr):
-    """ieee is plain fp32; tf32x3 is within the measured 8e-6 of it (semantics row 25)."""
+    """ieee is plain fp32; tf32x3 is within the measured 8e-6 of it (S1.25)."""
     rng = np.random.default_rng(1)
     a = rng.standard_normal((32, 64)).astype(np.float32)
     b = rng.standard_normal((64, 32)).astype(np.float32)
@@ -103,7 +103,7 @@ def test_fp32_small_integers_exact_in_every_precision():
 
 @pytest.mark.parametrize("t", ["float16", "bfloat16"])
 def test_fp16_bf16_exact_products_fp32_accumulation(t):
-    """semantics rows 27/28: exact products of fp16/bf16 values, fp32 accumulation, fp32 result."""
+    """S1.27, S1.28: exact products of fp16/bf16 values, fp32 accumulation, fp32 result."""
     rng = np.random.default_rng(3)
     a = round_to(rng.standard_normal((16, 32)), t).reshape(16, 32)
     b = round_to(rng.standard_normal((32, 16)), t).reshape(32, 16)
@@ -128,13 +128,13 @@ def test_fp16_accumulates_in_fp32_not_fp16():
 
 
 def test_row55_out_dtype_float16_rounds_once():
-    """semantics §1b row 55: exact sum 2063, out_dtype=tl.float16 -> 2064.0 (accumulate wide, round once)."""
+    """S1.55: exact sum 2063, out_dtype=tl.float16 -> 2064.0 (accumulate wide, round once)."""
     a = np.ones((16, 16), np.float16)
     b = np.zeros((16, 16), np.float16)
     b[0, :] = 2048
     b[1:, :] = 1
     c = run_dot(a, b, "tl.dot(a, b, out_dtype=tl.float16)", cty=tl.float16)
-    assert (c == 2064).all(), f"row 55: {c[0, 0]}"
+    assert (c == 2064).all(), f"S1.55: {c[0, 0]}"
 
 
 def test_bf16_out_dtype_rejected():
@@ -254,7 +254,7 @@ def test_batched_3d_dot():
     ((16, 16), (32, 16), np.float16, "are not compatible for matmul"),
 ])
 def test_dot_shape_errors(a_shape, b_shape, dtype, pattern):
-    """Triton 3.6's NVIDIA minimum (semantics row 29, §4.5) and the inner-dimension check."""
+    """Triton 3.6's NVIDIA minimum (S1.29, S8.5) and the inner-dimension check."""
     a = np.ones(a_shape, dtype)
     b = np.ones(b_shape, dtype)
     k = make_kernel("""
@@ -270,7 +270,7 @@ def test_dot_shape_errors(a_shape, b_shape, dtype, pattern):
 
 
 def test_row30_small_m_n_accepted():
-    """semantics row 30: fp16 8x8x16 is fine (NVIDIA pads small M/N)."""
+    """S1.30: fp16 8x8x16 is fine (NVIDIA pads small M/N)."""
     a = np.ones((8, 16), np.float16)
     b = np.ones((16, 8), np.float16)
     assert (run_dot(a, b) == 16).all()
@@ -290,7 +290,7 @@ def test_dot_dtype_errors(expr, a_dt, b_dt, pattern):
 
 
 def test_bf16_dot_inputs_are_rounded_bf16_values():
-    """bf16 inputs are the bf16 numbers themselves (semantics row 27: the interpreter multiplied raw bits)."""
+    """bf16 inputs are the bf16 numbers themselves (S1.27: the interpreter multiplied raw bits)."""
     vals = np.array([1.5, -2.25, 3.0, 0.0078125] * 64).reshape(16, 16)
     a = BF16(bf16_bits(vals).reshape(16, 16))
     c = run_dot(a, BF16(bf16_bits(np.eye(16)).reshape(16, 16)))

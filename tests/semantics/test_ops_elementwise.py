@@ -3,14 +3,14 @@
 A tiny kernel is generated for each expression (`z = x OP y`, x and y loaded from arrays, z stored), run in
 minitriton, and compared with a reference computed here, independently of minitriton: values are converted
 to the computation type given by this file's own promotion table (`promote`, written from the Triton
-semantics doc §3), then combined in exact Python arithmetic (ints) or float64 (floats, rounded once to the
+docs/semantics.md S3), then combined in exact Python arithmetic (ints) or float64 (floats, rounded once to the
 result format). Where Triton differs from NumPy, the rule comes from the ONE table `OVERRIDES` below, each
 entry with its reason and source. The other test files (casts, reductions, shapes, dot) import the dtype
 lists, the value helpers and `OVERRIDES` from here.
 
-Sources cited: "semantics §N row R" = /work/shared/research/triton-semantics.md (rows measured on an H200 with
-Triton 3.6.0); "GPU probe" = H200 + Triton 3.6.0 measurements made for this test file (kernel per expression,
-inputs from memory, results widened to 64 bits before the store), reported with it; "semantic.py" etc. =
+Sources cited: "S1.5" etc. = the rows of docs/semantics.md ([GPU]: measured on an H200 with Triton 3.6.0);
+"GPU probe" = the single-op H200 + Triton 3.6.0 measurements made for this test file (kernel per expression,
+inputs from memory, results widened to 64 bits before the store), docs/semantics.md S16; "semantic.py" etc. =
 Triton's frontend source.
 """
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_promotion_table_matches_minitriton(a, b):
                                       (-2**31 - 1, "int64"), (2**63, "uint64"), (1.5, "float32"),
                                       (1e300, "float64"), (1e-300, "float64"), (float("inf"), "float32")])
 def test_literal_types(value, t):
-    """Python literals get int32/uint32/int64/uint64 by range, fp32 unless outside fp32's range (§3 rule 10)."""
+    """Python literals get int32/uint32/int64/uint64 by range, fp32 unless outside fp32's range (S3.10)."""
     k = make_kernel("""
     @triton.jit
     def literal_type(Z, V: tl.constexpr, ZTY: tl.constexpr):
@@ -157,7 +157,7 @@ def test_scalar_of_lower_kind_keeps_tensor_type(op, t):
 
 @pytest.mark.parametrize("t", INTEGRAL_TYPES)
 def test_float_scalar_with_int_tensor_is_fp32(t):
-    """int64 tensor * 2.5 computes in fp32, not fp64 (the literal's type wins: §3 rule 8)."""
+    """int64 tensor * 2.5 computes in fp32, not fp64 (the literal's type wins: S3.8)."""
     check_binary("*", t, "float32", modes=("tensor-scalar", "scalar-tensor"), scalar=2.5)
     check_binary("+", t, "float32", modes=("tensor-scalar",), scalar=0.1)
 
@@ -432,11 +432,11 @@ def k(X, Z):
 
 
 def test_maximum_measured_rows():
-    """semantics row 14: tl.maximum(x, 1.0) with x=[NaN,0,2,3] gives [1,1,2,3]; GPU probe: signed zeros."""
+    """S1.14: tl.maximum(x, 1.0) with x=[NaN,0,2,3] gives [1,1,2,3]; GPU probe: signed zeros."""
     k = make_kernel(UNARY_SRC.format(expr="tl.maximum(x, 1.0)"))
     z = np.zeros(4, np.float32)
     k[(1,)](np.array([np.nan, 0, 2, 3], np.float32), z, N=4)
-    assert z.tolist() == [1, 1, 2, 3], f"tl.maximum(x, 1.0) (row 14): {z}"
+    assert z.tolist() == [1, 1, 2, 3], f"tl.maximum(x, 1.0) (S1.14): {z}"
     x = np.array([np.nan, 0.5, -3.0, 5.0, np.nan, 0.5, -0.0, 0.0], np.float32)
     y = np.array([0.0, 0.0, 0.0, 0.0, np.nan, np.nan, 0.0, -0.0], np.float32)
     gpu = {  # GPU probe, H200 + Triton 3.6.0
@@ -526,7 +526,7 @@ def _math_ref(fn: str, v: float, t: str = "float64") -> float:
 @pytest.mark.parametrize("fn", sorted(MATH_REF))
 def test_math_functions(fn, t):
     """fp32/fp64 math against a float64 reference: floor/ceil exact, the rest within 2 ulp of the format
-    (the GPU was measured within 6.6 ulp for exp and 1.25 for sin; minitriton uses NumPy, §5)."""
+    (the GPU was measured within 6.6 ulp for exp and 1.25 for sin; minitriton uses NumPy, S12)."""
     rng = np.random.default_rng(7)
     xv = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 10.0, -10.0, 100.5, -100.5, math.inf, -math.inf, math.nan, 1e-30, 3.0, 0.25]
     xv += list(rng.uniform(-20, 20, 16))
@@ -831,7 +831,7 @@ def test_row1_int_div_mod_truncate():
     b = np.array([2, 2, -2, -2], np.int32)
     q, r = np.zeros(4, np.int32), np.zeros(4, np.int32)
     make_kernel(TWO_OUT_SRC)[(1,)](a, b, q, r, N=4)
-    assert q.tolist() == [-3, 3, 3, -3] and r.tolist() == [-1, 1, -1, 1], f"row 1: q={q}, r={r}"
+    assert q.tolist() == [-3, 3, 3, -3] and r.tolist() == [-1, 1, -1, 1], f"S1.1: q={q}, r={r}"
 
 
 def test_row3_runtime_scalar_args_use_c_semantics():
@@ -842,7 +842,7 @@ def test_row3_runtime_scalar_args_use_c_semantics():
         tl.store(Q, a // b)
         tl.store(R, a % b)
     """, q, r, -7, 2)
-    assert (q[0], r[0]) == (-3, -1), f"row 3: -7 // 2, -7 % 2 with run-time int32 args gave {q[0]}, {r[0]}"
+    assert (q[0], r[0]) == (-3, -1), f"S1.3: -7 // 2, -7 % 2 with run-time int32 args gave {q[0]}, {r[0]}"
 
 
 def test_row4_constexpr_only_uses_python_semantics():
@@ -855,7 +855,7 @@ def test_row4_constexpr_only_uses_python_semantics():
     """)
     q, r = np.zeros(1, np.int32), np.zeros(1, np.int32)
     k[(1,)](q, r, A=-7, B=2)
-    assert (q[0], r[0]) == (-4, 1), f"row 4: constexpr -7 // 2, -7 % 2 gave {q[0]}, {r[0]}"
+    assert (q[0], r[0]) == (-4, 1), f"S1.4: constexpr -7 // 2, -7 % 2 gave {q[0]}, {r[0]}"
 
 
 def test_row5_int_div_by_zero(group_size_one):
@@ -864,8 +864,8 @@ def test_row5_int_div_by_zero(group_size_one):
     q, r = np.zeros(4, np.int32), np.zeros(4, np.int32)
     make_kernel(TWO_OUT_SRC)[(1,)](x, np.zeros(4, np.int32), q, r, N=4)
     want_q, want_r = zip(*[OVERRIDES["int_div_by_zero"].fn(int(v)) for v in x])
-    assert q.tolist() == list(want_q) == [-1] * 4, f"row 5: x // 0 = {q}"
-    assert r.tolist() == list(want_r) == [7, -7, 0, 1], f"row 5: x % 0 = {r}"
+    assert q.tolist() == list(want_q) == [-1] * 4, f"S1.5: x // 0 = {q}"
+    assert r.tolist() == list(want_r) == [7, -7, 0, 1], f"S1.5: x % 0 = {r}"
 
 
 @pytest.mark.parametrize("t", INT_TYPES)
@@ -890,7 +890,7 @@ def test_row6_int32_wraps():
     """)
     z = np.zeros(3, np.int32)
     k[(1,)](np.array([2147483647], np.int32), z)
-    assert z.tolist() == [-2147483648, -2, -1073741824], f"row 6: {z}"
+    assert z.tolist() == [-2147483648, -2, -1073741824], f"S1.6: {z}"
 
 
 def test_row11_prefer_unsigned():
@@ -903,7 +903,7 @@ def test_row11_prefer_unsigned():
         tl.store(Z, s)
     """)
     k[(1,)](np.array([-1], np.int32), np.array([1], np.uint32), z)
-    assert z[0] == 0, f"row 11: int32(-1) + uint32(1) read as int64 = {z[0]}"
+    assert z[0] == 0, f"S1.11: int32(-1) + uint32(1) read as int64 = {z[0]}"
 
 
 def test_row12_float_mod_measured():
@@ -911,7 +911,7 @@ def test_row12_float_mod_measured():
     y = np.array([2.0, 2.0, -2.0, -2.0], np.float32)
     z = np.zeros(4, np.float32)
     make_kernel(MINMAX_SRC.format(expr="x % y"))[(1,)](x, y, z, ZTY=tl.float32, N=4)
-    assert z.tolist() == [-1.5, 1.5, -1.5, 1.5], f"row 12: {z}"
+    assert z.tolist() == [-1.5, 1.5, -1.5, 1.5], f"S1.12: {z}"
 
 
 def test_float_mod_is_frem_not_fmod():
@@ -947,8 +947,8 @@ def test_row22_bf16_add_and_compare():
         tl.store(LT + o, a < b)
     """)
     k[(1,)](a, b, z, lt)
-    assert z.array.tolist() == [0x4090, 0xC0E0, 0x4000, 0x0000], f"row 22 bits: {[hex(v) for v in z.array]}"
-    assert lt.tolist() == [False, True, False, False], f"row 22 a<b: {lt}"
+    assert z.array.tolist() == [0x4090, 0xC0E0, 0x4000, 0x0000], f"S1.22 bits: {[hex(v) for v in z.array]}"
+    assert lt.tolist() == [False, True, False, False], f"S1.22 a<b: {lt}"
 
 
 def test_rows44_45_47_promotions():
@@ -956,9 +956,9 @@ def test_rows44_45_47_promotions():
     @triton.jit
     def promos(BF, H, I, F32, F16, D):
         i = tl.load(I)
-        s1 = tl.load(BF) + i          # row 44: bf16 + int32 -> fp32
-        s2 = tl.load(H) + i           # row 45: fp16 + int32 -> fp16
-        d = tl.load(I + 1) / 2        # row 47: int32 / int -> fp32 true division
+        s1 = tl.load(BF) + i          # S1.44: bf16 + int32 -> fp32
+        s2 = tl.load(H) + i           # S1.45: fp16 + int32 -> fp16
+        d = tl.load(I + 1) / 2        # S1.47: int32 / int -> fp32 true division
         tl.static_assert(s1.dtype == tl.float32, "bf16 + int32")
         tl.static_assert(s2.dtype == tl.float16, "fp16 + int32")
         tl.static_assert(d.dtype == tl.float32, "int32 / int")
@@ -968,9 +968,9 @@ def test_rows44_45_47_promotions():
     """)
     f32, f16, d = np.zeros(1, np.float32), np.zeros(1, np.float16), np.zeros(1, np.float32)
     k[(1,)](BF16.of([1.0]), np.array([1.0], np.float16), np.array([2048, 7], np.int32), f32, f16, d)
-    assert f32[0] == 2049.0, f"row 44: bf16 1.0 + 2048 = {f32[0]}"
-    assert f16[0] == 2048.0, f"row 45: fp16 1.0 + 2048 = {f16[0]}"
-    assert d[0] == 3.5, f"row 47: 7 / 2 = {d[0]}"
+    assert f32[0] == 2049.0, f"S1.44: bf16 1.0 + 2048 = {f32[0]}"
+    assert f16[0] == 2048.0, f"S1.45: fp16 1.0 + 2048 = {f16[0]}"
+    assert d[0] == 3.5, f"S1.47: 7 / 2 = {d[0]}"
 
 
 def test_narrow_float_division_returns_fp32():
@@ -1073,7 +1073,7 @@ def test_row53_shifts():
         tl.store(B + o, x << 31)
     """)
     k[(1,)](x, z1, z2)
-    assert z1.tolist() == [-4, 3, -1, 1] and z2.tolist() == [0, -2**31, -2**31, -2**31], f"row 53: {z1} {z2}"
+    assert z1.tolist() == [-4, 3, -1, 1] and z2.tolist() == [0, -2**31, -2**31, -2**31], f"S1.53: {z1} {z2}"
 
 
 def test_int1_division_remainder_and_shifts_fold_as_on_the_gpu():

@@ -145,7 +145,7 @@ def test_max_min_signed_zeros():
 
 
 def test_row15_16_nan_rules():
-    """semantics rows 15/16: tl.max ignores NaN, tl.sum propagates it; an all-NaN max is NaN."""
+    """S1.15, S1.16: tl.max ignores NaN, tl.sum propagates it; an all-NaN max is NaN."""
     k = make_kernel("""
     @triton.jit
     def nan_rules(X, Z):
@@ -157,8 +157,8 @@ def test_row15_16_nan_rules():
     """)
     z = np.zeros(4, np.float32)
     k[(1,)](np.array([np.nan, 0, 2, 3], np.float32), z)
-    assert z[0] == 3.0 and z[1] == 0.0, f"row 15: max/min over [NaN,0,2,3] = {z[:2]}"
-    assert math.isnan(z[2]) and math.isnan(z[3]), f"row 16: sum = {z[2]}, max of all-NaN = {z[3]}"
+    assert z[0] == 3.0 and z[1] == 0.0, f"S1.15: max/min over [NaN,0,2,3] = {z[:2]}"
+    assert math.isnan(z[2]) and math.isnan(z[3]), f"S1.16: sum = {z[2]}, max of all-NaN = {z[3]}"
 
 
 def test_row46_int8_sum_accumulates_in_int32():
@@ -171,7 +171,7 @@ def test_row46_int8_sum_accumulates_in_int32():
     """)
     z = np.zeros(1, np.int32)
     k[(1,)](np.array([100, 100, 100, 100], np.int8), z)
-    assert z[0] == 400, f"row 46: {z[0]}"
+    assert z[0] == 400, f"S1.46: {z[0]}"
 
 
 @pytest.mark.parametrize("t", ["int8", "uint8", "float16", "int32"])
@@ -203,7 +203,7 @@ def arg_kernel(X, V, I, N: tl.constexpr):
 
 @pytest.mark.parametrize("t", ["float32", "float16", "bfloat16", "int32", "int8", "uint8"])
 def test_row54_argmax_argmin_ties_and_nan(t):
-    """Ties -> first index; NaN is never picked (semantics row 54, OVERRIDES['reduce_max_ignores_nan'])."""
+    """Ties -> first index; NaN is never picked (S1.54, OVERRIDES['reduce_max_ignores_nan'])."""
     x = [1, 5, 5, 2, 5, 0, 0, 3]
     k = make_kernel("""
     @triton.jit

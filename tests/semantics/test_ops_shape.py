@@ -224,7 +224,7 @@ def test_full_with_scalar_tensor_value_and_arange():
     ("tl.expand_dims(tl.arange(0, 8), (0, 0))", "expand_dims received duplicate axes"),
 ])
 def test_shape_errors(expr, pattern):
-    """Triton's wording (semantics §7), raised as CompilationError at the kernel line."""
+    """Triton's wording (S14), raised as CompilationError at the kernel line."""
     k = make_kernel(f"""
     @triton.jit
     def bad_shape(Z, n):

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
-from parity.paired_timing import iq_mean, ratio_with_spread, slice_iq_means, turn_order  # noqa: E402
+from parity.paired_timing import iq_mean, ratio_spread, slice_iq_means, turn_order  # noqa: E402
 
 
 def test_iq_mean_averages_the_middle_half_and_drops_outliers():
@@ -28,8 +28,7 @@ def test_iq_mean_resolves_a_difference_smaller_than_the_timer_step():
     slower = [base] * 52 + [base + step] * 48
     assert statistics.median(faster) == statistics.median(slower) == base
     assert iq_mean(faster) < iq_mean(slower)
-    ratio, _ = ratio_with_spread(slower, faster)
-    assert 1.0 < ratio < 1 + step / base
+    assert 1.0 < iq_mean(slower) / iq_mean(faster) < 1 + step / base
 
 
 def test_slice_iq_means_cut_consecutive_equal_slices_and_drop_the_tail():
@@ -42,18 +41,23 @@ def test_slice_iq_means_with_too_few_samples_fall_back_to_one():
     assert slice_iq_means([], 5) == []
 
 
-def test_ratio_is_theirs_over_ours_and_the_spread_shows_a_drifting_slice():
+def test_the_spread_of_a_ratio_shows_a_drifting_slice():
     ours = [1.0] * 40
     theirs = [1.2] * 32 + [0.9] * 8                             # the last slice: theirs got faster
-    ratio, (lo, hi) = ratio_with_spread(theirs, ours, slices=5)
-    assert ratio == pytest.approx(1.2)
+    assert iq_mean(theirs) / iq_mean(ours) == pytest.approx(1.2)
+    lo, hi = ratio_spread(slice_iq_means(theirs, 5), slice_iq_means(ours, 5))
     assert lo == pytest.approx(0.9) and hi == pytest.approx(1.2)
 
 
-def test_equal_timings_give_ratio_one_with_no_spread():
+def test_equal_timings_give_no_spread():
     ts = [0.5, 0.7, 0.6, 0.55, 0.65] * 20
-    ratio, spread = ratio_with_spread(list(ts), list(ts))
-    assert ratio == 1.0 and spread == [1.0, 1.0]
+    assert ratio_spread(slice_iq_means(ts, 5), slice_iq_means(list(ts), 5)) == [1.0, 1.0]
+
+
+def test_a_spread_needs_two_matching_slices():
+    assert ratio_spread([2.0], [1.0]) is None                   # one slice: too few calls to slice
+    assert ratio_spread([2.0, 2.0], [1.0, 1.0, 1.0]) is None
+    assert ratio_spread([2.0, 3.0], [1.0, 1.0]) == [2.0, 3.0]
 
 
 def _predecessors(turns):
