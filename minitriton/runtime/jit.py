@@ -57,6 +57,11 @@ class JITFunction(KernelInterface):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
 
     @property
+    def src(self) -> str | None:
+        """Triton's `JITFunction.src`: the source from the `def` line on, dedented (None when unavailable)."""
+        return self.source.text
+
+    @property
     def def_line(self) -> int:
         """The file line of the kernel's `def`."""
         return self.source.def_line
