@@ -5,8 +5,6 @@ diagnostics minitriton adds say what happened, where (file:line, program id, lan
 """
 from __future__ import annotations
 
-import linecache
-
 import numpy as np
 
 
@@ -92,14 +90,9 @@ class KernelRuntimeError(MiniTritonError):
 
 
 def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "") -> str:
-    """Triton's compile-error layout for `jit_fn` at file line `lineno`, plus where the line is."""
-    rel = lineno - jit_fn.def_line + 1
-    if jit_fn.src is not None and rel >= 1:
-        src_lines = jit_fn.src.split("\n")[:rel][-12:]
-        excerpt = "\n".join(src_lines + [" " * col + "^"])
-    else:
-        excerpt = linecache.getline(jit_fn.file_name, lineno).rstrip("\n") + "\n" + " " * col + "^"
-    text = f"at {rel}:{col}:\n{excerpt}" + (f"\n{message}" if message else "")
+    """Triton's compile-error layout for `jit_fn` at file line `lineno`, column `col` (its `source` places them
+    in Triton's numbering), then where the line is."""
+    text = jit_fn.source.triton_excerpt(lineno, col) + (f"\n{message}" if message else "")
     text += f"\n  in kernel `{jit_fn.__name__}` ({jit_fn.file_name}:{lineno})"
     if extra:
         text += "\n" + extra

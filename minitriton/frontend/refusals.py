@@ -5,7 +5,7 @@ fail on the GPU. Triton 3.6's `CodeGenerator` has a `visit_*` method for a fixed
 node is "unsupported AST node type: <Name>" (UnsupportedLanguageConstruct). A few supported nodes fail in
 other ways, reproduced with 3.6's words (offline sm_90 compiles, parity/compile_sweep.py's statement cases):
 `for ... else`, `while ... else`, `for` over anything but a call (`range(...)`, `tl.range`, `tl.static_range`),
-`in` / `not in`, `a = b = x`, and a nested `def`.
+`in` / `not in`, `a = b = x`, a nested `def`, and a chained comparison (`a < b < c`).
 
 The code generator does not visit the branch an `if` on a constexpr folds away, so the bodies of an `if`
 whose test reads a constexpr parameter are not checked (a construct there may or may not be compiled).
@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+
+from minitriton import errors
+from minitriton.frontend.source import KernelSource
 
 # AST node types Triton 3.6's CodeGenerator visits (its visit_* methods), plus the pieces its visitors
 # handle inside their parents (comprehension clauses, operators, contexts, f-string parts).
@@ -27,36 +30,36 @@ _SUPPORTED = (
 
 
 @dataclass(frozen=True)
-class Unsupported:
-    """The first construct Triton would refuse: where (in ``fn``'s file), the exception class name and text."""
+class Refusal:
+    """The first construct Triton refuses: where (file line and column), the exception class and its text."""
 
     lineno: int
     col_offset: int
-    kind: str          # "UnsupportedLanguageConstruct" or "CompilationError"
+    error: type           # errors.UnsupportedLanguageConstruct or errors.CompilationError
     message: str
 
 
 def _refusal(node, constexpr_params):
-    """(kind, message) if Triton 3.6 refuses `node` itself, else None."""
+    """(error class, message) if Triton 3.6 refuses `node` itself, else None."""
     if isinstance(node, ast.FunctionDef):
-        return "UnsupportedLanguageConstruct", "nested function definition is not supported."
+        return errors.UnsupportedLanguageConstruct, "nested function definition is not supported."
     if not isinstance(node, _SUPPORTED):
-        return "UnsupportedLanguageConstruct", f"unsupported AST node type: {type(node).__name__}"
+        return errors.UnsupportedLanguageConstruct, f"unsupported AST node type: {type(node).__name__}"
     if isinstance(node, ast.For):
         if not isinstance(node.iter, ast.Call):
-            return "CompilationError", repr(AttributeError(
+            return errors.CompilationError, repr(AttributeError(
                 f"'{type(node.iter).__name__}' object has no attribute 'func'"))
         if node.orelse:
-            return "CompilationError", repr(AssertionError("Don't know what to do with else after for"))
+            return errors.CompilationError, repr(AssertionError("Don't know what to do with else after for"))
     if isinstance(node, ast.While) and node.orelse:
-        return "CompilationError", repr(AssertionError("Not implemented"))
+        return errors.CompilationError, repr(AssertionError("Not implemented"))
     if isinstance(node, ast.Compare):
         for op in node.ops:
             if isinstance(op, (ast.In, ast.NotIn)):
-                return "CompilationError", repr(AttributeError(
+                return errors.CompilationError, repr(AttributeError(
                     f"'{type(op).__name__}' object has no attribute '__name__'"))
     if isinstance(node, ast.Assign) and len(node.targets) > 1:
-        return "CompilationError", repr(TypeError("Simultaneous multiple assignment is not supported."))
+        return errors.CompilationError, repr(TypeError("Simultaneous multiple assignment is not supported."))
     return None
 
 
@@ -64,14 +67,25 @@ def _reads_constexpr(test, constexpr_params) -> bool:
     return any(isinstance(n, ast.Name) and n.id in constexpr_params for n in ast.walk(test))
 
 
-def find_unsupported(func: ast.FunctionDef, constexpr_params) -> tuple[ast.AST, str, str] | None:
-    """(node, kind, message) of the first construct in `func`'s body Triton 3.6 cannot compile, in source order,
-    or None."""
+def _chained_comparison(source: KernelSource) -> Refusal | None:
+    """The first chained comparison (`a < b < c`) of the body. Triton 3.6's `visit_Compare` rejects one before
+    evaluating either side, constexprs included; checked over the whole body, so one in a branch a constexpr
+    condition skips is reported too."""
+    found = [n for n in ast.walk(source.func) if isinstance(n, ast.Compare) and len(n.ops) > 1]
+    if not found:
+        return None
+    lineno, col = min(source.position(n) for n in found)
+    return Refusal(lineno, col, errors.UnsupportedLanguageConstruct,
+                   "simultaneous multiple comparison is not supported")
+
+
+def _unsupported_construct(source: KernelSource, constexpr_params) -> Refusal | None:
+    """The first construct of the body, in source order, Triton 3.6 cannot compile."""
 
     def visit(node):
         found = _refusal(node, constexpr_params)
         if found is not None:
-            return (node, *found)
+            return node, found
         if isinstance(node, ast.If) and _reads_constexpr(node.test, constexpr_params):
             return visit(node.test)
         for child in ast.iter_child_nodes(node):
@@ -82,8 +96,18 @@ def find_unsupported(func: ast.FunctionDef, constexpr_params) -> tuple[ast.AST, 
                 return hit
         return None
 
-    for statement in func.body:
+    for statement in source.func.body:
         hit = visit(statement)
         if hit is not None:
-            return hit
+            node, (error, message) = hit
+            return Refusal(*source.position(node), error, message)
     return None
+
+
+def first_refusal(source: KernelSource, constexpr_params) -> Refusal | None:
+    """What Triton 3.6 refuses first in the kernel (a chained comparison anywhere, then the first unsupported
+    construct), or None; None also without a parsed source. `constexpr_params`: names of constexpr
+    parameters."""
+    if source.func is None:
+        return None
+    return _chained_comparison(source) or _unsupported_construct(source, constexpr_params)

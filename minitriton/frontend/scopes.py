@@ -1,25 +1,22 @@
 """Static detection of names that escape a loop scope in a kernel.
 
-Triton's code generator visits the body of a ``for``/``while`` loop in a
-sub-region whose local scope is discarded when the loop ends (only names that
-were already bound before the loop are carried out as loop results), so a
-variable first assigned inside a loop and read after it fails to compile with
-``NameError('v is not defined')``, even for ``range(0, 1)``.  Plain Python would
-run such code, so minitriton checks it from the source: a small definite-
-assignment analysis over straight-line blocks (``if`` branches are intersected,
-loop bodies are discarded afterwards, ``static_range`` loops are unrolled and
-keep their bindings).  The induction variable of a non-static ``for`` is also
-loop-scoped: ``visit_For`` binds it with ``self.lscope[target] = iv`` inside
-``enter_sub_region``, which restores the outer scope on exit, so using it after
-the loop is reported too (unless it was bound before the loop).
+Triton's code generator visits the body of a ``for``/``while`` loop in a sub-region whose local scope is
+discarded when the loop ends (only names that were already bound before the loop are carried out as loop
+results), so a variable first assigned inside a loop and read after it fails to compile with
+``NameError('v is not defined')``, even for ``range(0, 1)``. Plain Python would run such code, so minitriton
+checks it on the kernel's parsed source: a small definite-assignment analysis over straight-line blocks
+(``if`` branches are intersected, loop bodies are discarded afterwards, ``static_range`` loops are unrolled
+and keep their bindings). The induction variable of a non-static ``for`` is also loop-scoped: ``visit_For``
+binds it with ``self.lscope[target] = iv`` inside ``enter_sub_region``, which restores the outer scope on
+exit, so using it after the loop is reported too (unless it was bound before the loop).
 """
 from __future__ import annotations
 
 import ast
 import builtins
-import inspect
-import textwrap
 from dataclasses import dataclass
+
+from minitriton.frontend.source import KernelSource
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -141,60 +138,19 @@ class _Checker:
         return defined
 
 
-def _parse(fn):
-    """``(def node, first source line, indentation)`` of ``fn``, or None without a plain ``def`` source."""
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        return None
-    dedented = textwrap.dedent("".join(lines))
-    indent = len(lines[0]) - len(dedented.splitlines(True)[0]) if lines else 0
-    try:
-        tree = ast.parse(dedented)
-    except SyntaxError:
-        return None
-    func = tree.body[0] if tree.body else None
-    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    return func, first, indent
+def find_loop_scoped_names(source: KernelSource) -> list[LoopScopedName]:
+    """Reads of names that were only bound inside a preceding loop of the kernel, at file positions.
 
-
-def find_chained_comparison(fn):
-    """``(lineno, col_offset)`` in ``fn``'s file of its first chained comparison (``a < b < c``), or None.
-
-    Triton 3.6's ``visit_Compare`` rejects them ("simultaneous multiple comparison is not supported") before
-    evaluating either side, constexprs included. (Checked over the whole body, so one in a branch a constexpr
-    condition skips is reported too.)"""
-    parsed = _parse(inspect.unwrap(fn))
-    if parsed is None:
-        return None
-    func, first, indent = parsed
-    found = [n for n in ast.walk(func) if isinstance(n, ast.Compare) and len(n.ops) > 1]
-    if not found:
-        return None
-    node = min(found, key=lambda n: (n.lineno, n.col_offset))
-    return node.lineno + first - 1, node.col_offset + indent
-
-
-def find_loop_scoped_names(fn) -> list[LoopScopedName]:
-    """Return reads of names that were only bound inside a preceding loop of ``fn``.
-
-    Each finding is the first offending read per (name, loop); ``lineno`` and
-    ``col_offset`` refer to ``fn``'s source file.  ``loop_lineno`` is the outermost
-    non-static loop the read lies after.  Returns ``[]`` when the source of
-    ``fn`` is unavailable or is not a plain ``def``.
+    Each finding is the first offending read per (name, loop); ``loop_lineno`` is the outermost non-static
+    loop the read lies after. ``[]`` when the source is unavailable or is not a plain ``def``.
     """
-    fn = inspect.unwrap(fn)
-    parsed = _parse(fn)
-    if parsed is None:
+    func = source.func
+    if func is None:
         return []
-    func, first, indent = parsed
     a = func.args
     params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x}
-    known = set(getattr(fn, "__globals__", {})) | set(dir(builtins))
+    known = set(getattr(source.fn, "__globals__", {})) | set(dir(builtins))
     checker = _Checker(known)
     checker.block(func.body, params)
-    off = first - 1     # snippet line 1 is the first decorator / def line of the file
-    out = [LoopScopedName(name, node.lineno + off, node.col_offset + indent, loop + off)
-           for (name, loop), node in checker.found.items()]
+    out = [LoopScopedName(name, *source.position(node), loop) for (name, loop), node in checker.found.items()]
     return sorted(out, key=lambda f: (f.lineno, f.col_offset, f.name))

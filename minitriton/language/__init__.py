@@ -16,7 +16,7 @@ from minitriton.semantics import reduce as _or
 from minitriton.semantics import shape as _os
 from minitriton.semantics.dtypes import (bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64, pointer_type,
                       uint8, uint16, uint32, uint64)
-from minitriton.runtime.jit import _KernelRange as range
+from minitriton.frontend.kernel_globals import KernelRange as range
 from minitriton.semantics.elementwise import constexpr
 from minitriton.semantics.shape import TRITON_MAX_TENSOR_NUMEL
 from minitriton.values.tensor import block_type, tensor

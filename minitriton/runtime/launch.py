@@ -19,6 +19,8 @@ from minitriton.values import programs
 from minitriton.observers import counters
 from minitriton.semantics import numerics
 from minitriton import errors
+from minitriton.frontend.source import JIT_CODES
+from minitriton.runtime.arguments import convert_argument
 from minitriton.runtime.group import Group
 from minitriton.values.programs import Diverged, OverBudget
 from minitriton.memory.allocation import Allocation
@@ -139,7 +141,6 @@ def normalize_grid(grid, meta: dict) -> tuple:
 
 def launch(kernel, args, kwargs, grid, warmup=False):
     """Bind arguments, build the allocations and run every program of the grid."""
-    from minitriton.runtime.jit import convert_argument
     values, launch_options = kernel.bind(list(args), dict(kwargs))
     kernel.check_scoping()
     meta = dict(values)
@@ -324,7 +325,6 @@ def _flush_prints(group: Group):
 
 def _kernel_frames(tb):
     """The traceback entries that are inside @jit functions, outermost first."""
-    from minitriton.runtime.jit import JIT_CODES
     frames = []
     while tb is not None:
         jit_fn = JIT_CODES.get(tb.tb_frame.f_code)

@@ -2,7 +2,8 @@ import pathlib
 import re
 import types
 
-from minitriton.frontend.scopes import LoopScopedName, find_loop_scoped_names
+from minitriton.frontend.scopes import LoopScopedName, find_loop_scoped_names as _find
+from minitriton.frontend.source import KernelSource
 
 tl = types.SimpleNamespace(static_range=range, range=range)
 triton = types.SimpleNamespace(language=tl)
@@ -25,6 +26,10 @@ def _line(marker):
     hits = [i + 1 for i, text in enumerate(_SRC) if text.rstrip().endswith("#: " + marker)]
     assert len(hits) == 1, marker
     return hits[0]
+
+
+def find_loop_scoped_names(fn):
+    return _find(KernelSource(fn))
 
 
 def _f(name, use_marker, loop_marker):
