@@ -453,7 +453,7 @@ class Builder:
         """`a op literal` for + - * & | ^ and maximum/minimum."""
         if op in ("&", "|", "^") and not is_int(a.dtype):
             a = self.cast(a, self.choice(list(INTS)))
-        lit, t = self.weak(a) if not (op in ("&", "|", "^")) else (None, a.dtype)
+        lit, t = self.weak(a) if op not in ("&", "|", "^") else (None, a.dtype)
         if lit is None:
             v = self.integer(0, 100)
             lit = Node(str(v), a.dtype, ())

@@ -342,7 +342,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             b.row("flash bwd", tag, "TFLOP/s", flash_attention.traffic(B, H, T, D, causal, "bfloat16",
                                                                       backward=True)["flops"], fns,
                   config=f"dK/dV {chosen['dkdv']}, dQ {chosen['dq']}" if chosen["dkdv"] else None)
-            del q, k, v, o, lse, do, qr, kr, vr, ref
+            q = k = v = o = lse = do = qr = kr = vr = ref = None  # free the GPU memory before the next shape
     info = {"device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu (smoke)",
             "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
             "seconds": round(time.monotonic() - b.t0, 1), "budget_s": budget_s, "smoke": SMOKE,

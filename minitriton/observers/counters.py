@@ -11,7 +11,7 @@ import json
 import numpy as np
 
 from minitriton.memory.access import distinct
-from minitriton.memory.events import Access, Flops
+from minitriton.memory.events import Flops
 
 _FIELDS = ("loaded_elements", "loaded_bytes", "masked_load_lanes", "stored_elements", "stored_bytes",
            "masked_store_lanes", "atomic_elements", "atomic_bytes", "masked_atomic_lanes")
