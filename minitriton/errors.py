@@ -67,6 +67,10 @@ class AutotuneMismatchError(MiniTritonError, AssertionError):
     """`MINITRITON_AUTOTUNE=all`: two autotune configs produced different outputs."""
 
 
+class DeadlockError(MiniTritonError, RuntimeError):
+    """Programs wait in a `while` loop for memory no program is left to change (a GPU would hang)."""
+
+
 class KernelRuntimeError(MiniTritonError):
     """An error found while programs run, raised by an op about specific programs of the group.
 

@@ -16,6 +16,7 @@ Each check gets the kernel (`__mt_kernel`) and the file line and column of the s
 """
 from __future__ import annotations
 
+import sys
 import warnings
 
 from minitriton import errors
@@ -86,13 +87,25 @@ def if_test(snap: Snapshot, test):
 
 
 def while_test(test):
-    """A `while` condition: Triton 3.6 hands it to `scf.condition`, which takes only an int1 scalar (a
-    comparison or a bool); any other tensor fails MLIR verification (offline sm_90 compile)."""
+    """A `while` condition, as the bool the loop takes. Triton 3.6 hands it to `scf.condition`, which takes
+    only an int1 scalar (a comparison or a bool); any other tensor fails MLIR verification (offline sm_90
+    compile). A condition that differs between the programs of the group splits the group, those leaving
+    the loop first; every iteration is reported to the group, which tells a loop waiting for other programs
+    (a spin lock) from one that computes (runtime/spinning.py)."""
     if isinstance(test, tensor) and (test.shape or test.dtype.name != "int1"):
         raise errors.backend_error(
             "error encountered during parsing",
             f"'scf.condition' op operand #0 must be 1-bit signless integer, but got '{_ir_type(test)}'")
-    return test
+    try:
+        going_on = bool(test)
+    except programs.Diverged as d:
+        d.loop = True
+        raise
+    if going_on:
+        group = programs.active()
+        if group is not None:
+            group.loop_iteration(sys._getframe(1))
+    return going_on
 
 
 def not_(value):

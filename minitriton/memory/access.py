@@ -13,7 +13,7 @@ from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
 from minitriton.memory.events import Access
-from minitriton.semantics import numerics
+from minitriton.memory import atomics
 from minitriton.memory.allocation import SLOT_SHIFT
 from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
 from minitriton.values.factored import outer, pointer_block, tile_view
@@ -356,16 +356,6 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 # ---------------------------------------------------------------- atomics
 
-_RMW = {
-    "add": lambda old, v: old + v,
-    "max": None, "min": None,
-    "and": lambda old, v: old & v,
-    "or": lambda old, v: old | v,
-    "xor": lambda old, v: old ^ v,
-    "xchg": lambda old, v: v,
-}
-
-
 def _check_rmw_type(elem, op):
     if elem.is_fp16() and op != "add":
         raise ValueError(f"atomic_{op} does not support fp16")
@@ -376,8 +366,8 @@ def _check_rmw_type(elem, op):
 
 
 def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
-    """Read-modify-write atomics: every lane's update is applied once, in program then lane order,
-    and each lane gets the value memory held just before its own update."""
+    """Read-modify-write atomics (`op`: add, max, min, and, or, xor, xchg): every active lane's update is
+    applied once, and each lane gets the value memory held just before its own update (memory/atomics.py)."""
     group = programs.current(f"atomic_{op}")
     for value, kind in ((sem, "semantic"), (scope, "semantic")):
         value = unwrap(value)
@@ -387,12 +377,11 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
     elem = ptr.dtype.element_ty
     _check_rmw_type(elem, op)
     v = cast(vals["val"], elem)
-    return _atomic_apply(group, op, ptr, mask, shape, elem, lambda old, sel: _combine(op, elem, old, sel),
-                         broadcast_data(v, shape))
+    return _atomic_apply(group, op, ptr, mask, shape, elem, broadcast_data(v, shape))
 
 
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
-    """`tl.atomic_cas`: where memory equals `cmp`, write `val`; returns the old values."""
+    """`tl.atomic_cas`: where memory holds the bit pattern of `cmp`, write `val`; returns the old values."""
     group = programs.current("atomic_cas")
     ptr, _, vals, shape = _prepare("atomic_cas", pointer, None, {"cmp": cmp, "val": val})
     elem = ptr.dtype.element_ty
@@ -401,26 +390,10 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     c = broadcast_data(cast(vals["cmp"], elem), shape)
     v = broadcast_data(cast(vals["val"], elem), shape)
     both = np.stack(np.broadcast_arrays(c, v), axis=-1)
-    return _atomic_apply(group, "cas", ptr, None, shape, elem,
-                         lambda old, sel: np.where(old == sel[..., 0], sel[..., 1], old), both)
+    return _atomic_apply(group, "cas", ptr, None, shape, elem, both)
 
 
-def _combine(op, elem, old, v):
-    if op == "max":
-        return np.fmax(old, v) if elem.is_floating() else np.maximum(old, v)
-    if op == "min":
-        return np.fmin(old, v) if elem.is_floating() else np.minimum(old, v)
-    if op in ("and", "or", "xor") and elem.is_floating():
-        # 3.6 compiles bitwise atomics on fp32/fp64 (atom.and.b32/.b64): they work on the bit patterns
-        bits = np.dtype(f"u{elem.itemsize}")
-        return _RMW[op](np.asarray(old).view(bits), np.asarray(v, old.dtype).view(bits)).view(old.dtype)
-    out = _RMW[op](old, v)
-    if elem.is_bf16():
-        out = numerics.round_to_bf16(out)
-    return out
-
-
-def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
+def _atomic_apply(group, op, ptr, mask, shape, elem, operand):
     idx, m = _lanes(group, ptr, mask, shape)
     alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m, mask is not None)
     if not alloc.writeable:
@@ -432,25 +405,19 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
     safe = np.broadcast_to(safe, full).reshape(-1)
     extra = operand.shape[len(full):]
     operand = np.broadcast_to(operand, full + extra).reshape((-1,) + extra)
-    active = np.ones(safe.shape, bool) if m is None else np.broadcast_to(m, full).reshape(-1)
+    active = None if m is None else np.broadcast_to(m, full).reshape(-1)
     shaped = safe.reshape(full)
     _emit(group, "atomic", alloc, elem, shaped, shaped, None if m is None else active.reshape(full), shape)
-    lanes = np.nonzero(active)[0]
     old_all = np.zeros(safe.shape, elem.np_compute)
-    targets = safe[lanes]
-    if lanes.size:
+    lanes = None if active is None else np.flatnonzero(active)
+    targets = safe if lanes is None else safe[lanes]
+    if targets.size:
         group.before_store(alloc)
-    if group.journal is not None and lanes.size:
-        group.journal.append((flat, targets, flat[targets]))
-    if lanes.size:
-        if distinct(targets).size == targets.size:  # no two lanes on one address: one vector step
-            old = from_storage(flat[targets], elem)
-            flat[targets] = to_storage(update(old, operand[lanes]), elem)
+        if group.journal is not None:
+            group.journal.append((flat, targets, flat[targets]))
+        old = atomics.apply(flat, targets, operand if lanes is None else operand[lanes], op, elem)
+        if lanes is None:
+            old_all = old
+        else:
             old_all[lanes] = old
-        else:  # same address hit several times: apply in lane order, as a sequential GPU could
-            for lane in lanes:
-                t = safe[lane]
-                old = from_storage(flat[t:t + 1].copy(), elem)  # a copy: the view would show the new value
-                flat[t:t + 1] = to_storage(update(old, operand[lane:lane + 1]), elem)
-                old_all[lane] = old[0]
     return tensor(old_all.reshape(full), elem, shape)

@@ -4,23 +4,27 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton.memory.events import Flops
+from minitriton.runtime.spinning import SpinWatch
 from minitriton.values.programs import Meter
 
 
 class Group:
     """One pass over the kernel body for `pids` (linear program indices, ascending)."""
 
-    def __init__(self, launch, pids: np.ndarray, limit: int):
+    def __init__(self, launch, pids: np.ndarray, limit: int, journal: bool = False):
         self.launch = launch
         self.pids = pids
         self.size = len(pids)
         coords = launch.coords(pids)
         self.program_ids = coords            # three int32 arrays of shape (size,)
         self.meter = Meter(limit, self.size)  # the pass's memory, for sizing groups
-        self.journal = [] if self.size > 1 else None
+        # stores are journaled when the pass may have to be undone: several programs (a split), or a kernel
+        # with `while` loops (a spin loop set aside for other programs)
+        self.journal = [] if self.size > 1 or journal else None
         self.prints = []
         self.quiet = False                   # a replay: its prints were shown already
         self.observers = launch.observers    # counters and sanitizer, given every event of the pass
+        self.spins = None                    # the pass's `while` loops (SpinWatch), once one runs
 
     def emit(self, event):
         """Hand an event (memory.events) to every observer of the launch."""
@@ -31,6 +35,12 @@ class Group:
         """Record `tl.dot` FLOPs done by every program of the group."""
         if self.observers:
             self.emit(Flops(per_program))
+
+    def loop_iteration(self, frame):
+        """A `while` loop in `frame` goes round again (raises Blocked when it waits for other programs)."""
+        if self.spins is None:
+            self.spins = SpinWatch(self)
+        self.spins.iteration(frame)
 
     def before_store(self, alloc):
         """Called before every write to `alloc`."""

@@ -14,16 +14,31 @@ from minitriton import errors
 class Diverged(BaseException):
     """Python control flow met a value that differs between the programs of the group.
 
-    A BaseException so that a kernel's own `except Exception` cannot swallow it.
+    A BaseException so that a kernel's own `except Exception` cannot swallow it. `loop`: the value is a
+    `while` condition (the programs leaving the loop run first: a lock holder goes on to its release).
     """
 
-    def __init__(self, values: np.ndarray):
+    def __init__(self, values: np.ndarray, loop: bool = False):
         super().__init__("diverged")
         self.values = values
+        self.loop = loop
 
 
 class OverBudget(BaseException):
     """A value of the group grew past the memory budget: the engine retries with a smaller group."""
+
+
+class Blocked(BaseException):
+    """Every program of the group waits in a `while` loop for memory that only other programs can change:
+    two iterations left the loop's variables and all memory as they were (`exact`), or it ran `iterations`
+    times without changing memory. The engine rolls the pass back and runs other programs first, as a GPU
+    keeps running the other programs while these spin.
+    """
+
+    def __init__(self, iterations: int, exact: bool):
+        super().__init__("blocked")
+        self.iterations = iterations
+        self.exact = exact
 
 
 class Meter:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.runtime import launch as engine
+from minitriton.runtime import scheduler as engine
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,100 @@
+"""The exception a user sees for an error in a kernel: located at the kernel line, naming the program,
+in Triton's layout where Triton reports it at compile time."""
+from __future__ import annotations
+
+import dis
+import os
+import types
+
+from minitriton import errors
+from minitriton.frontend.source import JIT_CODES
+
+def kernel_frames(tb):
+    """The traceback entries that are inside @jit functions, outermost first."""
+    frames = []
+    while tb is not None:
+        jit_fn = JIT_CODES.get(tb.tb_frame.f_code)
+        if jit_fn is not None:
+            frames.append((tb, jit_fn))
+        tb = tb.tb_next
+    return frames
+
+
+def _position(tb):
+    code = tb.tb_frame.f_code
+    try:
+        positions = list(code.co_positions())
+        line, _, col, _ = positions[tb.tb_lasti // 2]
+        return (line or tb.tb_lineno), (col or 0)
+    except (AttributeError, IndexError, TypeError):
+        return tb.tb_lineno, 0
+
+
+def _user_traceback(frames):
+    tb_next = None
+    for tb, _ in reversed(frames):
+        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    return tb_next
+
+
+def finalize(run, exc: BaseException, failing: int) -> BaseException:
+    """The exception the user sees: located at the kernel line, naming the program."""
+    frames = kernel_frames(exc.__traceback__)
+    pid = run.pid_tuple(failing)
+    if not frames:
+        return exc
+    tb, jit_fn = frames[-1]
+    line, col = _position(tb)
+    user_tb = _user_traceback(frames)
+    if isinstance(exc, errors.KernelRuntimeError):
+        final = exc.finalize(f"{os.path.basename(jit_fn.file_name)}:{line}", pid)
+        final.__cause__ = None
+        return _located(final, jit_fn, line, col, pid).with_traceback(user_tb)
+    if isinstance(exc, errors.CompilationError):
+        if getattr(exc, "lineno", None) is None:
+            _located(exc, jit_fn, line, col, None)
+        return exc
+    if isinstance(exc, errors.StaticAssertionFailed):
+        final = errors.CompileTimeAssertionFailure(errors.compilation_text(jit_fn, line, col, str(exc)))
+        final.__cause__ = None
+        return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
+    if isinstance(exc, (AssertionError, ValueError, TypeError, NameError, NotImplementedError, IndexError,
+                        AttributeError, ZeroDivisionError, RuntimeError, KeyError, OverflowError)):
+        below = _frame_below(exc.__traceback__, tb)
+        dunder = below is not None and below.tb_frame.f_code.co_name.startswith("__")
+        message = repr(exc) if dunder or below is None or _at_operator(tb) else str(exc)
+        final = errors.CompilationError(errors.compilation_text(jit_fn, line, col, message))
+        final.__cause__ = exc
+        final.error = exc
+        return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
+    return exc
+
+
+_OPERATOR_OPS = frozenset(op for op, name in enumerate(dis.opname)
+                          if name in ("BINARY_OP", "COMPARE_OP", "BINARY_SUBSCR", "UNARY_NEGATIVE", "UNARY_INVERT",
+                                      "UNARY_NOT", "CONTAINS_OP") or name.startswith("BINARY_"))
+
+
+def _at_operator(tb) -> bool:
+    """Whether the kernel line failed in an operator (`p < q`, `x // y`, `x[i]`) rather than a call. Triton's
+    code generator shows an operator's error as `repr(e)` (its `visit` wrapper), a builtin call's as `str(e)`."""
+    code = tb.tb_frame.f_code.co_code
+    return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] in _OPERATOR_OPS
+
+
+def _located(exc, jit_fn, line, col, pid):
+    """Attach where the error happened, for tools (the sandbox points at the line and the program)."""
+    exc.kernel = jit_fn.__name__
+    exc.filename = jit_fn.file_name
+    exc.lineno = line
+    exc.col = col
+    exc.program = pid
+    return exc
+
+
+def _frame_below(tb, target):
+    while tb is not None:
+        if tb is target:
+            return tb.tb_next
+        tb = tb.tb_next
+    return None
