@@ -32,8 +32,9 @@ from minitriton.memory.buffers import Buffer
 from minitriton.runtime.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.observers.counters import Recording, record
 from minitriton.options import Options, options, set_options
-from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
-                     DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
+from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DeadlockError,
+                               DescriptorError, DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError,
+                               OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
 from minitriton.semantics.elementwise import constexpr
 
@@ -108,4 +109,4 @@ def uninstall() -> None:
 __all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "Options", "options", "set_options",
            "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "CompileTimeAssertionFailure", "OutOfResources", "MiniTritonError",
-           "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError"]
+           "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError", "DeadlockError"]

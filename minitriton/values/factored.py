@@ -56,7 +56,6 @@ class outer(tensor):
 
     def __init__(self, parts: tuple, kind: str, dtype, shape: tuple, alloc=None, bounds=None):
         _DATA.__set__(self, None)
-        self._meter = None
         self.parts = parts
         self.kind = kind
         self.dtype = dtype

@@ -6,6 +6,8 @@ Pyodide has no threads), so the current group is a module-level variable rather 
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from minitriton import errors
@@ -48,7 +50,7 @@ class Meter:
     by these figures. A value larger than `limit` in a group of several programs raises OverBudget.
     """
 
-    __slots__ = ("limit", "programs", "peak", "live", "live_peak")
+    __slots__ = ("limit", "programs", "peak", "live", "live_peak", "_owned", "_freed")
 
     def __init__(self, limit: int, programs: int):
         self.limit = limit          # bytes one value may take before OverBudget
@@ -56,6 +58,8 @@ class Meter:
         self.peak = 0               # largest value seen (bytes)
         self.live = 0               # bytes held by the pass's owned arrays now
         self.live_peak = 0          # ... at most
+        self._owned = {}            # weak reference to a value -> the bytes its array owns
+        self._freed = []            # the references of the values freed since (appended by the weakref)
 
     def see(self, nbytes: int):
         """A value larger than any before: remember it, and ask for a smaller group past the limit."""
@@ -63,9 +67,21 @@ class Meter:
         if nbytes > self.limit and self.programs > 1:
             raise OverBudget()
 
+    def own(self, value, nbytes: int):
+        """`value` owns an array of `nbytes`: held until the value is freed.
+
+        The release is a weak reference whose callback is `list.append`, C code: no Python code runs when a
+        value is freed, so a signal handler cannot raise inside a finalizer (where Python would print and
+        drop its exception)."""
+        self._owned[weakref.ref(value, self._freed.append)] = nbytes
+        self.hold(nbytes)
+
     def hold(self, nbytes: int, transient: int = 0):
         """Arrays that the pass keeps (`nbytes`, e.g. a store journal; negative when freed) or holds for a
         moment (`transient`)."""
+        freed = self._freed
+        while freed:
+            self.live -= self._owned.pop(freed.pop())
         self.live += nbytes
         if self.live + transient > self.live_peak:
             self.live_peak = self.live + transient

@@ -44,7 +44,7 @@ class block_type:
 class tensor:
     """A Triton value: a scalar (shape `()`) or a block, evaluated for every program of the group."""
 
-    __slots__ = ("data", "dtype", "shape", "alloc", "bounds", "_meter", "_owned")
+    __slots__ = ("data", "dtype", "shape", "alloc", "bounds", "__weakref__")
     __array_priority__ = 1000  # numpy scalars must defer to our operators
 
     def __init__(self, data: np.ndarray, dtype, shape: tuple, alloc=None):
@@ -56,7 +56,6 @@ class tensor:
         # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
         self.bounds = None
         m = programs.meter
-        self._meter = None
         if m is not None:
             # Groups are sized by their largest value (cache) and by the bytes their values hold at once
             # (memory): arrays that own their memory count while their tensor exists (views are free).
@@ -64,14 +63,7 @@ class tensor:
             if nbytes > m.peak:
                 m.see(nbytes)
             if data.base is None:
-                self._meter = m
-                self._owned = nbytes
-                m.hold(nbytes)
-
-    def __del__(self):
-        m = self._meter
-        if m is not None:
-            m.live -= self._owned
+                m.own(self, nbytes)
 
     # --- Triton's introspection surface ---
     @property
