@@ -314,13 +314,20 @@ def extremes(m_max, m_min, v, o_max, o_min, L: tl.constexpr):
     x = tl.load(v + r)
     tl.store(o_max + r, tl.atomic_max(m_max + r, x))
     tl.store(o_min + r, tl.atomic_min(m_min + r, x))
+
+
+@triton.jit
+def swaps(m, c, v, o, L: tl.constexpr):
+    r = tl.arange(0, L)
+    tl.store(o + r, tl.atomic_cas(m + r, tl.load(c + r), tl.load(v + r)))
 '''
 
 
 @pytest.mark.parametrize("np_t", [np.float32, np.float64])
-def test_float_max_min_match_tritons_interpreter(np_t):
+def test_float_max_min_and_cas_match_tritons_interpreter(np_t):
     """Every pair of special values (±NaN, ±inf, ±0, ±1, a denormal) through Triton's interpreter, which
-    runs the same integer lowering (S11.5): memory and old values equal bit for bit."""
+    runs the same integer lowering (S11.5) and compares bit patterns in `atomic_cas` (S11.6): memory and
+    old values equal bit for bit."""
     from helpers.oracle import assert_same_as_interpreter
     bits = np.dtype(f"u{np.dtype(np_t).itemsize}")
     special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 5e-324 if np_t is np.float64 else 1e-45],
@@ -331,5 +338,8 @@ def test_float_max_min_match_tritons_interpreter(np_t):
     n = 128
     memory, values = np.resize(memory, n), np.resize(values, n)
     outs = [np.zeros(n, np_t) for _ in range(2)]
-    assert_same_as_interpreter(INTERPRETER_SRC, [("extremes", (1,), (memory.copy(), memory.copy(), values, *outs),
-                                                  dict(L=n))], bitwise_floats=True)
+    new = np.full(n, 42.0, np_t)
+    assert_same_as_interpreter(INTERPRETER_SRC, [
+        ("extremes", (1,), (memory.copy(), memory.copy(), values, *outs), dict(L=n)),
+        ("swaps", (1,), (memory.copy(), values, new, np.zeros(n, np_t)), dict(L=n)),  # cas compares bits too
+    ], bitwise_floats=True)
