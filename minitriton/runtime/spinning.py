@@ -4,10 +4,11 @@ A `while` loop that waits for a lock or a flag (`while tl.atomic_cas(lock, 0, 1)
 progress of its own: on a GPU the other programs keep running and one of them frees the lock. The emulator
 runs one group at a time, so a group that waits for a program outside it would wait forever. Each `while`
 iteration is reported here; at iterations 4, 8, 16, ... of one loop the pass's state is fingerprinted: the
-loop frame's variables and every writeable allocation's bytes. The programs are deterministic, so the same
-state twice at one loop means the loop repeats forever unless another program changes memory: the pass is
-`Blocked`, and the scheduler runs other programs first. A loop whose variables keep changing but that leaves
-memory as it was for `PATIENCE` iterations is taken as waiting too (a spin with a retry counter).
+loop frame's variables, and every writeable allocation's bytes once the variables repeat. The programs are
+deterministic, so the same state twice at one loop means the loop repeats forever unless another program
+changes memory: the pass is `Blocked`, and the scheduler runs other programs first. A loop whose variables
+keep changing but that leaves memory as it was for `PATIENCE` iterations is taken as waiting too (a spin
+with a retry counter).
 """
 from __future__ import annotations
 
@@ -42,15 +43,18 @@ class SpinWatch:
         n = entry[0]
         if n < FIRST_CHECK or n & (n - 1):
             return
-        memory = self._memory_digest()
         kept = []
         variables = _fingerprint(frame.f_locals, kept)
-        exact = memory == entry[1] and variables == entry[2]
-        if exact or (memory == entry[1] and n >= PATIENCE):
+        same_variables = variables == entry[2]
+        # memory is hashed only when it can decide (the variables repeat, or the loop ran long): a loop that
+        # computes does not hash the launch's arrays
+        memory = self._memory_digest() if same_variables or n >= PATIENCE // 2 else None
+        if memory is not None and memory == entry[1] and (same_variables or n >= PATIENCE):
             if self.group.journal is None:  # cannot be rolled back to let others run first
-                raise errors.KernelRuntimeError(errors.DeadlockError, *deadlock_text(n, exact, others=False),
+                raise errors.KernelRuntimeError(errors.DeadlockError,
+                                                *deadlock_text(n, same_variables, others=False),
                                                 np.arange(self.group.size))
-            raise Blocked(n, exact)
+            raise Blocked(n, same_variables)
         entry[1:] = memory, variables, kept
 
     def _memory_digest(self) -> bytes:

@@ -183,7 +183,8 @@ def test_old_values_come_from_one_serial_order(case):
                  if offs[k] == address and on[k]]
         assert serial_order_exists(op, dt, start[address], lanes, final[address]), (
             f"atomic_{op} {dt} address {address}: start {start[address]:#x}, lanes (v, cmp, old) "
-            f"{[tuple(hex(x) for x in lane) for lane in lanes]}, final {final[address]:#x}: no serial order gives these")
+            f"{[tuple(hex(x) for x in lane) for lane in lanes]}, final {final[address]:#x}: "
+            f"no serial order gives these")
 
 
 # ------------------------------------------------------------------ the cases of the report, by hand
