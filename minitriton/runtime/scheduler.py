@@ -79,6 +79,7 @@ class _Scheduler:
         self.waiting: list[_Waiting] = []
         self.commits = 0            # groups completed so far
         self.merged = None          # (commits, programs) of the last time set-aside groups ran as one
+        self.merged_split = False   # ... and whether that group split on a value (its parts ran apart)
         self.unlimited = set()      # first programs of the groups that must not be halved (merged groups)
 
     def run(self):
@@ -100,6 +101,7 @@ class _Scheduler:
                 self.queue[:0] = _split_by_value(pids, payload.values, payload.loop)
                 if merged:
                     self.unlimited.update(int(q[0]) for q in self.queue)
+                    self.merged_split = True
             elif kind == "smaller":
                 self.chunk = max(1, min(self.chunk, len(pids) // 2))
                 self.queue = [q[i:i + self.chunk] for q in [pids] + self.queue for i in range(0, len(q), self.chunk)]
@@ -132,6 +134,7 @@ class _Scheduler:
         if self.merged is not None and self.merged[0] == self.commits and np.array_equal(self.merged[1], together):
             self._deadlock()
         self.merged = (self.commits, together)
+        self.merged_split = False
         self.waiting = []
         self.unlimited.add(int(together[0]))
         return together
@@ -157,7 +160,9 @@ class _Scheduler:
             later = [q[q > failing] for q in [pids] + self.queue]
             self.queue = earlier + [np.array([failing], np.int64)] + [q for q in later if len(q)]
             return
-        if isinstance(exc, errors.KernelRuntimeError) and self.committed[failing + 1:].any() and run.can_undo():
+        replay = not self.journal_always  # programs that wait for later ones cannot run one at a time, in order
+        if replay and isinstance(exc, errors.KernelRuntimeError) and self.committed[failing + 1:].any() \
+                and run.can_undo():
             # Later programs already ran (a split ran them early): replay the launch up to the failing
             # program, so memory ends as if programs had run one at a time, in order.
             run.undo()
@@ -182,7 +187,7 @@ class _Scheduler:
         """No set-aside group can progress, alone or together: report the first program's loop."""
         first = min(self.waiting, key=lambda w: int(w.pids[0]))
         blocked = first.blocked
-        headline, details = deadlock_text(blocked.iterations, blocked.exact, others=True)
+        headline, details = deadlock_text(blocked.iterations, blocked.exact, others=True, apart=self.merged_split)
         pids = np.sort(np.concatenate([w.pids for w in self.waiting]))
         shown = ", ".join(str(self.launch.pid_tuple(p)) for p in pids[:8]) + (", ..." if len(pids) > 8 else "")
         details = f"  programs waiting: {shown}\n" + details

@@ -89,10 +89,18 @@ def _digest(a: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(a).view(np.uint8), digest_size=16).digest()
 
 
-def deadlock_text(iterations: int, exact: bool, others: bool) -> tuple:
-    """(headline, details) of the error for programs that wait in a `while` loop forever."""
+def deadlock_text(iterations: int, exact: bool, others: bool, apart: bool = False) -> tuple:
+    """(headline, details) of the error for programs that wait in a `while` loop forever. `apart`: the
+    waiting programs, run together, split on a value (they wait for each other on different paths)."""
     how = ("came back to the same state (its variables and all memory unchanged)" if exact else
            f"ran {iterations:,} iterations without changing memory")
+    if apart:
+        return ("the programs wait for each other on different paths of the kernel, which minitriton cannot run "
+                "side by side", f"  the loop {how}; the programs it waits for took another branch or loop, and "
+                f"minitriton runs the programs of a group in lockstep, one path at a time (a GPU runs them side by "
+                f"side and may finish)\n"
+                f"  fix: let the programs wait at the same place (e.g. every program arrives, then all wait in one "
+                f"loop), or test this kernel on a GPU")
     nobody = ("and no other program of the launch is left to change memory" if others else
               "and this pass cannot be set aside for other programs to run first")
     details = (f"  the loop {how} {nobody}: on a GPU the kernel would hang\n"

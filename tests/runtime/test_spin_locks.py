@@ -242,3 +242,44 @@ def test_a_spin_with_a_counter_ends_after_the_patience(grouping, monkeypatch):
     lock, tries = np.ones(1, np.int32), np.zeros(2, np.int32)
     with pytest.raises(minitriton.DeadlockError, match="ran 64 iterations without changing memory"):
         counted_spin[(2,)](lock, tries)
+
+
+@triton.jit
+def wait_then_fail(flags, x, out, N: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid == 0:
+        wait_for(flags + N - 1)
+        tl.store(out + tl.arange(0, 4), tl.load(x + 6 + tl.arange(0, 4)))  # lanes 2 and 3 past the end
+    tl.store(flags + pid, 1)
+
+
+def test_an_error_after_a_wait_is_reported_not_a_deadlock(grouping):
+    """Program 0 waits for the last program, then reads out of bounds: the error is the read's."""
+    n = 4
+    flags, x, out = np.zeros(n, np.int32), np.zeros(8, np.float32), np.zeros(4, np.float32)
+    with pytest.raises(minitriton.OutOfBoundsError, match=r"program \(0,\)"):
+        wait_then_fail[(n,)](flags, x, out, N=n)
+
+
+@triton.jit
+def leader_barrier(count, flag, seen, N: tl.constexpr):
+    """Every program arrives; the leader waits for all, then raises a flag the others wait for."""
+    tl.atomic_add(count, 1)
+    if tl.program_id(0) == 0:
+        while tl.atomic_add(count, 0) < N:
+            pass
+        tl.atomic_xchg(flag, 1)
+    else:
+        while tl.atomic_add(flag, 0) == 0:
+            pass
+    tl.store(seen + tl.program_id(0), 1)
+
+
+def test_programs_waiting_for_each_other_on_different_paths_are_reported(grouping):
+    """The leader's loop and the others' loop wait for each other; run in lockstep, one path at a time, they
+    cannot both progress (a GPU runs them side by side): an error that says so, not a hang."""
+    n = 4
+    count, flag, seen = np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(n, np.int32)
+    with pytest.raises(minitriton.DeadlockError, match="cannot run side by side") as info:
+        leader_barrier[(n,)](count, flag, seen, N=n)
+    assert "test this kernel on a GPU" in str(info.value)
