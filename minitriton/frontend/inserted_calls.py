@@ -7,7 +7,7 @@
   the then block redefines it as fp32[]"); one defined in both branches has one type ("Mismatched type for v
   between then block (fp32) and else block (fp16)").
 * `while_test`: a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32 or a
-  block).
+  block); each iteration is reported to the running group, which tells a spin loop from one that computes.
 * `not_`, `bool_op`: `not x`, `a and b`, `a or b`, which Python cannot overload; on tensors they are
   elementwise int1 operations, as Triton compiles them.
 * `assert_`: an `assert` statement, which Triton compiles to `tl.device_assert`.
