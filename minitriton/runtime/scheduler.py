@@ -254,7 +254,11 @@ def raised_by_signal_handler(exc: BaseException) -> bool:
     """Whether `exc` was raised by a Python signal handler that interrupted the launch (SIGALRM from a
     time-out, say): the handler installed now for some signal has a frame in the exception's traceback."""
     handlers = set()
-    for signum in signal.valid_signals():
+    try:
+        signals = signal.valid_signals()
+    except (AttributeError, OSError, ValueError):  # a platform without signals (Pyodide may lack them)
+        return False
+    for signum in signals:
         try:
             handler = signal.getsignal(signum)
         except (ValueError, OSError):
