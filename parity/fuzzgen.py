@@ -123,6 +123,7 @@ class Fragment:
     inputs: list                   # (name, array (PROGRAMS, *shape) or BF16 bits, dtype)
     scalars: list                  # (name, value)
     outputs: list                  # Output
+    shape: tuple = ()              # the fragment's block shape S (rows and columns of S are loaded as views)
 
     def key(self) -> str:
         import hashlib
@@ -662,4 +663,4 @@ def fragments(draw, target):
             b.store(b.expr(depth, S))
     if kind == "dot":
         b.dot_root(depth)
-    return Fragment(b.lines, b.inputs, b.scalars, b.outputs)
+    return Fragment(b.lines, b.inputs, b.scalars, b.outputs, S)
