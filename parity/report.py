@@ -116,10 +116,9 @@ def fuzz_markdown(fz: dict) -> str:
         for r in fz["rules"]:
             run = r.get("this_run") or {}
             state = "not run (no difference to explain)" if not run else \
-                ("live" if run.get("live") else "NOT LIVE") + f": this run's probe gave {run.get('gpu')}"
-            lines += [f"- **{r['name']}**: {r['reason']}", f"  - evidence: the probe below computes "
-                      f"{r['source_values']} by its source; the GPU gave {r['gpu_values']} ({r['seen']}); {state}",
-                      "", "```python", r["probe"].strip(), "```", ""]
+                ("live" if run.get("live") else "NOT LIVE") + f": {run.get('detail')}"
+            lines += [f"- **{r['name']}**: {r['reason']}", f"  - evidence: {r['recorded']}",
+                      f"  - this run: {state}", "", "```python", r["probe"].strip(), "```", ""]
     for k, m in enumerate(fz["distinct"]):
         lines += ["", f"#### distinct mismatch {k}: {m['rule'] or 'UNEXPLAINED'} ({len(m['members'])} fragment(s); "
                   f"shrunk to {m['lines']} lines{'' if m['finished'] else ', shrinking cut short'}"
