@@ -2,8 +2,8 @@
 
 Runs the sections on minitriton (NumPy, child processes) and on real Triton (interpreter on the CPU, or CUDA),
 prints a table and writes parity/results/<target>-<date>.json and .md. Exit status: 0 when every difference is
-explained (match, expected divergence, known gap), 1 on any MISMATCH/ERROR or fuzz mismatch, 3 when the
-reference backend cannot start. See parity/README.md.
+explained (match, expected divergence, known gap, classified), 1 on any MISMATCH/ERROR or a fuzz mismatch no
+rule explains, 3 when the reference backend cannot start. See parity/README.md.
 """
 from __future__ import annotations
 
@@ -152,6 +152,10 @@ def main(argv=None) -> int:
                                                  if a.smoke else RESULTS)
     part = "" if set(a.sections) == set(SECTIONS) else "-" + "+".join(a.sections)
     stem = f"{a.target}{'-smoke' if a.smoke else ''}{part}-{date}"
+    if a.sections == ["fuzz"]:
+        from parity import fuzz
+        a.seeds = a.seeds or [fuzz.fresh_seed() for _ in range(a.fuzz_seeds)]
+        stem += f"-seed{a.seeds[0]}"
     rows, fuzz_report, bench, info = [], None, None, {"minitriton": {}, "reference": {}}
     need_pools = any(s in a.sections for s in ("kernels", "probes", "fuzz"))
     if need_pools:

@@ -178,7 +178,8 @@ def _int16_negation_widened(view) -> bool:
 def _to_narrow_float(dtype, v):
     if dtype == "bf16":
         return BF16.round(np.asarray(v, np.float64).astype(np.float32)).to_float().astype(np.float64)
-    return np.asarray(v, np.float64).astype(np.float16).astype(np.float64)
+    with np.errstate(over="ignore"):
+        return np.asarray(v, np.float64).astype(np.float16).astype(np.float64)
 
 
 def _narrow_float_of_low_bits(view) -> bool:

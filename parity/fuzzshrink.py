@@ -223,10 +223,10 @@ def _walk_editable(node, parent=None, literal_ok=True):
         yield node, parent, literal_ok
         yield from _walk_editable(node.value, node, literal_ok)
         return
-    yield node, parent, literal_ok
-    if _is_shift_mask(node, parent):
+    if _is_shift_mask(node, parent):           # the mask itself stays; what it masks may change
         yield from _walk_editable(node.left, node, literal_ok)
         return
+    yield node, parent, literal_ok
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.expr):
             yield from _walk_editable(child, node, literal_ok)
