@@ -21,7 +21,7 @@ import numpy as np
 
 from parity.fuzzcase import differing, f64, kernel_case
 from parity.fuzzgen import NP, Output, _block_offsets
-from parity.fuzzshrink import statements
+from parity.fuzzsource import statements
 from parity.fuzztypes import infer
 from parity.oracle import BF16, Case, run_in_minitriton
 from parity.runner import run_both
@@ -229,7 +229,7 @@ def _kernel(signature, body) -> str:
     return HEADER + f"@triton.jit\ndef probe({signature}):\n" + "".join(f"    {ln}\n" for ln in body)
 
 
-# the fuzz's shrunk kernel and input of 2026-11-29 (results/cuda-fuzz-2026-11-29/mismatch_0.py), two programs
+# the input of the fuzz's shrunk kernel of 2026-11-29 on the H200, two programs
 _NEG_X = np.array([[25949, 23907, 0, 23285, 1, -32768, 28964, 1],
                    [-21657, 32766, 19592, -32768, -1, 7457, 18926, -32596]], np.int16)
 _NEG_SOURCE = (-_NEG_X.astype(np.int64)).astype(np.int16).astype(np.int64)
@@ -263,8 +263,8 @@ RULES = [
              "tl.store(out_ptr + pid * 8 + tl.arange(0, 8), (-x) + tl.full((8,), 0, tl.int32))"]),
              (_NEG_X, np.zeros((2, 8), np.int32)), (2,), _NEG_SOURCE.reshape(-1).tolist(),
              lambda src, gpu: bool(np.array_equal(gpu, np.where(src == -32768, 32768.0, src))),
-             "H200, Triton 3.6.0, 2026-11-29: this kernel and input (the fuzz's shrunk reproducer, "
-             "results/cuda-fuzz-2026-11-29/mismatch_0.py) stored +32768 at the two lanes where x = -32768. "
+             "H200, Triton 3.6.0, torch 2.11, 2026-11-29: this kernel and input (the fuzz run's shrunk "
+             "reproducer) stored +32768 at the two lanes where x = -32768, the source's value elsewhere. "
              "Compiled offline by Triton 3.6 for sm_90: PTX `neg.s16 %rs2, %rs1; cvt.s32.s16 %r1, %rs2`, "
              "SASS `PRMT R0, R2, 0x9910, RZ; IMAD.MOV R7, RZ, RZ, -R0` (sign extension, then the negation)."),
          _int16_negation_widened),
@@ -285,7 +285,7 @@ RULES = [
              [float("inf")] * (16 * 32),
              lambda src, gpu: bool(np.any(gpu == _to_narrow_float("fp16", np.mod(
                  (~np.uint32(48) | _U32).astype(np.float64), 65536.0))) and np.any(np.isfinite(gpu))),
-             "H200, Triton 3.6.0, 2026-11-29 (results/cuda-fuzz-2026-11-29-tiles.md, mismatches 10-17, all in "
+             "H200, Triton 3.6.0, 2026-11-29 (the fuzz run with dot tiles, 8 of its 18 mismatches, all in "
              "fragments with a tl.dot): `((~tl.full(.., 48, tl.uint32)) | x).to(tl.float16)` stored 65472 and "
              "65504 where the source gives inf; `(tl.full(.., 11, tl.uint32) + tl.maximum(x, x)).to(tl.bfloat16)` "
              "65536 where 2**32. This probe is that fragment reduced by hand and has not yet run on a GPU; "
@@ -310,7 +310,7 @@ RULES = [
              (_I32[:256].reshape(16, 16), _I32.reshape(16, 32), np.zeros((16, 16), np.float32), 3,
               np.zeros((16, 32), np.float32)), (1,), _DOT_SOURCE.reshape(-1).tolist(),
              lambda src, gpu: not bool(np.array_equal(gpu, src)),
-             "H200, Triton 3.6.0, 2026-11-29 (results/cuda-fuzz-2026-11-29-tiles.md, mismatch 9): the dot of "
+             "H200, Triton 3.6.0, 2026-11-29 (the fuzz run with dot tiles): the dot of "
              "`tl.where(pid >= x, s, y).to(tl.float32)` and `(z % guard(z)).to(tl.float32)` (z loaded with "
              "`other=1`) stored 9.0 where the product of the stored operands is 0.0. This probe follows that "
              "fragment with inputs of its own and has not yet run on a GPU: a run that does not show the "

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 
 from parity.fuzzgen import FLOATS, INTS, promote, widen_bf16
-from parity.fuzzshrink import dotted, parse, statements
+from parity.fuzzsource import dotted, parse, statements
 
 TL = {f"tl.{n}": d for n, d in (("int1", "int1"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"),
                                   ("int64", "int64"), ("uint8", "uint8"), ("uint32", "uint32"), ("float16", "fp16"),

@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from parity import fuzz, fuzzrules, fuzzshrink  # noqa: E402
+from parity import fuzz, fuzzrules, fuzzshrink, fuzzsource  # noqa: E402
 from parity.fuzzcase import judge, kernel_case, run_alone  # noqa: E402
 from parity.fuzzgen import Fragment, Output  # noqa: E402
 from parity.fuzztypes import infer  # noqa: E402
@@ -118,7 +118,7 @@ def test_dead_code_goes_with_its_arguments():
                   "tl.store(__F__out5 + " + OFFS + ", -__F__x1)"],
                  [("__F__in1", np.zeros((2, 8), np.int32), "int32"), ("__F__in2", np.zeros((2, 8), np.int32), "int32")],
                  [Output("__F__out5", "int32", (8,))], scalars=[("__F__s4", 3)])
-    g = fuzzshrink.rebuilt(f, fuzzshrink.parse(f))
+    g = fuzzsource.rebuilt(f, fuzzsource.parse(f))
     assert [t.split(" =")[0] for _, t in g.lines] == ["__F__x1", "tl.store(__F__out5 + pid * 8 + tl.arange(0, 8), -__F__x1)"]
     assert [n for n, _, _ in g.inputs] == ["__F__in1"] and g.scalars == []
 
