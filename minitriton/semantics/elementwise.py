@@ -612,6 +612,18 @@ def floordiv(a, b):
 def mod(a, b):
     ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
     if ty.is_floating():
+        from . import ops_shape  # lazily: ops_shape imports this module
+        fulls = ops_shape._FULLS.values()
+
+        def written_constant(v):  # a Python number, or a block tl.full / tl.zeros made of one
+            v = unwrap(v)
+            return not isinstance(v, tensor) or (v.data.shape[0] == 1 and any(v.data is c for c in fulls))
+        if written_constant(a) and written_constant(b):
+            # Triton's compiler folds `%` of two constants with IEEE fmod (MLIR's arith.remf folder; Triton 3.6
+            # TTIR for sm_90 stores the folded value): 5.1 % 0.1 == 0.09999983 and a zero remainder keeps the
+            # sign of x (-31 % 0.25 == -0.0 on the H200), where the run-time lowering below gives +0.0.
+            with np.errstate(all="ignore"):
+                return finish(np.fmod(ad, bd), ty, shape)
         # NVPTX lowers frem to fma(-trunc(x / y), y, x), x where |y| == inf (GPU probe, fp32 and fp64): C fmod
         # when the quotient is exact, but 5.1 % 0.1 == -1.7e-07 and -0.0 % 1.0 == +0.0.
         with np.errstate(all="ignore"):
