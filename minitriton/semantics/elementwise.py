@@ -175,6 +175,9 @@ def _scalar_key(value):
     return None
 
 
+FULLS: dict = {}  # (shape, scalar key, dtype name) -> the (read-only, broadcast) data of tl.full(shape, value, dtype)
+
+
 def _remember(cache: dict, key, value):
     if len(cache) > 4096:  # bounded: a kernel looping over Python floats must not grow it forever
         cache.clear()
@@ -612,8 +615,7 @@ def floordiv(a, b):
 def mod(a, b):
     ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
     if ty.is_floating():
-        from . import ops_shape  # lazily: ops_shape imports this module
-        fulls = ops_shape._FULLS.values()
+        fulls = FULLS.values()
 
         def written_constant(v):  # a Python number, or a block tl.full / tl.zeros made of one
             v = unwrap(v)

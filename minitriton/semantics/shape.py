@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton.semantics import dtypes as T
-from minitriton.semantics.elementwise import (_remember, _scalar_key, broadcast_data, broadcast_shapes, broadcast_to_shape, cast,
+from minitriton.semantics.elementwise import (FULLS, _remember, _scalar_key, broadcast_data, broadcast_shapes, broadcast_to_shape, cast,
                         scalar_array, to_tensor, unwrap)
 from minitriton.values.tensor import tensor
 
@@ -83,15 +83,14 @@ def full(shape, value, dtype):
         key = _scalar_key(value)
         if key is not None and isinstance(dtype, T.dtype):
             key = (shape, key, dtype.name)
-            found = _FULLS.get(key)
+            found = FULLS.get(key)
             if found is None:
-                found = _remember(_FULLS, key, _full_data(scalar_array(value, dtype), shape))
+                found = _remember(FULLS, key, _full_data(scalar_array(value, dtype), shape))
             return tensor(found, dtype, shape)
         data = scalar_array(value, dtype).reshape((1,) + (1,) * len(shape))
     return tensor(np.broadcast_to(data, (data.shape[0],) + shape), dtype, shape)
 
 
-_FULLS: dict = {}  # (shape, scalar key, dtype name) -> the (read-only, broadcast) data of tl.full(shape, value, dtype)
 
 
 def _full_data(value: np.ndarray, shape: tuple) -> np.ndarray:
