@@ -27,6 +27,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
                      "en": "each program reads and writes exactly its own tiles: {details}"},
     "ok_property": {"ru": "выполняется: {details}", "en": "holds: {details}"},
     "tolerance": {"ru": "atol = {atol}, rtol = {rtol}", "en": "atol = {atol}, rtol = {rtol}"},
+    "tolerance_exact": {"ru": "сравнение точное", "en": "compared exactly"},
     "tolerance_tf32": {"ru": "{atol} + 2⁻⁹·Σ|a·b| — допускает TF32", "en": "{atol} + 2⁻⁹·Σ|a·b|, admits TF32"},
     "ranges_more": {"ru": "… (всего {n})", "en": "… ({n} in all)"},
     # ---- values
@@ -111,10 +112,11 @@ CATALOGUE: dict[str, dict[str, str]] = {
                  "en": "The mask tests {var} along the other axis: it has {used}, which applies to the {mask_axis}, "
                        "while in the pointer {var} numbers the {ptr_axis} ({right}). Write {right} < {bound}."},
     "fix_same_stride": {"ru": "В адресе и строки ({row}[:, None]), и столбцы ({col}[None, :]) тайла умножаются на один и "
-                              "тот же шаг {stride}, а у строк и столбцов шаги разные: столбцы идут с шагом своей оси.",
+                              "тот же шаг {stride}, а у строк и столбцов шаги разные: {col} умножайте на {right}.",
                         "en": "In the address both the rows ({row}[:, None]) and the columns ({col}[None, :]) of the tile "
                               "are multiplied by the same stride {stride}, while rows and columns have different "
-                              "strides: the columns step by their own axis's stride."},
+                              "strides: multiply {col} by {right}."},
+    "own_stride": {"ru": "шаг своей оси", "en": "its own axis's stride"},
     "fix_broadcast": {"ru": "`{var}` загружен по индексам {idx}, а они нумеруют {axis} тайла ({idx_form} в адресах), но "
                             "используется как {used}, вдоль другой оси: пишите {right}.",
                       "en": "`{var}` is loaded at the indices {idx}, which number the tile's {axis} ({idx_form} in the "
@@ -137,15 +139,18 @@ CATALOGUE: dict[str, dict[str, str]] = {
                                 "соседней программы. Добавьте mask={var} < {bound}.",
                           "en": "This tl.store has no mask: the lanes past the end ({var} >= {bound}) write into the "
                                 "next program's elements. Add mask={var} < {bound}."},
-    "order_read": {"ru": "программа {me} читает смещения {offsets} `{tensor}`, которые {them} пишет в том же запуске, "
+    "order_read": {"ru": "программа {me} читает смещения {offsets} `{tensor}`, которые в том же запуске {them}, "
                          "строка {line}: результат зависит от порядка программ, а GPU его не фиксирует.",
-                   "en": "program {me} reads offsets {offsets} of `{tensor}` that {them} writes in the same launch, "
+                   "en": "program {me} reads offsets {offsets} of `{tensor}` that {them} in the same launch, "
                          "line {line}: the result depends on the order of the programs, which a GPU does not fix."},
-    "order_write": {"ru": "программа {me} пишет смещения {offsets} `{tensor}`, которые {them} читает в том же запуске, "
+    "order_write": {"ru": "программа {me} пишет смещения {offsets} `{tensor}`, которые в том же запуске {them}, "
                           "строка {line}: результат зависит от порядка программ, а GPU его не фиксирует.",
-                    "en": "program {me} writes offsets {offsets} of `{tensor}` that {them} reads in the same launch, "
+                    "en": "program {me} writes offsets {offsets} of `{tensor}` that {them} in the same launch, "
                           "line {line}: the result depends on the order of the programs, which a GPU does not fix."},
-    "several_programs": {"ru": "несколько других программ", "en": "several other programs"},
+    "order_reader_one": {"ru": "читает программа {p}", "en": "program {p} reads"},
+    "order_reader_many": {"ru": "читают несколько других программ", "en": "several other programs read"},
+    "order_writer_one": {"ru": "пишет программа {p}", "en": "program {p} writes"},
+    "order_writer_many": {"ru": "пишут несколько других программ", "en": "several other programs write"},
     "order_fix": {"ru": "Читайте и пишите разные массивы или разбейте работу на два запуска.",
                   "en": "Read and write different arrays, or split the work into two launches."},
     "uninit": {"ru": "программа {me} читает смещения {offsets} `{tensor}`, куда ещё ничего не записано, строка {line}.",
@@ -215,10 +220,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
                           "столбец n только при n ≤ m (offs_n[None, :] <= offs_m[:, None]).",
                     "en": "Without the causal mask the kernel passes on the same data, so the error is in that mask: "
                           "row m may only see columns n ≤ m (offs_n[None, :] <= offs_m[:, None])."},
-    "diag_grid": {"ru": "Сетка из {grid} программ по {block} покрывает только {covered} из {n} элементов: запускайте "
-                        "triton.cdiv(n, BLOCK) = {need}.",
-                  "en": "A grid of {grid} programs of {block} covers only {covered} of {n} elements: launch "
-                        "triton.cdiv(n, BLOCK) = {need}."},
+    "diag_grid": {"ru": "Сетка из {grid} программ по {block} покрывает только {covered} из {n} элементов: программ "
+                        "должно быть triton.cdiv(n, BLOCK) = {need}.",
+                  "en": "A grid of {grid} programs of {block} covers only {covered} of {n} elements: the number of "
+                        "programs must be triton.cdiv(n, BLOCK) = {need}."},
     # ---- bridge and server
     "unknown_exercise": {"ru": "нет упражнения «{id}» (есть: {known})", "en": "no exercise '{id}' (known: {known})"},
     "unknown_op": {"ru": "неизвестная операция «{op}» (есть: {known})", "en": "unknown op '{op}' (known: {known})"},

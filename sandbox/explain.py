@@ -96,7 +96,8 @@ def oob_fix(op, filename, line, lane, offsets: str, n: int, unmasked: bool, lang
             return wrong_axis_text(wrong, lang)
         same = S.same_stride(access)
         if same:
-            return M.say("fix_same_stride", lang, row=same[0], col=same[1], stride=same[2])
+            return M.say("fix_same_stride", lang, row=same[0], col=same[1], stride=same[2],
+                         right=S.stride_for(access.kernel, same[1], same[2]) or M.say("own_stride", lang))
         return _fix_2d(access, lane, known, lang)
     lanes = S.lane_names(access)
     var = lanes[-1] if lanes else "offs"
@@ -161,6 +162,24 @@ def broadcast_text(mixup, lang: str) -> str:
                  axis=M.say("axis_word_rows" if axis == S.ROWS else "axis_word_cols", lang))
 
 
+def static_hint(filename: str, lang: str) -> str | None:
+    """A mix-up visible in the kernel source alone (a mask on the wrong axis, one stride for both axes of a
+    tile, a vector broadcast along the wrong axis), for a failure whose values are all the check has."""
+    for fn in S.functions(filename):
+        for access in S.accesses(filename, fn.body[0].lineno):
+            wrong = _wrong_axis(access, S.bounds(fn))
+            if wrong:
+                return wrong_axis_text(wrong, lang)
+            same = S.same_stride(access)
+            if same:
+                return M.say("fix_same_stride", lang, row=same[0], col=same[1], stride=same[2],
+                             right=S.stride_for(fn, same[1], same[2]) or M.say("own_stride", lang))
+        mixup = S.broadcast_mixup(fn)
+        if mixup:
+            return broadcast_text(mixup, lang)
+    return None
+
+
 # ---------------------------------------------------------------- races and order
 
 def sanitizer(text: str, filename, line, program, lang: str) -> str | None:
@@ -171,10 +190,12 @@ def sanitizer(text: str, filename, line, program, lang: str) -> str | None:
                                  tensor=tensor, line=line), race_fix(filename, line, lang))
     order, body = _ORDER_HEAD.search(text), _ORDER_BODY.search(text)
     if order and body:
-        key = "order_write" if order.group(1).startswith("store") else "order_read"
+        writes = order.group(1).startswith("store")
+        other = "order_reader" if writes else "order_writer"
         them = order.group(3)
-        return M.sentences(M.say(key, lang, me=M.program(program), tensor=order.group(2), line=line,
-                                 them=M.say("several_programs", lang) if them == "(several)" else _prog(them),
+        them = M.say(other + "_many", lang) if them == "(several)" else M.say(other + "_one", lang, p=_prog(them))
+        return M.sentences(M.say("order_write" if writes else "order_read", lang, me=M.program(program),
+                                 tensor=order.group(2), line=line, them=them,
                                  offsets=M.ranges_text(body.group(1), lang)), M.say("order_fix", lang))
     uninit, body = _UNINIT.search(text), _UNINIT_BODY.search(text)
     if uninit and body:

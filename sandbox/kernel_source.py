@@ -35,6 +35,15 @@ def source_lines(filename: str) -> list[str]:
     return linecache.getlines(filename)
 
 
+def functions(filename: str) -> list:
+    """The top-level function definitions of the learner's file."""
+    try:
+        tree = ast.parse("".join(source_lines(filename)))
+    except (SyntaxError, ValueError):
+        return []
+    return [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+
+
 def kernel_at(filename: str, line: int) -> ast.FunctionDef | None:
     """The function definition of `filename` that contains `line`."""
     try:
@@ -319,3 +328,12 @@ def broadcast_mixup(fn: ast.FunctionDef):
 def access_at_call(fn: ast.FunctionDef, call: ast.Call, op: str) -> Access | None:
     pointer = substitute(call.args[0], fn, call.lineno)
     return Access(op, pointer, None, fn, axes=axes_of(pointer))
+
+
+def stride_for(fn: ast.FunctionDef, index: str, wrong: str) -> str | None:
+    """The stride parameter an index most likely goes with, by the kernel's naming: `offs_n` with `stride_bk`
+    used in its place gives `stride_bn` when the kernel has such a parameter."""
+    params = {a.arg for a in fn.args.args}
+    letter = index.rsplit("_", 1)[-1][:1]
+    guess = wrong[:-1] + letter if letter and wrong[-1:].isalpha() else None
+    return guess if guess in params and guess != wrong else None

@@ -85,18 +85,16 @@ def ranges_text(compact: str, lang: str = "ru") -> str:
     return runs + say("ranges_more", lang, n=num(more.group(1))) if more else runs
 
 
-def group_digits(text_: str) -> str:
-    """Every integer in a text from minitriton (offsets, sizes) with `num`'s digit groups."""
-    return re.sub(r"(?<![\w.])-?\d+(?![\w.])", lambda m: num(m.group()), text_)
-
-
 def sentences(*parts) -> str:
-    """Parts joined into one text, each ending with a period unless it ends with its own punctuation."""
+    """Parts joined into one text, each ending with a period unless it ends with its own punctuation; a part
+    after the first starts with a capital letter."""
     out = []
     for part in parts:
         part = (part or "").strip()
         if not part:
             continue
+        if out and part[0].islower():
+            part = part[0].upper() + part[1:]
         out.append(part if part[-1] in ".!?…:" else part + ".")
     return " ".join(out)
 

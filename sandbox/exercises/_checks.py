@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.testing.poison import poison_bits
+from minitriton.testing.poison import empty
 from minitriton.testing.poison import unwritten as _poisoned
 
 from .. import messages as M
 
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
 
 def filled(shape, dtype) -> np.ndarray:
-    """An output array whose every element holds minitriton's poison for its dtype (unwritten stays visible)."""
-    dtype = np.dtype(dtype)
-    return np.full(shape, poison_bits(dtype), dtype=_UINT[dtype.itemsize]).view(dtype)
+    """An output array whose every element holds minitriton's poison for its dtype (unwritten stays visible,
+    and with the sanitizer on a kernel reading an element before anyone wrote it is reported)."""
+    return empty(shape, np.dtype(dtype))
 
 
 def unwritten(a) -> np.ndarray:
@@ -57,6 +55,8 @@ def unwritten_message(name: str, got: np.ndarray, lang: str, style: str = "auto"
 
 
 def tol_text(atol, rtol, lang) -> str:
+    if atol == 0 and rtol == 0:
+        return M.say("tolerance_exact", lang)
     return M.say("tolerance", lang, atol=f"{atol:g}", rtol=f"{rtol:g}")
 
 

@@ -149,7 +149,7 @@ def grid_cause(records, n, lang):
         if not isinstance(block, int) or grid * block >= n or unwritten(got)[:grid * block].any():
             return None
         return M.say("diag_grid", lang, grid=grid, block=block, covered=M.num(grid * block), n=M.num(n),
-                     need=M.count(-(-n // block), "program", lang))
+                     need=-(-n // block))
     return diagnose
 
 
@@ -173,7 +173,7 @@ def test_grid(mod, lang):
         return True, M.text(GRID_OK, lang, grid=grid, n=M.num(n), block=block)
     if grid < need:
         return False, M.say("diag_grid", lang, grid=grid, block=block, covered=M.num(grid * block), n=M.num(n),
-                            need=M.count(need, "program", lang))
+                            need=need)
     return False, M.text(GRID_BIG, lang, grid=grid, n=M.num(n), block=block, need=need)
 
 

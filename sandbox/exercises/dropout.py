@@ -11,7 +11,7 @@ import minitriton.language as tl
 
 from .. import messages as M
 from ._base import Exercise, Fail, Numpy, Test, both, kernel, launch, randn, rng, t
-from ._checks import close, compare, filled, verdict
+from ._checks import close, compare, filled, unwritten_message, verdict
 from ._diagnose import first_cause
 from ._traffic import expect_traffic
 
@@ -94,8 +94,8 @@ the same `seed` gives the same result and another one a different mask; the shar
 HINTS = (
     t("`r = tl.rand(seed, offs)` — вектор из BLOCK чисел в [0, 1), по одному на элемент.",
       "`r = tl.rand(seed, offs)` is a vector of BLOCK numbers in [0, 1), one per element."),
-    t("`x = tl.load(x_ptr + offs, mask=mask)`, `out = tl.where(r > p, x / (1 - p), 0.0)`.",
-      "`x = tl.load(x_ptr + offs, mask=mask)`, `out = tl.where(r > p, x / (1 - p), 0.0)`."),
+    t("Чтение и выбор: `x = tl.load(x_ptr + offs, mask=mask)`, `out = tl.where(r > p, x / (1 - p), 0.0)`.",
+      "Load and choose: `x = tl.load(x_ptr + offs, mask=mask)`, `out = tl.where(r > p, x / (1 - p), 0.0)`."),
     t("Запись: `tl.store(out_ptr + offs, out, mask=mask)`. Номера для `tl.rand` — те же `offs`, что и адреса: "
       "глобальные, а не `tl.arange(0, BLOCK)`.",
       "Store: `tl.store(out_ptr + offs, out, mask=mask)`. The numbers given to `tl.rand` are the same `offs` as the "
@@ -183,6 +183,9 @@ def test_share(mod, lang):
     n, p = 100_000, 0.3
     x = randn(rng(125), n) + 2.0
     out, _ = run_dropout(mod, lang, x, p, 11)
+    missing = unwritten_message("out", out, lang)
+    if missing:
+        return False, missing
     kept = int(np.count_nonzero(out))
     expected = n * (1 - p)
     spread = int(4 * np.sqrt(n * p * (1 - p)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import messages as M
+from ..explain import static_hint
 from ._base import Exercise, Numpy, Test, both, kernel, launch, randn, rng, t, traced
 from ._checks import compare, filled, verdict
 from ._diagnose import first_cause
@@ -253,8 +254,8 @@ def _values_test(make_a, make_b, seed):
             kern = kernel(mod, "matmul_kernel", PARAMS, lang)
             m, n = a.shape[0], b.shape[1]
             rec = traced(kern, _grid(m, n), *_args(a, b, filled((m, n), np.float32)), **BLOCKS)
-            ok, message = expect_tiles(rec, lang, tile_rules(m, n, a.shape[1], lang))
-            return None if ok else message
+            ok, message = expect_tiles(rec, lang, tile_rules(m, n, a.shape[1], lang), extra_only=True)
+            return None if ok else M.sentences(message, static_hint(mod.__file__, lang))
         return compare("c", c, a.astype(np.float64) @ b.astype(np.float64), lang, atol=tf32_bound(a, b),
                        tol=t("1e-5 + 2⁻⁹·Σ|a·b| — допускает TF32", "1e-5 + 2⁻⁹·Σ|a·b|, admits TF32")[lang],
                        diagnose=lambda got, exp: first_cause(addresses))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import messages as M
+from ..explain import static_hint
 from ._base import Exercise, Numpy, Test, both, kernel, launch, randn, rng, t, traced
 from ._checks import close, compare, filled, verdict
 from ._diagnose import first_cause
@@ -327,8 +328,8 @@ def test_matmul_values(mod, lang):
             m, kk = a.shape
             n = b.shape[1]
             rec = traced(k, (-(-m // 16), -(-n // 16)), a, b, filled((m, n), np.float32), m, n, kk, BM=16, BN=16, BK=16)
-            ok, message = expect_tiles(rec, lang, tile_rules(m, n, kk, 16, 16))
-            return None if ok else message
+            ok, message = expect_tiles(rec, lang, tile_rules(m, n, kk, 16, 16), extra_only=True)
+            return None if ok else M.sentences(message, static_hint(mod.__file__, lang))
         return first_cause(addresses)
     return compare("c", c, a.astype(np.float64) @ b.astype(np.float64), lang, atol=tf32_bound(a, b),
                    tol=M.say("tolerance_tf32", lang, atol="1e-5"), diagnose=diagnose)

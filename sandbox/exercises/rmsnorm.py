@@ -207,9 +207,22 @@ def test_eps(mod, lang):
     x[3] = 0.0                                  # a zero row: y must be 0, and only eps keeps it from 0/0
     y, _ = run_rmsnorm(mod, lang, x, w, 0.1)
 
-    def eps_outside(got):
-        return M.say("diag_eps", lang) if not np.isfinite(got[3].astype(np.float64)).all() else None
-    return check(x, w, 0.1, y, lang, eps_outside)
+    def eps_misplaced(got):
+        x64, w64 = x.astype(np.float64), w.astype(np.float64)
+        root = np.sqrt((x64 * x64).mean(axis=1, keepdims=True))
+        with np.errstate(all="ignore"):
+            if close(got, x64 / root * w64):
+                return M.say("diag_eps", lang)
+            if close(got, x64 / (root + 0.1) * w64):
+                return M.text(EPS_OUTSIDE, lang)
+        return None
+    return check(x, w, 0.1, y, lang, eps_misplaced)
+
+
+EPS_OUTSIDE = t("Ответ совпадает с eps, прибавленным после корня, sqrt(mean(x²)) + eps: eps должен стоять под корнем, "
+                "sqrt(mean(x²) + eps).",
+                "The result matches eps added after the square root, sqrt(mean(x²)) + eps: it belongs under the root, "
+                "sqrt(mean(x²) + eps).")
 
 
 def test_fp16(mod, lang):

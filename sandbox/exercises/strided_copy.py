@@ -94,9 +94,9 @@ HINTS = (
     t("Не путайте шаги вида и выхода: у `out` строки подряд, поэтому его адреса — `out_ptr + row * n_cols + cols`.",
       "Do not mix up the view's strides with the output's: `out`'s rows are back to back, so its addresses are "
       "`out_ptr + row * n_cols + cols`."),
-    t("`x = tl.load(x_ptr + row * stride_r + cols * stride_c, mask=mask)`, "
+    t("Целиком: `x = tl.load(x_ptr + row * stride_r + cols * stride_c, mask=mask)`, "
       "`tl.store(out_ptr + row * n_cols + cols, x, mask=mask)`.",
-      "`x = tl.load(x_ptr + row * stride_r + cols * stride_c, mask=mask)`, "
+      "All together: `x = tl.load(x_ptr + row * stride_r + cols * stride_c, mask=mask)`, "
       "`tl.store(out_ptr + row * n_cols + cols, x, mask=mask)`."),
 )
 
