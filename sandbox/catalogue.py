@@ -177,8 +177,6 @@ CATALOGUE: dict[str, dict[str, str]] = {
                             "как в заготовке",
                       "en": "the tests launch {name}({expected}) but your kernel takes ({got}); keep the parameters "
                             "of the starter"},
-    "needs_rand": {"ru": "в этой версии minitriton ещё нет tl.rand: упражнение заработает, когда она появится",
-                   "en": "this version of minitriton has no tl.rand yet: the exercise works once it has one"},
     "internal_error": {"ru": "внутренняя ошибка проверки (не ваша): {message}",
                        "en": "internal error in the checker (not yours): {message}"},
     # ---- causes detected behind a failure (each only when the check found it)

@@ -1,7 +1,7 @@
 """Dropout with tl.rand: each element keeps its own random number, drawn from (seed, its global offset), so the
 mask is the same on every run and for every grouping of programs, and no mask array is stored. The tests
 compare with tl.rand itself (drawn by a kernel of this module) and check what dropout promises: kept values
-scaled by 1/(1 - p), the rest 0, a fresh pattern per seed. They need minitriton's tl.rand."""
+scaled by 1/(1 - p), the rest 0, a fresh pattern per seed. The page lists it once minitriton has tl.rand."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +10,7 @@ import minitriton
 import minitriton.language as tl
 
 from .. import messages as M
-from ._base import Exercise, Fail, Numpy, Test, both, kernel, launch, randn, rng, t
+from ._base import Exercise, Numpy, Test, both, kernel, launch, randn, rng, t
 from ._checks import close, compare, filled, unwritten_message, verdict
 from ._diagnose import first_cause
 from ._traffic import expect_traffic
@@ -70,7 +70,7 @@ dropout_kernel[(triton.cdiv(n, 1024),)](x, out, n, p, seed, BLOCK=1024)
 
 Тесты: ответ совпадает с `where(tl.rand(seed, offs) > p, x / (1 − p), 0)` для нескольких `p` и `seed`;
 тот же `seed` даёт тот же ответ, другой — другую маску; доля оставшихся около `1 − p`; трафик — `x`
-прочитан и `out` записан по одному разу. Нужна `tl.rand` в minitriton.
+прочитан и `out` записан по одному разу.
 """, """\
 Dropout in training: each element is zeroed with probability `p`, and the rest are multiplied by
 `1 / (1 − p)` so the mean stays the same. The mask could be drawn on the host and passed as an array, but
@@ -88,7 +88,7 @@ dropout_kernel[(triton.cdiv(n, 1024),)](x, out, n, p, seed, BLOCK=1024)
 
 The tests: the result equals `where(tl.rand(seed, offs) > p, x / (1 − p), 0)` for several `p` and `seed`;
 the same `seed` gives the same result and another one a different mask; the share of kept elements is near
-`1 − p`; traffic: `x` read once and `out` written once. It needs `tl.rand` in minitriton.
+`1 − p`; traffic: `x` read once and `out` written once.
 """)
 
 HINTS = (
@@ -131,11 +131,6 @@ def random_numbers(n: int, seed: int, wrap: int | None = None) -> np.ndarray:
     return out if wrap is None else np.resize(out, n)
 
 
-def _require_rand(lang):
-    if not hasattr(tl, "rand"):
-        raise Fail(M.say("needs_rand", lang))
-
-
 def run_dropout(mod, lang, x, p, seed, backend=Numpy):
     k = kernel(mod, "dropout_kernel", PARAMS, lang)
     n = x.size
@@ -151,7 +146,6 @@ def reference(x, p, seed, wrap=None):
 
 def _values_test(n, p, seed):
     def test(mod, lang):
-        _require_rand(lang)
         x = randn(rng(seed), n) + 2.0            # no zeros: a dropped element is told apart from a kept one
         out, _ = run_dropout(mod, lang, x, p, seed)
 
@@ -163,7 +157,6 @@ def _values_test(n, p, seed):
 
 
 def test_seeds(mod, lang):
-    _require_rand(lang)
     n, p = 5000, 0.5
     x = randn(rng(124), n) + 2.0
     first, _ = run_dropout(mod, lang, x, p, 7)
@@ -179,7 +172,6 @@ def test_seeds(mod, lang):
 
 
 def test_share(mod, lang):
-    _require_rand(lang)
     n, p = 100_000, 0.3
     x = randn(rng(125), n) + 2.0
     out, _ = run_dropout(mod, lang, x, p, 11)
@@ -196,7 +188,6 @@ def test_share(mod, lang):
 
 
 def test_traffic(mod, lang):
-    _require_rand(lang)
     n = 10_000
     _, rec = run_dropout(mod, lang, randn(rng(126), n), 0.2, 3)
 
@@ -221,7 +212,6 @@ TESTS = (
 
 
 def demo(mod, lang, backend=Numpy):
-    _require_rand(lang)
     x = np.arange(1, 11, dtype=np.float32)
     out, _ = run_dropout(mod, lang, x, 0.5, 42, backend)
     print("dropout_kernel, x = 1 … 10, p = 0.5, seed = 42:", out, "—", verdict(out, reference(x, 0.5, 42), 1e-6, lang))
