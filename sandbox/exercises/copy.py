@@ -51,7 +51,7 @@ STARTER = HEAD + '''\
 
 # «host»
 def copy(x, out):
-    n = x.size
+    n = x.shape[0]
     # «grid_todo»
 '''
 
@@ -64,7 +64,7 @@ SOLUTION = HEAD + '''\
 
 # «host»
 def copy(x, out):
-    n = x.size
+    n = x.shape[0]
     grid = (triton.cdiv(n, BLOCK),)             # «grid»
     copy_kernel[grid](x, out, n, BLOCK=BLOCK)
 '''

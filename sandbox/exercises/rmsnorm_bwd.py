@@ -22,11 +22,11 @@ COMMENTS = {
              "en": "this program's rows: first … first + rows_per_program - 1"},
     "mask": {"ru": "последней программе строк может не хватить", "en": "the last program may run out of rows"},
     "row_todo": {"ru": "TODO: прочитайте строки x и dy (адрес строки row * n_cols) и rstd[row], всё во FP32;\n"
-                       "        #       g = dy * w; dx = rstd * (g - x * rstd * rstd * c), где c = tl.sum(g * x, axis=0) / n_cols;\n"
-                       "        #       запишите dx и добавьте вклад строки в dw: dy * x * rstd",
+                       "            #   g = dy * w; dx = rstd * (g - x * rstd * rstd * c), где c = tl.sum(g * x, axis=0) / n_cols;\n"
+                       "            #   запишите dx и добавьте вклад строки в dw: dy * x * rstd",
                  "en": "TODO: load the rows of x and dy (a row starts at row * n_cols) and rstd[row], all in FP32;\n"
-                       "        #       g = dy * w; dx = rstd * (g - x * rstd * rstd * c), where c = tl.sum(g * x, axis=0) / n_cols;\n"
-                       "        #       store dx and add the row's share to dw: dy * x * rstd"},
+                       "            #   g = dy * w; dx = rstd * (g - x * rstd * rstd * c), where c = tl.sum(g * x, axis=0) / n_cols;\n"
+                       "            #   store dx and add the row's share to dw: dy * x * rstd"},
     "partial_todo": {"ru": "TODO: запишите dw в СВОЮ строку dw_partial (форма: число программ × n_cols)",
                      "en": "TODO: store dw to YOUR row of dw_partial (shape: number of programs x n_cols)"},
     "c": {"ru": "mean(g · x): делим на n_cols, не на BLOCK", "en": "mean(g · x): divide by n_cols, not by BLOCK"},
@@ -43,30 +43,30 @@ def rmsnorm_bwd_kernel(x_ptr, w_ptr, dy_ptr, rstd_ptr, dx_ptr, dw_partial_ptr, n
                        BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
-    w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0).to(tl.float32)   # «w»
+    mask = cols < n_cols
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)   # «w»
     dw = tl.zeros((BLOCK,), dtype=tl.float32)   # «dw»
     first = pid * rows_per_program
     for i in range(0, rows_per_program):
         row = first + i                         # «rows»
-        row_ok = row < n_rows                   # «mask»
-        mask = (cols < n_cols) & row_ok
+        if row < n_rows:                        # «mask»
 '''
 
 STARTER = HEAD + '''\
-        # «row_todo»
+            pass  # «row_todo»
     # «partial_todo»
 '''
 
 SOLUTION = HEAD + '''\
-        x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(dy_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
-        rstd = tl.load(rstd_ptr + row, mask=row_ok, other=0.0)
-        g = dy * w
-        c = tl.sum(g * x, axis=0) / n_cols      # «c»
-        dx = rstd * (g - x * rstd * rstd * c)
-        tl.store(dx_ptr + row * n_cols + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
-        dw += dy * x * rstd
-    tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=cols < n_cols)   # «own»
+            x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+            dy = tl.load(dy_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+            rstd = tl.load(rstd_ptr + row)
+            g = dy * w
+            c = tl.sum(g * x, axis=0) / n_cols  # «c»
+            dx = rstd * (g - x * rstd * rstd * c)
+            tl.store(dx_ptr + row * n_cols + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+            dw += dy * x * rstd
+    tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=mask)   # «own»
 '''
 
 STATEMENT = t("""\
@@ -125,18 +125,18 @@ program.
 
 HINTS = (
     t("Строка: `x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)`, так же `dy`; "
-      "`rstd = tl.load(rstd_ptr + row, mask=row_ok, other=0.0)`.",
+      "`rstd = tl.load(rstd_ptr + row)` — одно число.",
       "A row: `x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)`, `dy` the same way; "
-      "`rstd = tl.load(rstd_ptr + row, mask=row_ok, other=0.0)`."),
+      "`rstd = tl.load(rstd_ptr + row)`, one number."),
     t("Формула: `g = dy * w`, `c = tl.sum(g * x, axis=0) / n_cols`, `dx = rstd * (g - x * rstd * rstd * c)`; "
       "запись `tl.store(dx_ptr + row * n_cols + cols, dx, mask=mask)`.",
       "The formula: `g = dy * w`, `c = tl.sum(g * x, axis=0) / n_cols`, `dx = rstd * (g - x * rstd * rstd * c)`; "
       "store with `tl.store(dx_ptr + row * n_cols + cols, dx, mask=mask)`."),
     t("dw: в цикле `dw += dy * x * rstd`, после цикла — в свою строку: "
-      "`tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=cols < n_cols)`. Без `pid * n_cols` все "
+      "`tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=mask)`. Без `pid * n_cols` все "
       "программы пишут в строку 0 — это гонка.",
       "dw: inside the loop `dw += dy * x * rstd`, after it into your own row: "
-      "`tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=cols < n_cols)`. Without `pid * n_cols` every "
+      "`tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=mask)`. Without `pid * n_cols` every "
       "program writes row 0: a race."),
 )
 

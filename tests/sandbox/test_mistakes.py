@@ -77,7 +77,7 @@ MISTAKES = {
         ('dw_partial_ptr + pid * n_cols + cols', 'dw_partial_ptr + cols'),
     ), 'tl.store(dw_partial_ptr'),
     'rmsnorm_bwd_block_mean': ('rmsnorm_bwd', (
-        ('/ n_cols      ', '/ BLOCK      '),
+        ('/ n_cols  #', '/ BLOCK  #'),
     ), None),
     'matmul_same_stride': ('matmul', (
         ('offs_n[None, :] * stride_bn', 'offs_n[None, :] * stride_bk'),
