@@ -5,7 +5,7 @@ when the check detects it (see test_hints_only_when_detected.py). Digit groups a
 from __future__ import annotations
 
 import pytest
-from course_helpers import by_id, check, line_of, plain, solution
+from course_helpers import HAS_RAND, NO_RAND, by_id, check, line_of, plain, solution
 
 # name -> (exercise, the substitutions that make the mistake, a text on the failing line or None)
 MISTAKES = {
@@ -448,3 +448,18 @@ def test_the_mistake_gets_its_message(name, test_id, en, ru):
 
 def test_every_mistake_is_pinned():
     assert {e[0] for e in EXPECTED} == set(MISTAKES)
+
+
+@pytest.mark.skipif(not HAS_RAND, reason=NO_RAND)
+def test_random_numbers_drawn_per_block_are_named():
+    """Dropout with tl.rand(seed, tl.arange(0, BLOCK)): every block drops the same positions (the values depend on
+    the generator, so only the cause's sentence is pinned)."""
+    code = solution("dropout", ("r = tl.rand(seed, offs)", "r = tl.rand(seed, tl.arange(0, BLOCK))"))
+    for lang, text in (("en", "Every program dropped the same positions of its block: tl.rand got the numbers within "
+                              "the block (tl.arange(0, BLOCK)) where it needs the global ones, offs = pid * BLOCK + "
+                              "tl.arange(0, BLOCK)."),
+                       ("ru", "Каждая программа выбросила одни и те же позиции своего блока: в tl.rand переданы номера "
+                              "внутри блока (tl.arange(0, BLOCK)), а нужны глобальные, offs = pid * BLOCK + "
+                              "tl.arange(0, BLOCK).")):
+        result = by_id(check("dropout", code, lang))["p_half"]
+        assert not result["passed"] and result["message"].endswith(text)
