@@ -8,9 +8,10 @@ counters recorded) and a re-run that raises finds nothing.
 from __future__ import annotations
 
 import contextlib
-import os
 
 import numpy as np
+
+import minitriton
 
 from ._base import quietly
 
@@ -36,16 +37,9 @@ def passes(run) -> bool:
 
 @contextlib.contextmanager
 def ieee_dots():
-    """FP32 `tl.dot` without an explicit input_precision computes exact products (TRITON_F32_DEFAULT=ieee)."""
-    saved = os.environ.get("TRITON_F32_DEFAULT")
-    os.environ["TRITON_F32_DEFAULT"] = "ieee"
-    try:
+    """FP32 `tl.dot` without an explicit input_precision computes exact products (f32_default="ieee")."""
+    with minitriton.set_options(f32_default="ieee"):
         yield
-    finally:
-        if saved is None:
-            os.environ.pop("TRITON_F32_DEFAULT", None)
-        else:
-            os.environ["TRITON_F32_DEFAULT"] = saved
 
 
 def row_step_model(buffers, n_rows: int, n_cols: int, step: int, rows_fn, out_shape, dtype=np.float32):
