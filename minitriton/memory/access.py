@@ -13,7 +13,11 @@ from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.observers.counters import distinct
 from minitriton.memory.allocation import SLOT_SHIFT
-from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
+from minitriton.semantics import numerics
+from minitriton.semantics.casts import cast, from_storage, to_storage
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.semantics.shape import broadcast_data, broadcast_shapes, expand
+from minitriton.values.registry import builtin
 from minitriton.values.factored import outer, pointer_block, tile_view
 from minitriton.values.tensor import tensor
 
@@ -240,6 +244,7 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     return True
 
 
+@builtin()
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load a block (or scalar) through pointers.
@@ -304,6 +309,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     return tensor(values, elem, shape)
 
 
+@builtin(method=True)
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     """Store `value` (cast to the pointee type, RTNE for floats) through pointers where `mask` is on.
 
@@ -395,6 +401,7 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
                          broadcast_data(v, shape))
 
 
+@builtin(method=True)
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """`tl.atomic_cas`: where memory equals `cmp`, write `val`; returns the old values."""
     group = programs.current("atomic_cas")
@@ -420,7 +427,6 @@ def _combine(op, elem, old, v):
         return _RMW[op](np.asarray(old).view(bits), np.asarray(v, old.dtype).view(bits)).view(old.dtype)
     out = _RMW[op](old, v)
     if elem.is_bf16():
-        from minitriton.semantics import numerics
         out = numerics.round_to_bf16(out)
     return out
 

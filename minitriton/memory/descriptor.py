@@ -24,7 +24,11 @@ from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory import access as ops_memory
-from minitriton.semantics.elementwise import cast, to_tensor, unwrap
+from minitriton.memory.allocation import as_array
+from minitriton.semantics.casts import cast
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.semantics.shape import arange, expand_dims
+from minitriton.values.registry import builtin
 from minitriton.values.tensor import block_type, tensor
 from minitriton.tools.tensor_descriptor import validate_block_shape
 
@@ -249,7 +253,6 @@ def _check_inner_offset(desc, offset, op):
 
 def _rows(desc, op, x_offsets, y_offset):
     """(pointers, in-bounds mask) for a gather/scatter: Triton 3.6's `descriptor_gather`/`_scatter` checks."""
-    from minitriton.semantics.shape import arange, expand_dims
     x_offsets = to_tensor(x_offsets)
     assert len(desc.block_shape) == 2, f"descriptor must be 2D, but got {desc.block_shape}"
     assert desc.block_shape[0] == 1, f"descriptor block must have 1 row, but got {desc.block_shape}"
@@ -277,6 +280,7 @@ def _scalar(value, ty: T.dtype, what: str):
     return tensor(np.array([value], ty.np_compute), ty, ())
 
 
+@builtin()
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     """`tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero")`."""
     group = programs.current("make_tensor_descriptor")
@@ -350,7 +354,6 @@ def _check_alignment(group, base: tensor, strides: tuple, elem_size: int):
 
 def from_host(name: str, desc, launch):
     """A host `TensorDescriptor` argument as the kernel's descriptor value (its base becomes an allocation)."""
-    from minitriton.memory.allocation import as_array
     array, elem = as_array(desc.base)
     alloc = launch.add_allocation(name, array, elem, desc.base)
     base = tensor(np.array([alloc.base_offset], np.int64), T.pointer_type(elem), (), alloc)
@@ -363,11 +366,13 @@ def _host_int(value, ty):
     return tensor(np.array([int(value)], ty.np_compute), ty, ())
 
 
+@builtin()
 def load_tensor_descriptor(desc, offsets):
     """`tl.load_tensor_descriptor(desc, offsets)`: `desc.load(offsets)`."""
     return desc.load(offsets)
 
 
+@builtin()
 def store_tensor_descriptor(desc, offsets, value):
     """`tl.store_tensor_descriptor(desc, offsets, value)`: `desc.store(offsets, value)`."""
     return desc.store(offsets, value)

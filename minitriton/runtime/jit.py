@@ -21,7 +21,7 @@ from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.allocation import as_array
-from minitriton.semantics.elementwise import constexpr, to_tensor, unwrap
+from minitriton.semantics.constexpr import constexpr, to_tensor, unwrap
 from minitriton.values.tensor import tensor
 from minitriton.tools.tensor_descriptor import TensorDescriptor
 
