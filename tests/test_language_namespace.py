@@ -114,3 +114,17 @@ def test_registered_members_inside_a_kernel():
     assert np.array_equal(y, x.T)
     assert np.array_equal(z, x.sum(axis=1, dtype=np.float32).astype(np.float16))
     assert w.tolist() == [-2, -1, 0, 1]
+
+
+@minitriton.jit
+def _static_print_kernel(X, N: tl.constexpr):
+    tl.static_print("first", N)
+    tl.static_print("second", N)
+
+
+def test_static_print_once_per_call_site_and_specialization(capsys):
+    x = np.zeros(1, np.float32)
+    _static_print_kernel[(1,)](x, N=4)
+    _static_print_kernel[(2,)](x, N=4)
+    _static_print_kernel[(1,)](x, N=8)
+    assert capsys.readouterr().out.splitlines() == ["first 4", "second 4", "first 8", "second 8"]

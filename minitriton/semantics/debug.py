@@ -135,11 +135,20 @@ def device_assert(cond, msg="", mask=None):
     return None
 
 
+def _kernel_frame():
+    """The frame of the kernel line that called a `tl` function: the first one up the stack outside
+    minitriton's modules (`tl.*` reaches the op through the outside-a-kernel guard)."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("minitriton."):
+        frame = frame.f_back
+    return frame
+
+
 @builtin()
 def static_print(*values, sep=" ", end="\n", file=None, flush=False):
     """`tl.static_print`: printed once per compiled specialization, like Triton's compile-time print."""
     group = programs.current("static_print")
-    caller = sys._getframe(1)
+    caller = _kernel_frame()
     key = (caller.f_code, caller.f_lasti, tuple(sorted((k, repr(v)) for k, v in group.launch.constexprs.items())))
     cache = group.launch.kernel.cache.setdefault("static_print", set())
     if key in cache:
