@@ -572,7 +572,7 @@ probe("builtin_max_on_blocks", "§4.2 builtins min/max ([SRC] code_generator: ma
              "max on the whole blocks and returns one operand (y) unchanged", interp_value={2: YB})
 XMOD, YMOD = f32(5.1, -0.0, -4.0, 7.5), f32(0.1, 1.0, 1.0, 2.0)
 _Q = np.trunc(XMOD / YMOD)
-ew("float_mod_nvptx_lowering", "§1 row 12 (NVPTX lowers frem; GPU probe in minitriton ops_basic.mod)",
+ew("float_mod_nvptx_lowering", "§1 row 12 (NVPTX lowers frem; GPU probe in minitriton semantics.elementwise._float_mod)",
    [XMOD, YMOD], ["x % y"], np.float32,
    expect={2: (XMOD.astype(np.float64) - _Q.astype(np.float64) * YMOD.astype(np.float64)).astype(np.float32)
            + np.float32(0.0)},
@@ -615,7 +615,7 @@ probe("signed_shift_right_by_unsigned", "§1b row 53, §3 rule 4 ([SRC] core.__r
       interp="not in the semantics doc: int32 >> uint32 is an arithmetic shift whose result is typed uint32; the "
              "interpreter keeps the signed NumPy data under the uint32 type, so the cast reads it as signed",
       interp_value={2: np.array([-1, -1, -2**29, 8], np.float64)})
-ew("minmax_signed_zeros", "§1 row 14 (GPU probe recorded in minitriton ops_basic._minmax: -0.0 < +0.0)",
+ew("minmax_signed_zeros", "§1 row 14 (GPU probe recorded in minitriton semantics.elementwise._float_minmax: -0.0 < +0.0)",
    [f32(0.0, -0.0, -0.0, 0.0), f32(-0.0, 0.0, -0.0, 0.0)], ["tl.maximum(x, y)", "tl.minimum(x, y)"], np.float32,
    expect={2: f32(0.0, 0.0, -0.0, 0.0, -0.0, -0.0, -0.0, 0.0)},
    interp="not in the semantics doc: the GPU orders -0.0 below +0.0 in maximum/minimum; the interpreter's "

@@ -25,8 +25,9 @@ from minitriton.semantics import reduce as _reduce
 from minitriton.semantics import shape as _shape
 from minitriton.semantics import sorting as _sorting
 from minitriton.semantics.constexpr import constexpr  # noqa: F401
-from minitriton.semantics.dtypes import (bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32,  # noqa: F401
-                                         int64, pointer_type, uint8, uint16, uint32, uint64)
+from minitriton.semantics.dtypes import (  # noqa: F401
+    bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64, pointer_type, uint8, uint16, uint32,
+    uint64)
 from minitriton.semantics.elementwise import PropagateNan  # noqa: F401
 from minitriton.semantics.shape import TRITON_MAX_TENSOR_NUMEL  # noqa: F401
 from minitriton.values import programs as _programs

@@ -55,7 +55,7 @@ class tensor:
         self.shape = shape
         self.alloc = alloc
         # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known
-        # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
+        # (see minitriton.memory.access._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
         self.bounds = None
         group = programs._current
         self._owner = None
