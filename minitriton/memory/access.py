@@ -244,7 +244,7 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     return True
 
 
-@builtin()
+@builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load a block (or scalar) through pointers.

@@ -112,7 +112,7 @@ def _ir_values(list_like, require_i64=True):
     return [_ir_value(list_like, require_i64)]
 
 
-@builtin()
+@builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     """`tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`."""
     programs.current("make_block_ptr")

@@ -280,7 +280,7 @@ def _scalar(value, ty: T.dtype, what: str):
     return tensor(np.array([value], ty.np_compute), ty, ())
 
 
-@builtin()
+@builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     """`tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero")`."""
     group = programs.current("make_tensor_descriptor")
@@ -366,13 +366,13 @@ def _host_int(value, ty):
     return tensor(np.array([int(value)], ty.np_compute), ty, ())
 
 
-@builtin()
+@builtin
 def load_tensor_descriptor(desc, offsets):
     """`tl.load_tensor_descriptor(desc, offsets)`: `desc.load(offsets)`."""
     return desc.load(offsets)
 
 
-@builtin()
+@builtin
 def store_tensor_descriptor(desc, offsets, value):
     """`tl.store_tensor_descriptor(desc, offsets, value)`: `desc.store(offsets, value)`."""
     return desc.store(offsets, value)

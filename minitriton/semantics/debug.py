@@ -14,7 +14,7 @@ from minitriton.values.registry import builtin
 from minitriton.values.tensor import tensor
 
 
-@builtin()
+@builtin
 def program_id(axis):
     """`tl.program_id(axis)`: this program's int32 index along grid axis 0, 1 or 2."""
     group = programs.current("program_id")
@@ -26,7 +26,7 @@ def program_id(axis):
     return tensor(group.program_ids[axis], T.int32, ())
 
 
-@builtin()
+@builtin
 def num_programs(axis):
     """`tl.num_programs(axis)`: the grid size along an axis (int32)."""
     group = programs.current("num_programs")
@@ -44,19 +44,19 @@ def _hint(input, *values, **kwargs):
     return input
 
 
-@builtin()
+@builtin
 def assume(cond):
     """`tl.assume(cond)`: a promise to the compiler; minitriton does not rely on it."""
     return None
 
 
-@builtin()
+@builtin
 def debug_barrier():
     """`tl.debug_barrier()`: programs of a group already run in lock-step; nothing to do."""
     return None
 
 
-@builtin()
+@builtin
 def static_range(arg1, arg2=None, step=None, **hints):
     """`tl.static_range`: an unrolled loop over constexpr bounds; the counter is a Python int."""
     values = [unwrap(v) for v in (arg1, arg2, step) if v is not None]
@@ -77,7 +77,7 @@ def _format_prefix(prefix: str, has_args: bool) -> str:
     return prefix
 
 
-@builtin()
+@builtin
 def device_print(prefix, *args, hex=False):
     """`tl.device_print`: one line per program and element, as the GPU prints them."""
     group = programs.current("device_print")
@@ -109,7 +109,7 @@ def _fmt(v, ty):
     return str(int(v))
 
 
-@builtin()
+@builtin
 def device_assert(cond, msg="", mask=None):
     """`tl.device_assert`: checked only in debug mode (TRITON_DEBUG=1, jit(debug=True) or options.debug)."""
     group = programs.current("device_assert")
@@ -144,7 +144,7 @@ def _kernel_frame():
     return frame
 
 
-@builtin()
+@builtin
 def static_print(*values, sep=" ", end="\n", file=None, flush=False):
     """`tl.static_print`: printed once per compiled specialization, like Triton's compile-time print."""
     group = programs.current("static_print")
@@ -158,7 +158,7 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False):
     return None
 
 
-@builtin()
+@builtin
 def static_assert(cond, msg=""):
     """`tl.static_assert`: a compile-time check on constexpr values."""
     cond = unwrap(cond)

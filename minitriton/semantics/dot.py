@@ -27,7 +27,7 @@ def min_dot_size(bits: int):
     return (1, 1, 32) if bits == 8 else (1, 1, 16)
 
 
-@builtin()
+@builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=None):
     """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""

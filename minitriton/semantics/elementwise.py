@@ -418,7 +418,7 @@ def logical_not(x):
 
 # ---------------------------------------------------------------- where, minimum, maximum, clamp
 
-@builtin()
+@builtin
 def where(condition, x, y):
     """`tl.where`: both sides are evaluated; x and y are promoted together and broadcast with the condition."""
     c = cast(to_tensor(condition), T.int1)
@@ -459,19 +459,19 @@ def _minmax(a, b, propagate_nan, pick):
     return finish(np.maximum(ad, bd) if pick == "max" else np.minimum(ad, bd), ty, shape)
 
 
-@builtin()
+@builtin
 def maximum(x, y, propagate_nan=None):
     """`tl.maximum`: maxnum by default (a NaN operand loses), NaN-propagating with PropagateNan.ALL."""
     return _minmax(x, y, propagate_nan, "max")
 
 
-@builtin()
+@builtin
 def minimum(x, y, propagate_nan=None):
     """`tl.minimum`: minnum by default (a NaN operand loses), NaN-propagating with PropagateNan.ALL."""
     return _minmax(x, y, propagate_nan, "min")
 
 
-@builtin()
+@builtin
 def clamp(x, min, max, propagate_nan=None):
     """`tl.clamp(x, min, max)`: minimum(maximum(x, min), max), all three promoted together; floats only."""
     x, lo, hi = _minmax_operand(x), _minmax_operand(min), _minmax_operand(max)

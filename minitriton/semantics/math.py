@@ -103,7 +103,7 @@ ceil = _unary(np.ceil, "ceil")
 erf = _unary(numerics.erf, "erf")
 
 
-@builtin()
+@builtin
 def rsqrt(x):
     """`tl.rsqrt`: 1 / sqrt(x)."""
     x = unwrap(x)
@@ -128,7 +128,7 @@ def sigmoid(x):
     return truediv(1, add(1, exp(neg(x))))
 
 
-@builtin()
+@builtin
 def fdiv(x, y, ieee_rounding=False):
     """`tl.fdiv`, as Triton 3.6 builds it: both operands (literals made tensors first) must already be floats,
     and they are not promoted: `arith.divf` needs one type, and fp16/bf16 fail in the LLVM lowering.
@@ -139,7 +139,7 @@ def fdiv(x, y, ieee_rounding=False):
     return finish(np.true_divide(expand(x.data, x.shape, nd), expand(y.data, y.shape, nd)), x.dtype, shape)
 
 
-@builtin()
+@builtin
 def div_rn(x, y):
     """`tl.div_rn`: IEEE round-to-nearest division of fp32 tensors (a literal may make it fp64)."""
     _check(unwrap(x), ("fp32",))
@@ -148,7 +148,7 @@ def div_rn(x, y):
     return finish(np.true_divide(xd, yd), ty, shape)
 
 
-@builtin()
+@builtin
 def fma(x, y, z):
     """`tl.fma(x, y, z)`: x * y + z rounded once. Triton 3.6 makes literals tensors of their literal type, then
     legalises the pairs (x, y), (z, x), (z, y): `fma(fp16, fp16, 0.1)` computes in fp32."""
@@ -171,7 +171,7 @@ def cdiv(x, div):
     return floordiv(sub(add(x, div), 1), div)
 
 
-@builtin()
+@builtin
 def umulhi(x, y):
     """`tl.umulhi`: the high 32 (or 64) bits of the full product."""
     _check(unwrap(x), ("int32", "int64", "uint32", "uint64"))

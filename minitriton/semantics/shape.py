@@ -107,7 +107,7 @@ def _shape_arg(shape):
 _ARANGES: dict = {}  # (start, end) -> read-only data of a valid arange (kernels call it with the same bounds)
 
 
-@builtin()
+@builtin
 def arange(start, end):
     """`tl.arange(start, end)`: int32 [start, end); both constexpr, end - start a power of 2."""
     if type(start) is int and type(end) is int:
@@ -133,7 +133,7 @@ def arange(start, end):
     return tensor(data, T.int32, (n,))
 
 
-@builtin()
+@builtin
 def full(shape, value, dtype):
     """`tl.full(shape, value, dtype)`: a block filled with `value` (a constant or a scalar tensor)."""
     shape = validate_block_shape(_shape_arg(shape))
@@ -163,13 +163,13 @@ def _full_data(value: np.ndarray, shape: tuple) -> np.ndarray:
     return np.broadcast_to(value.reshape((1,) + (1,) * len(shape)), (1,) + shape)
 
 
-@builtin()
+@builtin
 def zeros(shape, dtype):
     """`tl.zeros(shape, dtype)`."""
     return full(shape, 0, dtype)
 
 
-@builtin()
+@builtin
 def zeros_like(input):
     """`tl.zeros_like(x)`: zeros of x's shape and dtype."""
     x = to_tensor(input)
@@ -299,7 +299,7 @@ def broadcast_to(input, *shape):
     return broadcast_to_shape(x, shape)
 
 
-@builtin()
+@builtin
 def broadcast(input, other):
     """`tl.broadcast(a, b)`: both broadcast to their common shape."""
     a, b = to_tensor(input), to_tensor(other)
@@ -307,7 +307,7 @@ def broadcast(input, other):
     return broadcast_to_shape(a, shape), broadcast_to_shape(b, shape)
 
 
-@builtin()
+@builtin
 def cat(input, other, can_reorder=False):
     """`tl.cat(a, b, can_reorder=True)`: concatenate two 1-D blocks (result length must be a power of 2).
     Triton 3.6 refuses can_reorder=False, the default."""
@@ -323,7 +323,7 @@ def cat(input, other, can_reorder=False):
     return tensor(data, a.dtype, (n,))
 
 
-@builtin()
+@builtin
 def join(a, b):
     """`tl.join(a, b)`: stack along a new minor axis of size 2."""
     a, b = to_tensor(a), to_tensor(b)

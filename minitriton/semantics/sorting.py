@@ -102,20 +102,20 @@ def _sort_impl(x, k=None, dim=None, descending=0):
     return reshape(h, list(x.shape[:-1]) + [2**log_k])
 
 
-@builtin()
+@builtin
 def sort(x, dim=None, descending=0):
     """`tl.sort(x, dim=None, descending=0)`: 3.6's bitonic sort along the last dim (the only one supported)."""
     return _sort_impl(x, dim=dim, descending=descending)
 
 
-@builtin()
+@builtin
 def topk(x, k, dim=None):
     """`tl.topk(x, k, dim=None)`: the 2**floor(log2(k)) largest along the last dim, largest first (3.6: bitonic
     top-k; max-reductions widen narrow types as tl.max does)."""
     return _sort_impl(x, k=k, dim=dim, descending=True)
 
 
-@builtin()
+@builtin
 def bitonic_merge(x, dim=None, descending=0):
     """`tl.bitonic_merge(x, dim=None, descending=0)`: the last merge of a bitonic sort (input: bitonic rows)."""
     x = to_tensor(x)
@@ -145,7 +145,7 @@ def flip(x, dim=None):
     return cast(reshape(y, shape), x.dtype, bitcast=True)
 
 
-@builtin()
+@builtin
 def interleave(a, b):
     """`tl.interleave(a, b)`: join(a, b) with the last two dims merged (two scalars give a 2-block)."""
     c = join(a, b)

@@ -3,6 +3,9 @@
 Op modules mark their public functions once, as Triton marks its own with `@builtin` and
 `@_tensor_member_fn`:
 
+    @builtin                                   # tl.where
+    def where(condition, x, y): ...
+
     @builtin(method=("to", "cast"))            # tl.cast, x.to(...), x.cast(...)
     def cast(x, dst, fp_downcast_rounding=None, bitcast=False): ...
 
@@ -33,9 +36,12 @@ def _register(table: dict, key, fn: Callable) -> None:
     table[key] = fn
 
 
-def builtin(name: str | None = None, *, method: bool | str | tuple = False):
-    """Register the decorated function as `tl.<name>` (default: its own name); with `method`, also as a
-    `tl.tensor` method: True for the same name, or the method name(s)."""
+def builtin(name: str | Callable | None = None, *, method: bool | str | tuple = False):
+    """Register the decorated function as `tl.<name>` (default, and with a bare `@builtin`: its own name);
+    with `method`, also as a `tl.tensor` method: True for the same name, or the method name(s)."""
+    if callable(name):
+        return builtin()(name)
+
     def register(fn: Callable) -> Callable:
         public = name or fn.__name__
         _register(BUILTINS, public, fn)
