@@ -35,7 +35,7 @@ from minitriton.options import Options, options, set_options
 from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
                      DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
-from minitriton.semantics.elementwise import constexpr
+from minitriton.semantics.constexpr import constexpr
 
 __version__ = "0.1.0"
 

@@ -15,7 +15,10 @@ from minitriton.memory.block_pointer import block_pointer, lower_load, lower_sto
 from minitriton.memory.events import Access
 from minitriton.semantics import numerics
 from minitriton.memory.allocation import SLOT_SHIFT
-from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
+from minitriton.semantics.casts import cast, from_storage, to_storage
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.semantics.shape import broadcast_data, broadcast_shapes, expand
+from minitriton.values.registry import builtin
 from minitriton.values.factored import outer, pointer_block, tile_view
 from minitriton.values.tensor import tensor
 
@@ -245,6 +248,7 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     return True
 
 
+@builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load a block (or scalar) through pointers.
@@ -304,6 +308,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     return tensor(values, elem, shape)
 
 
+@builtin(method=True)
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     """Store `value` (cast to the pointee type, RTNE for floats) through pointers where `mask` is on.
 
@@ -391,6 +396,7 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
                          broadcast_data(v, shape))
 
 
+@builtin(method=True)
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """`tl.atomic_cas`: where memory equals `cmp`, write `val`; returns the old values."""
     group = programs.current("atomic_cas")

@@ -16,7 +16,7 @@ from minitriton.frontend.kernel_globals import KernelGlobals, KernelInterface
 from minitriton.frontend.scopes import find_loop_scoped_names
 from minitriton.frontend.source import JIT_CODES, KernelSource
 from minitriton.runtime import launch
-from minitriton.semantics.elementwise import constexpr, to_tensor
+from minitriton.semantics.constexpr import constexpr, to_tensor
 from minitriton.values import programs
 from minitriton.values.tensor import tensor
 
