@@ -80,7 +80,7 @@ def test_bad_requests_become_errors(op, text, message):
 
 def test_gpu_is_a_lab_only_op():
     assert call("gpu", {"exercise": "practice", "code": PRACTICE, "lang": "en"}) == {
-        "available": False, "reason": "running on the GPU needs lab mode (python -m minitriton serve)"}
+        "available": False, "reason": "running on the GPU needs lab mode (python -m sandbox)"}
 
 
 # ---------------------------------------------------------------- run

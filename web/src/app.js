@@ -1,6 +1,6 @@
 // The sandbox page: exercise list, CodeMirror 6 editor, Run/Check/Hint/Reset/Stop/Memory (and Run on GPU in
 // lab mode), output, tests, counters and the memory picture. Python is reached through transport.js only:
-// Pyodide in a module worker (default) or a local `python -m minitriton serve` (lab mode: ?token=...).
+// Pyodide in a module worker (default) or a local `python -m sandbox` (lab mode: ?token=...).
 import { EditorView, basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
 import { indentWithTab } from "@codemirror/commands";

@@ -1,6 +1,6 @@
 // One interface for the UI, two back ends:
 //   WorkerTransport: Pyodide in a module worker (the static page; offline once cached).
-//   LabTransport:    a local Python process (`python -m minitriton serve`), POST /api/<op> with the token.
+//   LabTransport:    a local Python process (`python -m sandbox`), POST /api/<op> with the token.
 // Both expose: start(onProgress) -> Promise<info>, call(op, request) -> Promise<result JSON>,
 // stop() -> Promise<void> (ends a running call within a second), and `mode`.
 

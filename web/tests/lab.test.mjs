@@ -1,4 +1,4 @@
-// Lab mode: the page talks to `python -m minitriton serve` (a local CPython), driven in headless Chromium.
+// Lab mode: the page talks to `python -m sandbox` (a local CPython), driven in headless Chromium.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ensureBuilt, launchBrowser, recordTimings, startLabServer, waitReady, withPage } from "./helpers.mjs";
@@ -8,7 +8,7 @@ ensureBuilt();
 const lab = await startLabServer();
 const skip = lab.skip || false;
 
-describe("lab mode (python -m minitriton serve)", { skip }, () => {
+describe("lab mode (python -m sandbox)", { skip }, () => {
   let browser;
   before(async () => { browser = await launchBrowser(); });
   after(async () => { await browser?.close(); await lab.stop?.(); });
