@@ -1,7 +1,10 @@
 """The one entry point the page calls: `handle(op, request_json) -> response_json`. It never raises.
 
 Ops (each request may carry "lang": "ru" | "en"; Russian by default):
-  exercises {}                                     -> {"exercises": [{id, title, statement, starter, hints, tests, ...}]}
+  exercises {}                                     -> {"exercises": [{id, title, statement, starter, starter_hash,
+                                                       hints, hint_texts, tests, ...}]}
+  solutions {}                                     -> {"solutions": {id: code}} (a file of the built site, so
+                                                       Solution works while Python is not up)
   run       {exercise, code}                       -> {ok, stdout, error, launches, seconds}
   check     {exercise, code}                       -> {passed, tests: [{id, name, passed, message, tolerance}], stdout,
                                                        error, launches, seconds}
@@ -10,8 +13,9 @@ Ops (each request may carry "lang": "ru" | "en"; Russian by default):
   memory    {exercise, code, program, launch}      -> {launch, program, tensors: {name: {shape, strides, dtype, loaded,
                                                        stored, ideal_bytes, program_counters}}, traffic, seconds}
   gpu       {exercise, code}                       -> {available: false, reason} here; the lab server answers it
-Failures become {"error": Error}, Error = {type, message, line, col, program, traceback}: the line is in the
-learner's code, the program is [x, y, z].
+Failures become {"error": Error}, Error = {type, message, line, col, program, traceback} (+ program_text): the
+line is in the learner's code, the program is [x, y, z] and program_text writes it as the messages do ("96" on
+a 1-D grid, "(0, 5)" on a 2-D one).
 
 The learner's code runs as a module named "<exercise>.py" (registered with linecache, so @triton.jit can read
 its source and errors can quote it) in which `import triton` / `import triton.language` resolve to minitriton.
@@ -21,6 +25,7 @@ the standard library only, no threads: this runs in Pyodide.
 from __future__ import annotations
 
 import builtins
+import hashlib
 import contextlib
 import io
 import json
@@ -41,7 +46,7 @@ from .exercises import EXERCISES, get as get_exercise
 from .exercises._base import Fail, Session
 
 STDOUT_LIMIT = 20_000
-OPS = ("exercises", "run", "check", "hint", "solution", "memory", "gpu")
+OPS = ("exercises", "solutions", "run", "check", "hint", "solution", "memory", "gpu")
 
 
 class RequestError(Exception):
@@ -79,6 +84,8 @@ def dispatch(op: str, request: dict) -> dict:
     try:
         if op == "exercises":
             return {"exercises": [describe(ex, lang) for ex in EXERCISES]}
+        if op == "solutions":
+            return {"solutions": {ex.id: ex.solution[lang] for ex in EXERCISES}}
         if op not in OPS:
             raise RequestError(M.say("unknown_op", lang, op=op, known=", ".join(OPS + ("stop",))))
         ex = _exercise(request, lang)
@@ -102,10 +109,24 @@ def dispatch(op: str, request: dict) -> dict:
 
 
 def describe(ex, lang: str) -> dict:
+    hints = hint_list(ex)
     return {"id": ex.id, "title": ex.title[lang], "statement": ex.statement[lang], "starter": ex.starter[lang],
-            "hints": len(ex.hints), "tests": [t.title[lang] for t in ex.tests], "test_ids": [t.id for t in ex.tests],
+            "starter_hash": starter_hash(ex), "hints": len(hints), "hint_texts": [h[lang] for h in hints],
+            "tests": [t.title[lang] for t in ex.tests], "test_ids": [t.id for t in ex.tests],
             "tolerances": [(t.tolerance or {}).get(lang) for t in ex.tests],
             "kernels": {name: list(params) for name, params in ex.kernels.items()}}
+
+
+def hint_list(ex) -> list:
+    """The exercise's hints, each {"ru", "en"}, in the order they are revealed (one hint alone counts as a list)."""
+    return [ex.hints] if isinstance(ex.hints, dict) else list(ex.hints)
+
+
+def starter_hash(ex) -> str:
+    """A name for the starter in every language at once: saved code remembers it, and a new one means the starter
+    changed (not the page's language)."""
+    text = "\0".join(ex.starter[lang] for lang in M.LANGS)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _exercise(request: dict, lang: str):
@@ -117,10 +138,11 @@ def _exercise(request: dict, lang: str):
 
 
 def hint(ex, request: dict, lang: str) -> dict:
+    hints = hint_list(ex)
     index = request.get("index", 0)
-    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(ex.hints):
-        raise RequestError(M.say("bad_hint", lang, index=index, total=len(ex.hints)))
-    return {"hint": ex.hints[index][lang], "index": index, "total": len(ex.hints)}
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(hints):
+        raise RequestError(M.say("bad_hint", lang, index=index, total=len(hints)))
+    return {"hint": hints[index][lang], "index": index, "total": len(hints)}
 
 
 # ---------------------------------------------------------------- run, check, memory
@@ -352,12 +374,15 @@ def error_info(exc: BaseException, ex, lang: str) -> dict:
         col = getattr(frames[-1], "colno", None)
     kind = type(exc).__name__
     summary = summarize(exc, kind, line, program, bool(frames) or line is not None, lang)
+    program_text = None
     if program is not None:
+        program_text = M.program(program)
         program = _pad([int(p) for p in program])
     tb = "".join(traceback.format_list(frames)) if frames else ""
     tb = ("Traceback (most recent call last):\n" + tb if tb else "") + "".join(
         traceback.format_exception_only(type(exc), exc)).replace("minitriton.errors.", "")
-    return {"type": kind, "message": summary, "line": line, "col": col, "program": program, "traceback": tb}
+    return {"type": kind, "message": summary, "line": line, "col": col, "program": program,
+            "program_text": program_text, "traceback": tb}
 
 
 _OOB_HEAD = re.compile(r"tl\.(\w+) (?:reads|writes|updates) (past the end of|before the start of) `([^`]+)`")

@@ -105,7 +105,7 @@ export function tensorTable(name, info, t, fmt) {
   const row = (label, list) => `<tr><th scope="row">${escapeHtml(label)}</th><td>${fmt(new Set(list ?? []).size)}</td>`
     + `<td>${escapeHtml(list && list.length ? runs(list) : "—")}</td></tr>`;
   return `<table class="mem-table"><caption>${escapeHtml(name)}</caption>`
-    + `<tr><th></th><th>${escapeHtml(t("elements"))}</th><th>offsets</th></tr>`
+    + `<tr><th></th><th>${escapeHtml(t("elements"))}</th><th>${escapeHtml(t("offsets"))}</th></tr>`
     + row(t("legendLoaded"), info.loaded) + row(t("legendStored"), info.stored)
     + (masked.length ? row(t("legendMasked"), masked) : "") + `</table>`;
 }
