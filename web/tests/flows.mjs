@@ -32,8 +32,17 @@ export async function openFresh(page, url) {
 }
 
 export async function exercises(page) {
-  return page.evaluate(() => window.__sandbox.state.exercises.map((e) => ({ id: e.id, starter: e.starter, hints: e.hints, tests: e.tests })));
+  return page.evaluate(() => window.__sandbox.state.exercises.map((e) => ({
+    id: e.id, title: e.title, starter: e.starter, hints: e.hints, tests: e.tests, starter_hash: e.starter_hash })));
 }
+
+export async function openExercise(page, id) {
+  await page.click(`#exercise-list a[data-id="${id}"]`);
+  await page.waitForFunction((x) => window.__sandbox.state.current?.id === x, id);
+}
+
+const CYRILLIC = /[а-яё]/i;
+export const hasCyrillic = (text) => CYRILLIC.test(text);
 
 async function acceptNextDialog(page, accept = true) {
   page.once("dialog", (d) => (accept ? d.accept() : d.dismiss()));
@@ -82,9 +91,9 @@ export async function flowTypeAndRun(page) {
   assert.equal(await first.getAttribute("data-kernel"), launches[0].kernel);
   // the counters table shows the record's numbers (stored bytes of the first tensor that stored anything)
   const [name, info] = Object.entries(launches[0].tensors).find(([, v]) => v.totals.stored_bytes > 0);
-  const row = await first.locator("tr", { has: page.locator(`th:text-is("${name}")`) }).innerText();
-  const digits = row.replace(/[\s\u00a0\u202f]/g, "");
-  assert.ok(digits.includes(String(info.totals.stored_bytes)), `row ${row} should show ${info.totals.stored_bytes}`);
+  const row = first.locator("tbody tr", { has: page.locator(`th code:text-is("${name}")`) });
+  const stored = (await row.locator("td").nth(1).innerText()).split("\n")[0].replace(/[\s\u00a0\u202f]/g, "");
+  assert.equal(stored, String(info.totals.stored_bytes));
 }
 
 // check: the solution passes every test; the starter does not.
@@ -281,7 +290,7 @@ export async function flowStarterChanged(page) {
   const url = page.url();
   await page.goto(new URL("config.json", url).href);   // same origin, without the app (which saves on unload)
   await page.evaluate((id) => localStorage.setItem(`minitriton:code:${id}`,
-    JSON.stringify({ code: "x = 1  # from an older starter\n", starter: "0", saved: Date.now() })), ex.id);
+    JSON.stringify({ code: "x = 1  # from an older starter\n", starterHash: "0", saved: Date.now() })), ex.id);
   await page.goto(url);
   await waitReady(page);
   await page.locator("#exercise-list a").first().waitFor();
@@ -291,4 +300,155 @@ export async function flowStarterChanged(page) {
   await page.click("#reset");
   assert.equal(await code(page), ex.starter);
   assert.equal(await page.locator("#starter-changed").isVisible(), false);
+}
+
+// Python indentation: Enter keeps a kernel body's 4 spaces (even after a line ending in a comment), Enter
+// after ":" indents by 4, Tab inserts 4 spaces, and a typed line runs without an IndentationError.
+export async function flowIndent(page) {
+  const ex = (await exercises(page)).find((e) => /\n {4}\S.*#/.test(e.starter)) ?? (await exercises(page))[0];
+  await openExercise(page, ex.id);
+  const lines = ex.starter.split("\n");
+  const at = lines.findIndex((l) => /^ {4}\S.*#/.test(l)) + 1;       // a body line with a trailing comment
+  assert.ok(at > 0, "a body line with a comment");
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+Home");
+  for (let i = 1; i < at; i++) await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("End");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("x_typed = 1");
+  let text = (await code(page)).split("\n");
+  assert.equal(text[at], "    x_typed = 1", `line ${at + 1}: ${JSON.stringify(text[at])}`);
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("if x_typed:");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("x_typed = 2");
+  text = (await code(page)).split("\n");
+  assert.equal(text[at + 2], "        x_typed = 2", "Enter after ':' indents by 4 more");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Shift+Tab");
+  await page.keyboard.type("pass");
+  await page.keyboard.press("Home");
+  await page.keyboard.press("Tab");
+  text = (await code(page)).split("\n");
+  assert.equal(text[at + 3], "        pass", "Shift+Tab dedents by 4, Tab indents by 4");
+  await clickRun(page);
+  const err = await page.evaluate(() => window.__sandbox.state.lastResult.error);
+  assert.ok(!err || !/IndentationError|SyntaxError|TabError/.test(err.type), JSON.stringify(err));
+}
+
+// A Check's results in Russian, then English: the tests, their messages, the output, the counters and the
+// run status are all re-rendered in English (Python is asked again), and back.
+export async function flowLanguageRerender(page) {
+  const list = await exercises(page);
+  await clickCheck(page);                         // the starter: failures with messages
+  const ru = await page.evaluate(() => window.__sandbox.state.lastResult);
+  assert.equal(ru.passed, false);
+  assert.ok(hasCyrillic(await page.locator("#tests").innerText()));
+  const ruStatus = await page.locator("#run-status").innerText();
+  assert.match(ruStatus, /с$/);
+  await page.click("#lang");
+  await page.waitForFunction(() => document.getElementById("results").dataset.lang === "en" && !document.body.dataset.busy,
+    null, { timeout: 120000 });
+  const en = await page.evaluate(() => window.__sandbox.state.lastResult);
+  for (const id of ["tests", "summary", "output", "counters", "run-status", "error"]) {
+    const text = await page.locator("#" + id).innerText();
+    assert.ok(!hasCyrillic(text), `#${id} is still Russian after the switch: ${text.slice(0, 300)}`);
+  }
+  const names = await page.locator("#tests li .name").allInnerTexts();
+  const enList = await page.evaluate(() => window.__sandbox.state.exercises);
+  assert.deepEqual(names, enList.find((e) => e.id === list[0].id).tests);
+  assert.deepEqual(en.tests.map((x) => x.passed), ru.tests.map((x) => x.passed), "the same verdicts");
+  assert.match(await page.locator("#run-status").innerText(), / s$/);
+  assert.match(await page.locator("#summary").innerText(), /^Check #1: /);
+  await page.click("#lang");
+  await page.waitForFunction(() => document.getElementById("results").dataset.lang === "ru" && !document.body.dataset.busy,
+    null, { timeout: 120000 });
+  assert.ok(hasCyrillic(await page.locator("#tests").innerText()));
+  assert.match(await page.locator("#summary").innerText(), /^Проверка №1: /);
+}
+
+// Code edited on a Russian page does not look like an old starter on the English page.
+export async function flowStarterAcrossLanguages(page) {
+  const [a, b] = await exercises(page);
+  await openExercise(page, a.id);
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n# edited on the Russian page");
+  await openExercise(page, b.id);
+  await page.click("#lang");
+  await page.waitForFunction(() => document.documentElement.lang === "en");
+  await page.waitForFunction((id) => window.__sandbox.state.exercises.find((e) => e.id === id)?.title
+    !== undefined && !/[а-яё]/i.test(window.__sandbox.state.exercises[0].title), a.id);
+  await openExercise(page, a.id);
+  assert.match(await code(page), /# edited on the Russian page/);
+  assert.equal(await page.locator("#starter-changed").isVisible(), false, "no false 'starter changed'");
+  // code still equal to the starter follows the language: b's starter is now the English one
+  await openExercise(page, b.id);
+  const enB = (await exercises(page)).find((e) => e.id === b.id);
+  assert.equal(await code(page), enB.starter);
+}
+
+// A Run that is still going when the student opens another exercise lands in its own exercise.
+export async function flowResultStaysWithExercise(page) {
+  const [a, b] = await exercises(page);
+  await openExercise(page, a.id);
+  await setCode(page, 'import time\nprint("slow run starts")\ntime.sleep(3)\nprint("slow run ends")\n');
+  await page.click("#run");
+  await page.waitForFunction(() => document.body.dataset.busy === "1");
+  await page.waitForTimeout(300);
+  await openExercise(page, b.id);
+  assert.match(await page.locator("#run-status").innerText(), new RegExp(a.title.slice(0, 12).replace(/[()[\]]/g, ".")));
+  await page.waitForFunction(() => !document.body.dataset.busy, null, { timeout: 60000 });
+  assert.equal((await page.locator("#output").innerText()).trim(), "", "the other exercise's output is not shown here");
+  assert.equal(await page.locator("#run-status").innerText(), "");
+  assert.equal(await page.locator("#counters").innerText(), "");
+  await openExercise(page, a.id);
+  assert.match(await page.locator("#output").innerText(), /slow run starts\nslow run ends/);
+  assert.match(await page.locator("#run-status").innerText(), /\d/);
+}
+
+// Passing every test marks the exercise solved, in the list and after a reload; Erase all forgets it.
+export async function flowProgress(page) {
+  const [a] = await exercises(page);
+  assert.equal(await page.locator("#exercise-list li.solved").count(), 0);
+  await clickCheck(page);                              // the starter fails: not solved
+  assert.equal(await page.locator("#exercise-list li.solved").count(), 0);
+  await loadSolution(page);
+  await clickCheck(page);
+  const item = page.locator(`#exercise-list li:has(a[data-id="${a.id}"])`);
+  assert.equal(await item.getAttribute("class"), "solved");
+  assert.equal((await item.locator(".mark").innerText()).trim(), "✓");
+  const n = (await exercises(page)).length;
+  assert.match(await page.locator("#progress").innerText(), new RegExp(`1\\D+${n}`));
+  await page.reload();
+  await waitReady(page);
+  await page.locator("#exercise-list li.solved").waitFor();
+  assert.equal(await page.locator(`#exercise-list li.solved a[data-id="${a.id}"]`).count(), 1);
+  page.once("dialog", (d) => d.accept());
+  await page.click("#erase");
+  assert.equal(await page.locator("#exercise-list li.solved").count(), 0);
+  assert.equal(await code(page), a.starter);
+}
+
+// Hints come one at a time, each scrolled into view, and stay shown after a reload.
+export async function flowHintsOneAtATime(page) {
+  const ex = (await exercises(page))[0];
+  assert.ok(ex.hints >= 2);
+  for (let k = 1; k <= ex.hints; k++) {
+    await page.click("#hint");
+    await page.locator("#hints .hint").nth(k - 1).waitFor();
+    assert.equal(await page.locator("#hints .hint").count(), k);
+    const last = page.locator("#hints .hint").last();
+    assert.match(await last.locator("h3").innerText(), new RegExp(`${k}\\D+${ex.hints}`));
+    const box = await last.boundingBox();
+    const task = await page.locator("#task").boundingBox();
+    const vh = page.viewportSize().height;
+    assert.ok(box.y >= 0 && box.y < vh && box.y >= task.y - 1 && box.y < task.y + task.height,
+      `hint ${k} is in view: y=${box.y}, task ${task.y}…${task.y + task.height}, viewport ${vh}`);
+  }
+  assert.equal(await page.locator("#hint").isDisabled(), true, "no hint left");
+  await page.reload();
+  await waitReady(page);
+  await page.locator("#hints .hint").first().waitFor();
+  assert.equal(await page.locator("#hints .hint").count(), ex.hints);
 }

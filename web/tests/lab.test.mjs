@@ -6,9 +6,8 @@ import * as flows from "./flows.mjs";
 
 ensureBuilt();
 const lab = await startLabServer();
-const skip = lab.skip || false;
 
-describe("lab mode (python -m sandbox)", { skip }, () => {
+describe("lab mode (python -m sandbox)", () => {
   let browser;
   before(async () => { browser = await launchBrowser(); });
   after(async () => { await browser?.close(); await lab.stop?.(); });
@@ -79,6 +78,36 @@ describe("lab mode (python -m sandbox)", { skip }, () => {
   it("Russian first, English switch", async (page) => {
     await flows.openFresh(page, lab.url);
     await flows.flowLanguage(page);
+  });
+
+  it("Python indentation: 4 spaces, Enter after ':' indents, Tab and Shift+Tab", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowIndent(page);
+  });
+
+  it("a language switch re-renders tests, output, counters and status", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowLanguageRerender(page);
+  });
+
+  it("code edited in one language is not flagged as an old starter in the other", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowStarterAcrossLanguages(page);
+  });
+
+  it("a run's result lands in its own exercise", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowResultStaysWithExercise(page);
+  });
+
+  it("solved exercises are remembered and shown in the list", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowProgress(page);
+  });
+
+  it("hints come one at a time, in view, and stay after a reload", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowHintsOneAtATime(page);
   });
 
   it("run on GPU answers (a comparison, or why it is unavailable)", async (page) => {
