@@ -120,7 +120,8 @@ export async function flowCheck(page) {
   assert.ok(failedWithMessage || bad.error, `the starter should fail with a message: ${JSON.stringify(bad).slice(0, 500)}`);
   if (failedWithMessage) {
     assert.ok(await page.locator("#tests li.fail").count() >= 1);
-    assert.equal(await page.locator("#tests li.fail details[open]").count(), 1, "the first failure is expanded");
+    assert.ok(await page.locator("#tests li.fail").first().locator(".message").first().isVisible(), "the first failure's message shows");
+    assert.ok(await page.locator("#tests li.fail details[open]").count() <= 1, "at most the first failure is unfolded");
   } else {
     assert.equal(await page.locator("#error").isVisible(), true);
   }
@@ -210,7 +211,7 @@ export async function flowErrorLine(page) {
   assert.match(err.message, /x_ptr/);
   const head = await page.locator("#error .error-head").innerText();
   assert.match(head, new RegExp(`(строка|line) ${line}`));
-  assert.match(head, /\(1, 0, 0\)|\(1\)/);
+  assert.match(head, /(программа|program) 1(?!\d)/, "the program as the message writes it");
   // the highlighted editor line is that line
   const highlighted = await page.locator(".cm-error-line").innerText();
   assert.equal(highlighted.trim(), text.split("\n")[line - 1].trim());
@@ -392,7 +393,8 @@ export async function flowStarterAcrossLanguages(page) {
 export async function flowResultStaysWithExercise(page) {
   const [a, b] = await exercises(page);
   await openExercise(page, a.id);
-  await setCode(page, 'import time\nprint("slow run starts")\ntime.sleep(3)\nprint("slow run ends")\n');
+  // a busy wait rather than time.sleep, which Pyodide's worker cannot block in
+  await setCode(page, 'import time\nprint("slow run starts")\nt = time.time()\nwhile time.time() - t < 3:\n    pass\nprint("slow run ends")\n');
   await page.click("#run");
   await page.waitForFunction(() => document.body.dataset.busy === "1");
   await page.waitForTimeout(300);
