@@ -32,7 +32,8 @@ if not torch.cuda.is_available():
 try:
     import triton
 except Exception as e:
-    print(json.dumps({"ok": False, "reason": f"real Triton does not import ({type(e).__name__}: {e})"})); raise SystemExit
+    reason = f"real Triton does not import ({type(e).__name__}: {e})"
+    print(json.dumps({"ok": False, "reason": reason})); raise SystemExit
 print(json.dumps({"ok": True, "reason": "", "device": torch.cuda.get_device_name(0), "triton": triton.__version__,
                   "torch": torch.__version__}))
 """

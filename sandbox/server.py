@@ -208,7 +208,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _json(self, status: int, data: dict):
         from .bridge import dumps
-        self._send(status, dumps(data).encode("utf-8"), "application/json; charset=utf-8", {"Cache-Control": "no-store"})
+        self._send(status, dumps(data).encode("utf-8"), "application/json; charset=utf-8",
+                   {"Cache-Control": "no-store"})
 
     def _refuse(self, status: int, type_: str, message: str, reason: str | None = None):
         answer = _error(type_, message)

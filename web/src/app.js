@@ -127,7 +127,7 @@ function renderStatic() {
   const text = {
     title: "title", lang: "lang", "ex-heading": "exercises", check: "check", reset: "reset", undo: "undoReset",
     solution: "solution", stop: "stop", memory: "memory", gpu: "gpu", "tests-heading": "tests",
-    "output-heading": "output", "counters-heading": "counters", "memory-heading": "memoryTitle",
+    "output-heading": "output", "counters-heading": "counters",
     "saved-note": "savedLocally", erase: "eraseAll", "emulator-note": "emulatorNote", "editor-note": "editorNote",
     "starter-changed": "starterChanged",
   };
@@ -279,12 +279,16 @@ function renderResults({ highlight = false } = {}) {
   const out = r ? String(r.stdout ?? "") : "";
   $("output").textContent = !r ? "" : out.length > OUTPUT_LIMIT ? out.slice(0, OUTPUT_LIMIT) + "\n" + t("outputCut", { n: fmt.format(OUTPUT_LIMIT) })
     : out || t("noOutput");
-  const testNames = Object.fromEntries((state.current?.test_ids || []).map((id, i) => [id, state.current.tests[i]]));
-  $("counters").innerHTML = r ? countersHtml(r.launches, t, fmt, { op: v.op, testNames }) : "";
+  $("counters").innerHTML = r ? countersHtml(r.launches, t, fmt, { op: v.op, testNames: testNamesOf(state.current) }) : "";
   renderGpu(v);
   memoryPanel.render(v);
   $("results").dataset.lang = v?.lang ?? "";
   renderStatus();
+}
+
+// Test id -> its title in the page's language (launch records name the test that made them by id).
+function testNamesOf(ex) {
+  return Object.fromEntries((ex?.test_ids || []).map((id, i) => [id, ex.tests[i]]));
 }
 
 function renderGpu(v) {
@@ -524,9 +528,9 @@ const memoryPanel = createMemoryPanel({
   t: () => t, fmt: () => fmt,
   call: (op, request, view) => call(op, request, view, "running"),
   current: () => state.current && viewFor(state.current.id),
-  code: () => editor.code,
   canCall,
-  onError: () => renderResults(),
+  runFirst: () => run(),
+  testNames: () => testNamesOf(state.current),
 });
 
 // ---------- wiring ----------
@@ -558,5 +562,12 @@ addEventListener("hashchange", () => {
 window.__sandbox = {
   state, get code() { return editor.code; }, setCode: (s) => editor.setCode(s), get mode() { return transport?.mode; },
   get timings() { return { ...state.timings, now: Math.round(performance.now() - t0) }; }, panes,
+  memoryCell: (name, offset) => memoryPanel.cellAt(name, offset),
+  // Shows a memory-op answer as if the bridge had sent it (the tests draw the picture's rarer cases with it).
+  showMemory(data, launch = 0) {
+    const v = viewFor(state.current.id);
+    v.memory = { data, launch, program: 0, step: -1 };
+    memoryPanel.render(v);
+  },
 };
 main().catch((e) => failBoot({ stage: "python", message: String(e.message || e) }));

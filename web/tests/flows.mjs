@@ -217,42 +217,126 @@ export async function flowErrorLine(page) {
   assert.equal(highlighted.trim(), text.split("\n")[line - 1].trim());
 }
 
-// the memory picture for program 1 of the solution's demo launch
+// ---------- the memory picture ----------
+const COLORS = { loaded: [0x2f, 0x7f, 0xd1], stored: [0xf0, 0x8a, 0x24], both: [0x8a, 0x4f, 0xbf], masked: [0x9a, 0xa3, 0xad],
+  other: [0xc6, 0xd3, 0xe1], none: [0xe8, 0xeb, 0xef], border: [0x1d, 0x23, 0x2b] };
+const memoryData = (page) => page.evaluate(() => window.__sandbox.state.views.get(window.__sandbox.state.current.id).memory?.data);
+const offsetsOf = (runs) => { const out = []; for (let i = 0; i + 1 < (runs?.length ?? 0); i += 2) for (let o = runs[i]; o < runs[i] + runs[i + 1]; o++) out.push(o); return out; };
+
+// The colour name at element `offset`'s cell of tensor `name` (sampled from the canvas at the cell's centre).
+export async function cellColour(page, name, offset) {
+  const rgb = await page.evaluate(([n, o]) => {
+    const c = window.__sandbox.memoryCell(n, o);
+    if (!c) return null;
+    const canvas = document.querySelector(`#memory-panel figure[data-tensor="${n}"] canvas`);
+    return [...canvas.getContext("2d").getImageData(Math.floor(c.canvasX), Math.floor(c.canvasY), 1, 1).data];
+  }, [name, offset]);
+  if (!rgb) return null;
+  if (rgb[3] === 0) return "blank";
+  return Object.entries(COLORS).find(([, c]) => c.every((v, i) => v === rgb[i]))?.[0] ?? `rgb(${rgb})`;
+}
+
+async function openMemory(page) {
+  await page.click("#memory");
+  await finished(page);
+  await page.locator("#memory-panel figure.tensor").first().waitFor();
+  return memoryData(page);
+}
+
+// Program `index`'s picture: every element it loaded is drawn loaded (or both), one loaded only by another
+// program is drawn as another's, and the figure counts match the bridge's.
+async function checkProgramColours(page, d, index) {
+  await page.waitForFunction((i) => document.getElementById("memory-panel").dataset.program === String(i), index);
+  const prog = d.programs[index];
+  for (const name of Object.keys(d.tensors)) {
+    const mine = offsetsOf(prog.tensors[name].loaded);
+    const fig = page.locator(`#memory-panel figure[data-tensor="${name}"]`);
+    assert.equal(Number(await fig.getAttribute("data-loaded")), mine.length, `${name}: loaded count of program ${index}`);
+    if (!mine.length || d.tensors[name].shape.reduce((a, b) => a * b, 1) > 20000) continue;
+    for (const o of [mine[0], mine[mine.length - 1]]) {
+      assert.ok(["loaded", "both"].includes(await cellColour(page, name, o)), `${name}[${o}] is drawn as loaded by program ${index}`);
+    }
+    const mineSet = new Set(mine);
+    const theirs = d.programs.filter((p) => p !== prog).flatMap((p) => offsetsOf(p.tensors[name].loaded)).find((o) => !mineSet.has(o));
+    if (theirs !== undefined) assert.equal(await cellColour(page, name, theirs), "other", `${name}[${theirs}] belongs to another program`);
+  }
+}
+
+// The picture of a Run's launch: every program traced, scrubbed with the slider's arrow keys and the buttons;
+// hovering an element names the programs that loaded it; then a launch of a Check picked from the list.
 export async function flowMemory(page) {
   await loadSolution(page);
   await clickRun(page);
-  const launch = await page.evaluate(() => window.__sandbox.state.lastResult.launches[0]);
-  const programs = launch.num_programs;
-  await page.click("#memory");
-  await finished(page);
-  await page.locator("#memory-view figure.tensor").first().waitFor();
-  const m0 = await page.evaluate(() => window.__sandbox.state.lastMemory);
-  assert.equal(m0.error ?? null, null, JSON.stringify(m0.error));
-  const names = Object.keys(m0.tensors);
-  assert.ok(names.length >= 1);
-  assert.equal(await page.locator("#memory-view figure.tensor").count(), names.length);
-  assert.equal(await page.locator("#memory-view canvas").count(), names.length);
-  const anyLoaded = names.find((n) => m0.tensors[n].loaded.length > 0);
-  assert.ok(anyLoaded, "program 0 loads something");
-  const row = await page.locator(`figure[data-tensor="${anyLoaded}"] table tr`).nth(1).innerText();
-  const count = new Set(m0.tensors[anyLoaded].loaded).size;
-  assert.ok(row.replace(/[\s\u00a0\u202f]/g, "").includes(String(count)), `${row} should show ${count}`);
-  // the picture has loaded-coloured pixels
-  const blue = await page.locator(`figure[data-tensor="${anyLoaded}"] canvas`).evaluate((c) => {
-    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] === 0x2f && d[i + 1] === 0x7f && d[i + 2] === 0xd1) n++;
-    return n;
-  });
-  assert.ok(blue > 0, "loaded elements are drawn");
-  assert.ok((await page.locator("#traffic").innerText()).length > 10, "the traffic table is shown");
-  if (programs >= 2) {
-    await page.fill('#memory-form input[name="p0"]', "1");
-    await page.click('#memory-form button[type="submit"]');
-    await page.waitForFunction(() => JSON.stringify(window.__sandbox.state.lastMemory.program).startsWith("[1"));
-    const m1 = await page.evaluate(() => window.__sandbox.state.lastMemory);
-    assert.notDeepEqual(m1.tensors[anyLoaded].loaded, m0.tensors[anyLoaded].loaded, "program 1 loads other elements");
+  const launches = await page.evaluate(() => window.__sandbox.state.lastResult.launches);
+  const d = await openMemory(page);
+  assert.equal(d.launch.kernel, launches[0].kernel);
+  assert.equal(d.programs.length, launches[0].num_programs, "every program is traced");
+  assert.equal(await page.locator("#memory-panel figure.tensor").count(), Object.keys(d.tensors).length);
+  assert.equal(await page.locator("#mem-program").getAttribute("max"), String(d.programs.length - 1));
+  await checkProgramColours(page, d, 0);
+  if (d.programs.length >= 2) {
+    await page.focus("#mem-program");
+    await page.keyboard.press("ArrowRight");
+    await checkProgramColours(page, d, 1);
+    await page.keyboard.press("End");
+    await checkProgramColours(page, d, d.programs.length - 1);
+    await page.click("#mem-prev");
+    await checkProgramColours(page, d, d.programs.length - 2);
   }
+  // hover: the element's index and the programs that loaded it
+  const name = Object.keys(d.tensors).find((n) => d.programs.some((p) => p.tensors[n].loaded.length));
+  const owner = d.programs.findIndex((p) => p.tensors[name].loaded.length);
+  const off = offsetsOf(d.programs[owner].tensors[name].loaded)[0];
+  const at = await page.evaluate(([n, o]) => window.__sandbox.memoryCell(n, o), [name, off]);
+  await page.mouse.move(at.x, at.y);
+  const tip = page.locator("#memory-panel .mem-tip");
+  await tip.waitFor({ state: "visible" });
+  const text = await tip.innerText();
+  assert.ok(text.includes(`${name}[`), text);
+  const grid = d.launch.grid, dims = grid[2] > 1 ? 3 : grid[1] > 1 ? 2 : 1;
+  const p = d.programs[owner].program.slice(0, dims);
+  assert.ok(text.includes(dims === 1 ? String(p[0]) : `(${p.join(", ")})`), `the tooltip names program ${p}: ${text}`);
+  assert.match(await tip.locator('[data-kind="loaded"]').innerText(), /\d/);
+  // a Check's launch, picked in the list: the one with the most programs
+  await clickCheck(page);
+  const checked = await page.evaluate(() => window.__sandbox.state.lastResult.launches);
+  const k = checked.reduce((best, L, i) => (L.num_programs > checked[best].num_programs ? i : best), 0);
+  await openMemory(page);
+  await page.selectOption("#mem-launch", String(k));
+  await page.waitForFunction((kk) => window.__sandbox.state.views.get(window.__sandbox.state.current.id).memory?.launch === kk
+    && !document.body.dataset.busy, k);
+  const dc = await memoryData(page);
+  assert.equal(dc.source, "check");
+  assert.equal(dc.launch.test, checked[k].test);
+  assert.equal(dc.programs.length, checked[k].num_programs);
+  await page.focus("#mem-program");
+  await page.keyboard.press("End");
+  await checkProgramColours(page, dc, dc.programs.length - 1);
+  assert.ok((await page.locator("#memory-panel table.traffic").innerText()).length > 10, "the traffic table is shown");
+}
+
+// A 3-D tensor is drawn as one block per leading index, with a border between blocks and a label for each.
+export async function flowMemoryBlocks(page, exerciseId) {
+  await openExercise(page, exerciseId);
+  await loadSolution(page);
+  await clickRun(page);
+  const d = await openMemory(page);
+  const [name, info] = Object.entries(d.tensors).find(([, i]) => i.shape.length >= 3);
+  const blocks = info.shape.slice(0, -2).reduce((a, b) => a * b, 1);
+  const fig = page.locator(`#memory-panel figure[data-tensor="${name}"]`);
+  assert.equal(await fig.getAttribute("data-blocks"), String(blocks));
+  assert.equal(await fig.locator(".tick-block").count(), blocks);
+  assert.match(await fig.locator(".tick-block").nth(1).innerText(), /^\[1, :, :\]$/);
+  assert.ok(await fig.locator(".tick-col").count() >= 2 && await fig.locator(".tick-row").count() >= 2 * blocks, "axes");
+  // the border between blocks: a pixel halfway between the last row of block 0 and the first of block 1
+  const border = await page.evaluate(([n, rowLen, blockLen]) => {
+    const a = window.__sandbox.memoryCell(n, blockLen - rowLen), b = window.__sandbox.memoryCell(n, blockLen);
+    const canvas = document.querySelector(`#memory-panel figure[data-tensor="${n}"] canvas`);
+    const ys = [];
+    for (let y = Math.ceil(a.canvasY) + 1; y < b.canvasY; y++) ys.push([...canvas.getContext("2d").getImageData(Math.floor(a.canvasX), y, 1, 1).data.slice(0, 3)]);
+    return ys;
+  }, [name, info.shape[info.shape.length - 1], info.shape[info.shape.length - 1] * info.shape[info.shape.length - 2]]);
+  assert.ok(border.some((rgb) => rgb.every((v, i) => v === COLORS.border[i])), `a border between blocks: ${JSON.stringify(border)}`);
 }
 
 export async function flowLanguage(page) {

@@ -70,9 +70,15 @@ describe("lab mode (python -m sandbox)", () => {
     await flows.flowErrorLine(page);
   });
 
-  it("memory picture for a chosen program", async (page) => {
+  it("memory picture: every program of any launch, scrubbed, with hover", async (page) => {
     await flows.openFresh(page, lab.url);
     await flows.flowMemory(page);
+  });
+
+  it("memory picture: a 3-D tensor as blocks with borders and axes", async (page) => {
+    await flows.openFresh(page, lab.url);
+    const ex = (await flows.exercises(page)).find((e) => e.id === "flash_attention");
+    await flows.flowMemoryBlocks(page, ex.id);
   });
 
   it("Russian first, English switch", async (page) => {

@@ -150,6 +150,59 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390);
   });
 
+  // The bridge sends masked-off lanes, per-access steps and values once the emulator reports them per access;
+  // the picture's handling of them is shown here with an answer in the bridge's format.
+  it("memory picture: masked lanes where they point (ghost rows outside), steps, values", async (page) => {
+    await flows.openFresh(page, lab.url);
+    const counters = { loaded_bytes: 0, stored_bytes: 0, masked_load_lanes: 0, masked_store_lanes: 0 };
+    await page.evaluate((c) => window.__sandbox.showMemory({
+      source: "run", launch_index: 0, launches: 1, traced: 2,
+      launch: { kernel: "copy_kernel", grid: [2, 1, 1], num_programs: 2 },
+      tensors: { x_ptr: { shape: [10], strides: [1], dtype: "fp32", itemsize: 4 } },
+      programs: [
+        { program: [0, 0, 0], linear: 0, counters: { x_ptr: c }, tensors: { x_ptr: { loaded: [0, 8], stored: [], atomic: [], masked: [-2, 2] } } },
+        { program: [1, 0, 0], linear: 1, counters: { x_ptr: c }, tensors: { x_ptr: { loaded: [8, 2], stored: [], atomic: [], masked: [10, 6] } },
+          steps: [{ line: 9, kind: "load", tensor: "x_ptr", offsets: [8, 1], masked: [10, 3] },
+            { line: 9, kind: "load", tensor: "x_ptr", offsets: [9, 1], masked: [13, 3] }] },
+      ],
+      values: { x_ptr: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5] },
+      traffic: { total: { loaded_bytes: 40, stored_bytes: 0, ideal_bytes: 40, ratio: 1 } },
+    }), counters);
+    const fig = page.locator('#memory-panel figure[data-tensor="x_ptr"]');
+    await fig.waitFor();
+    // program 0: masked lanes at -2 and -1, drawn in the ghost row above the tensor
+    assert.equal(await fig.getAttribute("data-masked"), "2");
+    const cell = (o) => page.evaluate((x) => window.__sandbox.memoryCell("x_ptr", x), o);
+    assert.ok((await cell(-1)).y < (await cell(0)).y, "offset -1 lies above the tensor");
+    assert.equal(await flows.cellColour(page, "x_ptr", -1), "masked");
+    assert.equal(await flows.cellColour(page, "x_ptr", 3), "loaded");
+    assert.equal(await flows.cellColour(page, "x_ptr", 9), "other");
+    // program 1: masked lanes 10…15 past the end, in the ghost row below
+    await page.focus("#mem-program");
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await fig.getAttribute("data-masked"), "6");
+    assert.ok((await cell(12)).y > (await cell(9)).y, "offset 12 lies below the tensor");
+    assert.equal(await flows.cellColour(page, "x_ptr", 12), "masked");
+    assert.equal(await flows.cellColour(page, "x_ptr", 9), "loaded");
+    // its steps: the first load only
+    assert.equal(await page.locator("#mem-steps").isVisible(), true);
+    await page.focus("#mem-step");
+    await page.keyboard.press("ArrowRight");
+    assert.match(await page.locator("#mem-step-text").innerText(), /шаг 1 из 2: строка 9, tl\.load x_ptr/);
+    assert.equal(await fig.getAttribute("data-loaded"), "1");
+    assert.equal(await flows.cellColour(page, "x_ptr", 8), "loaded");
+    assert.equal(await flows.cellColour(page, "x_ptr", 9), "none");
+    assert.equal(await flows.cellColour(page, "x_ptr", 14), "blank", "the second step's masked lanes are not drawn");
+    // hover: index, offset, value, programs
+    const at = await cell(3);
+    await page.mouse.move(at.x, at.y);
+    const tip = await page.locator("#memory-panel .mem-tip").innerText();
+    assert.match(tip, /x_ptr\[3\]/);
+    assert.match(tip, /смещение 3/);
+    assert.match(tip, /значение 3\.5/);
+    assert.match(tip, /прочитали: 0/);
+  });
+
   it("keyboard only: into the editor, type, run, and out again with Esc then Tab", async (page) => {
     await flows.openFresh(page, lab.url);
     const note = await page.locator("#editor-note").innerText();
