@@ -2,12 +2,14 @@
 // Solution/Stop/Memory (and Run on GPU in lab mode), and per exercise the last result: tests, output,
 // counters, the memory picture. Python is reached through transport.js only: Pyodide in a module worker
 // (default) or a local `python -m sandbox` (lab mode: ?token=...).
+import { bootErrorText, fetchJson, isLabServer, packageBaseUrl, stagesHtml } from "./boot.js";
+import { exerciseListHtml, hintsHtml, hintTexts } from "./course.js";
 import { createEditor } from "./editor.js";
 import { LANGS, locale, makeT } from "./i18n.js";
 import { setupPanes } from "./layout.js";
 import { escapeHtml, renderMarkdown } from "./markdown.js";
 import { createMemoryPanel } from "./memory.js";
-import { countersHtml, errorHtml, errorText, tableHtml, testsHtml } from "./results.js";
+import { countersHtml, errorHtml, gpuHtml, statusText, testsHtml } from "./results.js";
 import * as store from "./storage.js";
 import { LabTransport, StoppedError, WorkerTransport } from "./transport.js";
 
@@ -58,24 +60,6 @@ addEventListener("beforeunload", save);
 const panes = setupPanes({ layout: $("layout"), work: $("work"), results: $("results"), columns: $("split-columns"),
   task: $("task"), taskDivider: $("split-task") });
 
-// ---------- fetching ----------
-async function fetchJson(url, init) {
-  try {
-    const r = await fetch(url, init);
-    return r.ok ? await r.json() : null;
-  } catch { return null; }
-}
-// The lab server answers GET /api/info without the token: a page it serves knows it is in lab mode.
-async function isLabServer() {
-  const info = await fetchJson("api/info", { cache: "no-store" });
-  return info?.lab === true;
-}
-function packageBaseUrl(config) {
-  const p = params.get("packages");
-  const base = p ? new URL(p, location.href).href : config.packageBaseUrl;
-  return base.endsWith("/") ? base : base + "/";
-}
-
 // The exercise list in the page's language: pre-rendered by the build when it is there (shown before
 // Python is up), else from Python.
 async function fetchExercises({ fromPython = false } = {}) {
@@ -89,17 +73,9 @@ async function fetchExercises({ fromPython = false } = {}) {
 }
 
 // ---------- boot progress ----------
-const STAGES = ["python", "numpy", "minitriton", "ready"];
 function renderStages(current, failed) {
-  const ol = $("stages");
-  if (document.body.dataset.mode === "lab") { ol.innerHTML = ""; if (!failed) $("boot-text").textContent = t("stage.lab"); return; }
-  const at = STAGES.indexOf(current);
-  ol.innerHTML = STAGES.map((s, i) => {
-    const cls = failed && i === at ? "failed" : i < at || current === "ready" ? "done" : i === at ? "active" : "";
-    const doneAt = state.timings.stages[STAGES[i + 1]];   // a stage ends when the next one starts
-    const shown = doneAt != null && s !== "ready" && (i < at || current === "ready");
-    return `<li class="${cls}" data-stage="${s}">${escapeHtml(t("stage." + s))}${shown ? ` <small>${fmtSeconds.format(doneAt / 1000)} s</small>` : ""}</li>`;
-  }).join("");
+  if (document.body.dataset.mode === "lab") { $("stages").innerHTML = ""; if (!failed) $("boot-text").textContent = t("stage.lab"); return; }
+  $("stages").innerHTML = stagesHtml(current, failed, state.timings.stages, t, fmtSeconds);
   if (!failed) $("boot-text").textContent = current === "ready" ? "" : t("loadingNote");
 }
 function onProgress({ stage }) {
@@ -107,15 +83,9 @@ function onProgress({ stage }) {
   document.body.dataset.stage = stage;
   renderStages(stage);
 }
-function bootErrorText(e) {
-  if (e.stage === "numpy") return t("numpyFailed", { url: /did not load from (\S+)/.exec(e.message)?.[1] || state.packageBaseUrl });
-  if (e.key) return t(e.key);
-  if (e.error) return errorText(e.error, t);
-  return t("bootFailed", { detail: String(e.message || "").split("\n")[0] });
-}
 function showBootError(e) {
   renderStages(e.stage, true);
-  $("boot-text").innerHTML = `<span class="boot-error" role="alert">${escapeHtml(bootErrorText(e))}</span>`
+  $("boot-text").innerHTML = `<span class="boot-error" role="alert">${escapeHtml(bootErrorText(e, t, state.packageBaseUrl))}</span>`
     + (e.message ? `<details><summary>…</summary><pre>${escapeHtml(e.message)}</pre></details>` : "");
   document.body.dataset.stage = "failed";
 }
@@ -147,26 +117,15 @@ function renderStatic() {
 // ---------- exercises, statement, hints, progress ----------
 function renderExerciseList() {
   const solved = store.solvedIds();
-  $("exercise-list").innerHTML = state.exercises.map((ex) => {
-    const done = solved.has(ex.id);
-    return `<li${done ? ' class="solved"' : ""}><a href="#${encodeURIComponent(ex.id)}" data-id="${escapeHtml(ex.id)}"`
-      + `${state.current && ex.id === state.current.id ? ' aria-current="page"' : ""}>`
-      + `<span class="mark" aria-hidden="true">${done ? "✓" : ""}</span><span class="ex-title">${escapeHtml(ex.title)}</span>`
-      + `${done ? `<span class="sr"> (${escapeHtml(t("solvedMark"))})</span>` : ""}</a></li>`;
-  }).join("");
+  $("exercise-list").innerHTML = exerciseListHtml(state.exercises, state.current?.id, solved, t);
   const k = state.exercises.filter((ex) => solved.has(ex.id)).length;
   $("progress").textContent = state.exercises.length ? t("progress", { k, n: state.exercises.length }) : "";
 }
 
-function hintTexts(ex) {
-  return Array.isArray(ex.hint_texts) ? ex.hint_texts : ex.hint_texts ? [ex.hint_texts] : [];
-}
 function renderHints(scrollToLast = false) {
-  const ex = state.current;
-  const texts = ex ? hintTexts(ex) : [];
+  const ex = state.current, texts = hintTexts(ex);
   const k = ex ? Math.min(store.hintsShown(ex.id), texts.length) : 0;
-  $("hints").innerHTML = texts.slice(0, k).map((h, i) =>
-    `<div class="hint"><h3>${escapeHtml(t("hintOf", { k: i + 1, n: texts.length }))}</h3>${renderMarkdown(h)}</div>`).join("");
+  $("hints").innerHTML = hintsHtml(texts, k, t);
   $("hint").textContent = k ? t("hintProgress", { k, n: texts.length }) : t("hint");
   $("hint").disabled = !ex || k >= texts.length;
   if (scrollToLast && k) $("hints").lastElementChild.scrollIntoView({ block: "nearest" });
@@ -233,12 +192,6 @@ function viewFor(id) {
   return state.views.get(id);
 }
 
-function statusText(s) {
-  if (!s) return "";
-  const vars = { ...(s.vars || {}) };
-  if (s.key === "seconds") vars.s = fmtSeconds.format(vars.s);
-  return s.error ? errorText(s.error, t) : t(s.key, vars);
-}
 function renderStatus() {
   const el = $("run-status");
   if (state.busy && state.busy !== state.current?.id) {
@@ -248,12 +201,12 @@ function renderStatus() {
     return;
   }
   const s = state.current && state.views.get(state.current.id)?.status;
-  el.textContent = statusText(s);
+  el.textContent = statusText(s, t, fmtSeconds);
   el.className = "run-status " + (s?.cls || "");
 }
-function showNote(key, cls = "") {
+function showNote(key, cls = "", vars = {}) {
   if (!state.current) return;
-  viewFor(state.current.id).status = { key, cls };
+  viewFor(state.current.id).status = { key, cls, vars };
   renderStatus();
 }
 
@@ -292,14 +245,8 @@ function testNamesOf(ex) {
 }
 
 function renderGpu(v) {
-  const box = $("gpu-result");
-  const g = v?.gpu;
-  box.hidden = !g;
-  if (!g) { box.innerHTML = ""; return; }
-  if (g.available === false) { box.innerHTML = `<p class="warn">${escapeHtml(t("gpuUnavailable", { reason: g.reason || "" }))}</p>`; return; }
-  if (g.error) { box.innerHTML = errorHtml(g.error, t); return; }
-  const { stdout, ...rest } = g;
-  box.innerHTML = `<h3>${escapeHtml(t("gpu"))}</h3>` + tableHtml(rest, t, fmt) + (stdout ? `<pre class="output">${escapeHtml(stdout)}</pre>` : "");
+  $("gpu-result").hidden = !v?.gpu;
+  $("gpu-result").innerHTML = v?.gpu ? gpuHtml(v.gpu, t, fmt) : "";
 }
 
 // Results already on screen that Python wrote in the other language are asked for again, in this one.
@@ -360,7 +307,6 @@ async function call(op, request, view, statusKey) {
   } finally {
     clearTimeout(timer);
     state.busy = null;
-    state.lastCallMs = Math.round(performance.now() - started);
     updateButtons();
     renderStatus();
   }
@@ -417,17 +363,10 @@ async function solution() {
   const ex = state.current;
   if (!ex || !confirm(t("confirmSolution"))) return;
   let text = (await fetchJson(`solutions.${state.lang}.json`))?.solutions?.[ex.id];
-  let why = "";
-  if (text == null && state.ready && !state.busy) {
-    const r = await transport.call("solution", { lang: state.lang, exercise: ex.id });
-    text = r?.code;
-    why = r?.error ? errorText(r.error, t) : "";
-  }
+  if (text == null && state.ready && !state.busy) text = (await transport.call("solution", { lang: state.lang, exercise: ex.id }))?.code;
   if (text == null) {
-    showNote("solutionUnavailable", "failed");
-    viewFor(ex.id).status.vars = { detail: why || bootErrorText(state.bootError || { key: "notReadyYet" }) };
-    renderStatus();
-    return;
+    const detail = bootErrorText(state.bootError || { key: "notReadyYet" }, t, state.packageBaseUrl);
+    return showNote("solutionUnavailable", "failed", { detail });
   }
   if (state.current?.id === ex.id) replaceCode(text);
 }
@@ -477,11 +416,7 @@ function waitReady(restarting = false) {
     renderStages("ready");
     document.body.dataset.ready = "1";
     updateButtons();
-  }, (e) => {
-    state.bootError = e;
-    showBootError(e);
-    updateButtons();
-  });
+  }, failBoot);
 }
 
 function failBoot(e) {
@@ -503,7 +438,7 @@ async function main() {
     $("gpu").hidden = false;
   } else {
     if (!config) return failBoot({ stage: "python", key: "configMissing" });
-    state.packageBaseUrl = packageBaseUrl(config);
+    state.packageBaseUrl = packageBaseUrl(config, params);
     transport = new WorkerTransport({
       workerUrl: new URL("worker.mjs", location.href),
       init: {
@@ -534,17 +469,9 @@ const memoryPanel = createMemoryPanel({
 });
 
 // ---------- wiring ----------
-$("run").onclick = run;
-$("check").onclick = check;
-$("hint").onclick = hint;
-$("reset").onclick = reset;
-$("undo").onclick = undo;
-$("solution").onclick = solution;
-$("stop").onclick = () => transport?.stop("stopped");
-$("memory").onclick = () => memoryPanel.open();
-$("gpu").onclick = gpu;
-$("lang").onclick = switchLanguage;
-$("erase").onclick = eraseAll;
+const actions = { run, check, hint, reset, undo, solution, gpu, lang: switchLanguage, erase: eraseAll,
+  stop: () => transport?.stop("stopped"), memory: () => memoryPanel.open() };
+for (const [id, action] of Object.entries(actions)) $(id).onclick = action;
 $("error").onclick = (e) => {
   const a = e.target.closest(".goto-line");
   if (a) { e.preventDefault(); editor.showErrorLine(Number(a.dataset.line)); editor.focus(); }

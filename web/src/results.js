@@ -29,6 +29,15 @@ export function errorText(err, t) {
   return String(err.message ?? "");
 }
 
+// The run status line: {key, vars} of the page's messages, or {error}; seconds in the page's number format.
+export function statusText(s, t, fmtSeconds) {
+  if (!s) return "";
+  if (s.error) return errorText(s.error, t);
+  const vars = { ...(s.vars || {}) };
+  if (s.key === "seconds") vars.s = fmtSeconds.format(vars.s);
+  return t(s.key, vars);
+}
+
 export function errorHtml(err, t) {
   const where = [];
   if (err.line) where.push(`<a href="#" class="goto-line" data-line="${err.line}">${escapeHtml(t("errorAt", { line: err.line }))}</a>`);
@@ -84,6 +93,14 @@ export function countersHtml(launches, t, fmt, { op, testNames = {} } = {}) {
       + `<th>${escapeHtml(t("storedBytes"))}</th><th>${escapeHtml(t("maskedLanes"))}</th></tr></thead>`
       + `<tbody>${rows}</tbody></table></div></details>`;
   }).join("");
+}
+
+// The lab's GPU run: why it is unavailable, its error, or its comparison with the emulator.
+export function gpuHtml(g, t, fmt) {
+  if (g.available === false) return `<p class="warn">${escapeHtml(t("gpuUnavailable", { reason: g.reason || "" }))}</p>`;
+  if (g.error) return errorHtml(g.error, t);
+  const { stdout, ...rest } = g;
+  return `<h3>${escapeHtml(t("gpu"))}</h3>` + tableHtml(rest, t, fmt) + (stdout ? `<pre class="output">${escapeHtml(stdout)}</pre>` : "");
 }
 
 // A table for whatever shape the bridge gives: a list of rows, a {row: {col: v}} map, or plain values.
