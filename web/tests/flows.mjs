@@ -313,6 +313,13 @@ export async function flowMemory(page) {
   await page.keyboard.press("End");
   await checkProgramColours(page, dc, dc.programs.length - 1);
   assert.ok((await page.locator("#memory-panel table.traffic").innerText()).length > 10, "the traffic table is shown");
+  // the panel follows a language switch (its labels, columns and the launch list)
+  await page.click("#lang");
+  await page.waitForFunction(() => document.getElementById("results").dataset.lang === "en" && !document.body.dataset.busy,
+    null, { timeout: 120000 });
+  const panel = await page.locator("#memory-panel").innerText();
+  assert.ok(!hasCyrillic(panel), `the memory panel is still Russian: ${panel.match(/.{0,40}[а-яё].{0,40}/i)?.[0]}`);
+  assert.equal(await page.locator("#mem-launch").inputValue(), String(k), "the same launch stays pictured");
 }
 
 // A 3-D tensor is drawn as one block per leading index, with a border between blocks and a label for each.

@@ -86,4 +86,9 @@ describe("Pyodide mode with NumPy: the issue's flows", { skip: numpySkip }, () =
   });
   it("progress is remembered", async (page) => { await flows.openFresh(page, url()); await flows.flowProgress(page); });
   it("hints one at a time", async (page) => { await flows.openFresh(page, url()); await flows.flowHintsOneAtATime(page); });
+  it("memory picture: every program of any launch", async (page) => { await flows.openFresh(page, url()); await flows.flowMemory(page); });
+  it("memory picture: a 3-D tensor as blocks", async (page) => {
+    await flows.openFresh(page, url());
+    await flows.flowMemoryBlocks(page, "flash_attention");
+  });
 });

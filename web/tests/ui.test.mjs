@@ -142,6 +142,8 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     await flows.loadSolution(page);
     await flows.clickCheck(page);
     await page.click("#hint");
+    await page.click("#memory");
+    await page.waitForFunction(() => !document.body.dataset.busy && document.querySelector("#memory-panel figure"), null, { timeout: 60000 });
     const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.body.scrollWidth]);
     assert.ok(widths.every((w) => w <= 390), `page is ${widths} px wide`);
     await page.click("#lang");
