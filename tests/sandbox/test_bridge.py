@@ -137,6 +137,19 @@ def test_run_points_at_the_line_and_program_of_a_kernel_error():
     assert err["traceback"].rstrip().splitlines()[-1].startswith("  fix: mask the tail")
 
 
+def test_the_program_is_written_as_the_message_writes_it():
+    """A 2-D grid's program is "(0, 0)" in the message, so the error's program_text says the same (the padded
+    [x, y, z] stays for the editor)."""
+    start = PRACTICE.index("        b = tl.load(b_ptr + ks[:, None] * N + offs_n[None, :],")
+    end = PRACTICE.index("\n", PRACTICE.index("\n", start) + 1)
+    code = PRACTICE[:start] + "        b = tl.load(b_ptr + ks[:, None] * N + offs_n[None, :])" + PRACTICE[end:]
+    err = error_keys(call("run", {"exercise": "practice", "code": code, "lang": "en"})["error"])
+    assert err["type"] == "OutOfBoundsError" and err["program"] == [0, 0, 0]
+    assert err["program_text"] == "(0, 0)" and err["message"].startswith("program (0, 0) reads")
+    one_d = PRACTICE.replace("    y = tl.load(y_ptr + offs, mask=mask)\n", "    y = tl.load(y_ptr + offs)\n")
+    assert call("run", {"exercise": "practice", "code": one_d, "lang": "en"})["error"]["program_text"] == "2"
+
+
 def test_host_errors_point_at_the_line():
     code = "import triton\n\n\ndef helper():\n    return 1 / 0\n\n\nhelper()\n"
     err = error_keys(call("run", {"exercise": "rmsnorm", "code": code, "lang": "en"})["error"])

@@ -315,20 +315,20 @@ async function call(op, request, view, statusKey) {
 async function runOp(op) {
   if (!canCall()) return;
   save();
-  const ex = state.current, src = editor.code;
+  const ex = state.current, src = editor.code, lang = state.lang;
   const v = viewFor(ex.id);
-  Object.assign(v, { op, code: src, lang: state.lang, result: null, gpu: null, memory: null });
+  Object.assign(v, { op, code: src, lang, result: null, gpu: null, memory: null });
   renderResults({ highlight: true });
   const r = await call(op, { exercise: ex.id, code: src }, v, op === "check" ? "checking" : "running");
   if (!r) { if (state.current?.id === ex.id) renderStatus(); return; }
   v.result = r;
-  v.lang = state.lang;
+  v.lang = lang;                      // the language it was asked in (the page may have switched since)
   state.lastResult = r;
   if (op === "check" && r.tests) {
     v.checkNo = ++state.checks;
     if (r.passed && r.tests.every((x) => x.passed)) { store.markSolved(ex.id); renderExerciseList(); }
   }
-  if (state.current?.id === ex.id) renderResults({ highlight: true });
+  if (state.current?.id === ex.id) { renderResults({ highlight: true }); refreshLanguage(v); }
 }
 const run = () => runOp("run");
 const check = () => runOp("check");
