@@ -273,6 +273,7 @@ export async function flowMemory(page) {
   assert.equal(d.programs.length, launches[0].num_programs, "every program is traced");
   assert.equal(await page.locator("#memory-panel figure.tensor").count(), Object.keys(d.tensors).length);
   assert.equal(await page.locator("#mem-program").getAttribute("max"), String(d.programs.length - 1));
+  assert.equal(await page.locator("#mem-steps").isVisible(), d.programs.some((p) => p.steps?.length), "a step slider only with steps");
   await checkProgramColours(page, d, 0);
   if (d.programs.length >= 2) {
     await page.focus("#mem-program");

@@ -146,6 +146,8 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     await page.waitForFunction(() => !document.body.dataset.busy && document.querySelector("#memory-panel figure"), null, { timeout: 60000 });
     const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.body.scrollWidth]);
     assert.ok(widths.every((w) => w <= 390), `page is ${widths} px wide`);
+    const tables = await page.evaluate(() => [...document.querySelectorAll("#counters table")].map((t) => [t.scrollWidth, t.parentElement.clientWidth]));
+    for (const [w, room] of tables) assert.ok(w <= room, `a counters table ${w} px wide in ${room} px`);
     await page.click("#lang");
     await page.waitForFunction(() => document.getElementById("results").dataset.lang === "en" && !document.body.dataset.busy,
       null, { timeout: 60000 });
