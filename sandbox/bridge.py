@@ -234,11 +234,12 @@ def memory(ex, code: str, request: dict, lang: str) -> dict:
             error = _error("ExerciseError", str(f))
         except Exception as exc:
             error = error_info(exc, ex, lang)
-        count = len(Session.launches)
-    record = tracer.record
-    if record is None or which >= count:
+        kept = list(Session.launches)
+    count = len(kept)
+    if tracer.record is None or which >= count:
         return {"error": error or _error("BadRequest", M.say("no_launch", lang, launch=which + 1, count=count)),
                 "stdout": out.text(lang)}
+    record = {**tracer.record, **{k: v for k, v in kept[which].items() if k == "test"}}   # the copy kept names it
     return {"source": source, "launch_index": which, "launches": count, **memory_picture.picture(record),
             "traced": len(record.get("trace", [])), "stdout": out.text(lang),
             "seconds": round(time.perf_counter() - started, 4)}

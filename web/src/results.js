@@ -26,6 +26,8 @@ export function errorText(err, t) {
     return key ? t(key, { detail: err.message || "" }) : t("httpError", { status: 403, detail: err.message || "" });
   }
   if (err.type === "TooLarge") return t("tooLarge");
+  if (err.type === "KeyboardInterrupt") return t("stopped");        // Stop, through Pyodide's interrupt buffer
+  if (err.type === "NotReady") return t("notReadyFailed");
   return String(err.message ?? "");
 }
 
