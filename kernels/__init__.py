@@ -15,8 +15,8 @@ and its FLOPs.
 For torch tensors the wrappers keep a launch plan per input layout (kind, shape, dtype, strides). On real
 Triton, the plans of vector add, softmax, the RMSNorm forward and the TMA attention forward also keep the
 `CompiledKernel` and launch it directly while the caller's arrays are 16-byte aligned
-(`_host.compiled_launcher`). That takes ~15-35 us of host time a call on the H200 machine, against ~27-49 us
-for the lesson's wrappers, so launches of a few microseconds stay GPU-bound.
+(`_host.compiled_launcher`), which cuts a call's host time so that launches of a few microseconds stay
+GPU-bound (`docs/findings.md` §4).
 
 `kernels.tolerances` holds the per-dtype tolerances the tests use. Modules load on first access
 (`kernels.softmax`), so importing the package imports neither triton nor torch.

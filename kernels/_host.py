@@ -222,8 +222,8 @@ def launcher(kernel, grid, **options):
 def compiled_launcher(kernel, grid, pointers=(), **options):
     """`launcher` for a kept plan, launching real Triton's compiled kernel directly once it is known.
 
-    `kernel.run` binds and specialises every argument on each call to find the compiled kernel (~15-40 us of
-    host time; ~40 with four tensor descriptors, Triton 3.6 on an H200 host). A plan can skip that when
+    `kernel.run` binds and specialises every argument on each call to find the compiled kernel (tens of
+    microseconds of host time, more with tensor descriptors: `docs/findings.md` §4). A plan can skip that when
     nothing in a call can pick another compiled kernel: integers fixed by the plan's key, outputs the plan
     allocates, tensor descriptors of one shape and block. What can still vary are the caller's arrays, whose
     addresses Triton specialises on being 16-byte aligned: `pointers` lists their positions in the call, and a

@@ -14,8 +14,7 @@ What it teaches:
   traffic counters show K and V read twice). Other inputs keep the online softmax throughout: fp16 P
   enters the second dot as fp16, whose largest value is 65504 (P = 2**16 would already be inf), and with P
   far above 1 the rounding of the exponent's argument grows with it, which fp32 outputs would show and
-  bf16 ones (P rounded to 2^-9) do not. On the H200 this took the bf16 D = 128 forward from 0.77 to 0.84
-  of SDPA at T = 1024 and from 0.85 to 0.95 at T = 4096.
+  bf16 ones (P rounded to 2^-9) do not. What this gained on a GPU: `docs/findings.md` §3.
 * **Causal block skipping.** With a causal mask, key blocks right of the diagonal contribute nothing: the
   loop bound is a runtime value per program, so later query blocks do more work and early ones stop
   early. Key blocks fully left of the diagonal need no mask at all; only the blocks on the diagonal and the
@@ -44,14 +43,10 @@ scale with the whole row, not with the element: measured at most 2.4e-3 of the s
 Run on a CUDA GPU with real Triton, `python -m kernels.flash_attention` checks the kernels against torch's
 scaled_dot_product_attention (values and gradients) and prints timings next to it.
 
-Measured on an H200 (Triton 3.6.0, torch 2.11, bf16, call-by-call paired timing, three runs, 2026-11-30,
-parity/results/cuda-bench-2026-11-30-paired-a.md, -paired-b.md, -shuffled.md), as a fraction of SDPA's speed:
-- Forward, D = 64, T = 1024..8192: 0.83-1.07 (causal or not); 1.30-1.93x the lesson's kernel.
-- Forward, D = 128: SDPA runs cuDNN's attention there. On Hopper this forward reads Q, K, V and writes O
-  through tensor descriptors (`flash_fwd_tma_kernel`, TMA copies; the same source runs on minitriton).
-  - causal: 0.89-0.92;
-  - non-causal, T = 1024 / 4096 / 8192: 0.83-0.84 / 0.89 / 0.90.
-- Backward: 0.65-1.01 of SDPA's backward speed (at most 1.54x its time).
+On Hopper at D = 128 the forward reads Q, K, V and writes O through tensor descriptors
+(`flash_fwd_tma_kernel`, TMA copies; the same source runs on minitriton). Speed on a GPU: the attention rows
+of the benchmark of record, `parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md`, next to torch's SDPA and
+the lesson's kernel; what was tried for D = 128: `docs/findings.md` §3.
 """
 import math
 
@@ -229,8 +224,8 @@ def flash_fwd_tma_kernel(desc_q, desc_k, desc_v, desc_o, l_ptr, T, qk_scale,
     """`flash_fwd_kernel` with Q, K, V and O as (B*H, T, D) tensor descriptors (blocks of (1, rows, D)).
 
     The hardware's copy engine (TMA) moves whole tiles, and zero-fills rows past T, which the masked steps
-    then drop like the pointer kernel does. Used for D = 128 on Hopper, where it is 6-9 points of SDPA's speed
-    faster than the pointer kernel (H200 sweep, parity/results/flash-d128-sweep-2026-11-29.md)."""
+    then drop like the pointer kernel does. Used for D = 128 on Hopper, where it is faster than the pointer
+    kernel (`docs/findings.md` §3)."""
     if CAUSAL:
         pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
     else:
@@ -441,8 +436,8 @@ def _smem_per_block(x):
 
 def _prune_fwd(configs, named_args, **kwargs):
     """BLOCK_M a multiple of BLOCK_N; for D = 128 on Hopper the 8-warp configs that fit, plus (64, 64, 4 warps)
-    which is the fastest for T = 1024 causal (0.81 of SDPA against 0.71; H200 sweep 2026-11-29); the rest
-    only add noise to the autotuner's choice (20-45% slower there). Ada keeps every config."""
+    which is the fastest for T = 1024 causal on an H200; the rest only add noise to the autotuner's choice
+    (they were 20-45% slower there). Ada keeps every config."""
     configs = _rows_multiple_of_cols(configs, named_args)
     D = named_args.get("D", kwargs.get("D"))
     if D is not None and D > 64 and _smem_per_block(named_args.get("q_ptr")) >= 200 * 1024:
@@ -619,9 +614,8 @@ def launch_configs(q, causal: bool) -> dict:
 
 
 def tma_config(T: int, causal: bool) -> dict:
-    """The TMA forward's blocks (H200, bf16, D = 128, fixed reference, 2026-11-30; SDPA = cuDNN): (128, 64,
-    4 warps, 2 stages) is the fastest (0.84 / 0.95 of SDPA at T = 1024 / 4096 full, 0.96 causal T = 4096)
-    except causal T <= 2048, where (64, 64, 4 warps, 3 stages) is (0.92 against 0.80 at T = 1024)."""
+    """The TMA forward's blocks: (128, 64, 4 warps, 2 stages), except for causal T <= 2048, where (64, 64,
+    4 warps, 3 stages) is faster (the fastest on an H200 with bf16 inputs, `docs/findings.md` §3)."""
     if causal and T <= 2048:
         return {"BLOCK_M": 64, "BLOCK_N": 64, "num_warps": 4, "num_stages": 3}
     return {"BLOCK_M": 128, "BLOCK_N": 64, "num_warps": 4, "num_stages": 2}
@@ -633,8 +627,8 @@ def _forward_tma_plan(B, H, T, D, causal, prepare, alloc_o, alloc_lse, pointer_p
     (a view at an odd offset), which a tensor descriptor cannot address, go to `pointer_plan()`'s launch.
 
     Every argument is specialised alike on each call (descriptors of one shape and block, L freshly allocated,
-    T fixed by the plan), so the launch keeps the `CompiledKernel` (`_host.compiled_launcher`): ~35 us of host
-    time a call instead of ~75 (H200 host, Triton 3.6), which keeps small attention calls GPU-bound."""
+    T fixed by the plan), so the launch keeps the `CompiledKernel` (`_host.compiled_launcher`), which halves
+    the call's host time and keeps small attention calls GPU-bound (`docs/findings.md` §4)."""
     from triton.tools.tensor_descriptor import TensorDescriptor
     cfg = tma_config(T, causal)
     bm, bn = cfg["BLOCK_M"], cfg["BLOCK_N"]

@@ -22,24 +22,8 @@ What it teaches:
 Run on a CUDA GPU with real Triton, `python -m kernels.matmul` checks the kernel against torch and prints
 TFLOP/s next to cuBLAS.
 
-Measured on an H200 (Triton 3.6.0, torch 2.11, bf16, square n, call-by-call paired timing, three runs,
-2026-11-30, parity/results/cuda-bench-2026-11-30-paired-a.md, -paired-b.md, -shuffled.md), n = 1024 / 2048 /
-4096 / 8192:
-
-| compared with | ratio |
-|---|---|
-| cuBLAS | 0.56-0.81 / 0.98-0.99 / 0.95-0.96 / 1.00 |
-| the lesson's kernel | 0.79-1.09 / 1.25-1.27 / 1.27-1.29 / 1.20-1.21 |
-
-At n = 1024 the shuffled run read 0.56x cuBLAS, against 0.79-0.81 in the other two. Each row is steady to 1%
-within its run, so the autotuner probably chose another config in that session. That choice was not recorded
-then; the benchmark's matmul rows now record it (`launch_config`).
-
-Earlier do_bench medians had read 1.01x and 0.93x cuBLAS at 4096 and 0.91x and 0.98x at 8192 in two
-sessions; the autotuner picked 256x128x64 in one session and 128x256x64 in the other. They had also read
-0.32x at n = 1024 and 0.64x at 2048, which was Python's launch cost: ~80 us of host time per call against
-~12 us of GPU time at 1024. The paired timing keeps the host ahead of the GPU, so these ratios are kernel
-time only.
+Speed on a GPU: the matmul rows of the benchmark of record, `parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md`,
+next to cuBLAS and the lesson's kernel, with the config the autotuner chose (`docs/findings.md` §5).
 """
 import numpy as np
 import triton

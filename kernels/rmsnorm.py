@@ -19,33 +19,10 @@ cost 2 · n_programs · n_cols · 4 extra bytes, small next to x, dy and dx when
 Host wrappers take NumPy arrays, `minitriton.Buffer`s (bf16) or torch tensors; RMSNorm runs over the last
 dimension, whose length must fit one block (MAX_COLS).
 
-Measured on an H200 (Triton 3.6.0, bf16, 8192 rows, ideal bytes / time, do_bench): 896 / 2048 / 4096 /
-16384 columns: forward 2.3 / 2.9 / 3.6 / 4.0 TB/s (F.rms_norm 1.8 / 2.6 / 2.9 / 2.4, the lesson's kernel
-2.2 / 3.1 / 3.6 / 3.7), backward (both kernels) 0.65-0.87 / 1.5 / 2.7 / 2.2 (torch autograd through
-F.rms_norm 0.52-0.60 / 1.4 / 1.7 / 1.5). At 896 columns the wrappers' host time (~55 us forward, ~100 us
-backward: three allocations and two launches) is what do_bench sees in some runs (figures from before the
-launch plans kept per input layout, which cut the wrappers' own Python time per call from ~30 to ~10 us forward
-and ~45 to ~16 us backward, measured on a CPU with the launches stubbed out). Since the forward's plan launches
-Triton's compiled kernel directly (`_host.compiled_launcher`), its host time on the H200 machine is ~18 us a
-call (the lesson's wrapper ~27).
-
-2026-11-30, 4096 rows of 1024 / 4096 / 8192 columns, call-by-call paired timing, three runs
-(parity/results/cuda-bench-2026-11-30-paired-a.md, -paired-b.md, -shuffled.md):
-
-| compared with | ratio |
-|---|---|
-| the lesson's kernel | 1.02-1.03 / 1.02 / 1.02-1.04 |
-| F.rms_norm | 1.20-1.21 / 1.26-1.27 / 1.53-1.56 |
-| `x.clone()`, which moves the same bytes | 0.98 / 0.97-0.98 / 0.98 |
-
-Rounds of do_bench had read 1.03 / 1.11 / 1.09 and 1.23 / 1.37 / 1.62, with runs differing by +-6% at 1024
-columns. dw is bit-identical from run to run.
-
-The backward (dx and dw, both kernels), same sizes, interquartile means
-(parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md): 1.5 / 2.2 / 2.4 TB/s of ideal bytes, 1.62 / 1.52 / 1.67x
-torch autograd through F.rms_norm, 10-12x through the eager formula, and 0.62-0.67 of `x + dy` (an op that
-moves dx's read-two-write-one bytes). That gap to the ceiling is the room left: the dw partial rows and the
-second kernel that sums them.
+Speed on a GPU: the RMSNorm rows of the benchmark of record, `parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md`,
+next to torch eager, `F.rms_norm`, the lesson's kernel and a torch op that moves the same bytes (in the
+backward, the gap to that ceiling is the dw partial rows and the second kernel that sums them). Launch
+shapes: `docs/findings.md` §2.
 """
 from __future__ import annotations
 
@@ -57,7 +34,7 @@ import triton.language as tl
 
 from . import _host
 
-# Tuned on an H200 (Triton 3.6.0, bf16, 8192 rows of 896 to 16384 columns).
+# Tuned on an H200 (Triton 3.6.0, bf16, rows of 896 to 16384 columns).
 MAX_COLS = 65536          # a row is held whole in registers
 FWD_ELEMENTS = 4096       # forward: BLOCK_M = FWD_ELEMENTS // BLOCK_N rows per program (896 columns: 4)
 BWD_ELEMENTS = 2048       # backward: rows per loop step likewise
@@ -162,8 +139,7 @@ def config(n_rows: int, n_cols: int) -> dict:
     block_n = triton.next_power_of_2(n_cols)
     block_m = max(1, min(FWD_ELEMENTS // block_n, triton.next_power_of_2(n_rows)))
     # One row per program: ~64 fp32 values per thread (2 warps at 4096 columns, 4 at 8192). Several rows per
-    # program: ~16 (1024 columns, 4 rows: 8 warps were ahead of 2 in three H200 probes, by 1-7%;
-    # parity/results/h200-softmax-configs-2026-11-30.md, h200-bench-context-2026-11-30.md)
+    # program: ~16, a warp per 512 elements (docs/findings.md §2)
     num_warps = max(2, min(32, block_m * block_n // (2048 if block_m == 1 else 512)))
     return {"BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": num_warps,
             "grid": (triton.cdiv(n_rows, block_m),)}

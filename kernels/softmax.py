@@ -20,32 +20,9 @@ needs only y (saved by the forward), never x. `autograd_function()` wraps both k
 Host wrappers take NumPy arrays, `minitriton.Buffer`s (bf16) or torch tensors of any shape; softmax runs
 over the last dimension.
 
-Measured on an H200 (Triton 3.6.0, bf16, ideal bytes / time, L2 flushed, call-by-call timing in a shuffled
-order, interquartile means, 2026-11-30, parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md), 4096 rows of
-256 / 1024 / 4096 / 16384 columns, in TB/s:
-
-| pass | this kernel | torch | the lesson's | same bytes moved (*) |
-|---|---|---|---|---|
-| forward | 0.81 / 2.1 / 3.5 / 3.7 | 0.66 / 1.3 / 1.2 / 2.0 | 0.58 / 2.0 / 3.5 / 3.0 | 0.84 / 2.2 / 3.5 / 4.1 |
-| backward | 0.91 / 2.2 / 3.4 / 4.0 | 0.60 / 1.3 / 1.8 / 2.1 | 0.85 / 2.2 / 3.4 / 4.0 | 0.96 / 2.2 / 3.4 / 4.1 |
-
-(*) torch elementwise ops: `x.clone()` for the forward, `y + dy` for the backward.
-
-Against the lesson's kernel: forward 1.40 / 1.06 / 1.007 / 1.23, backward 1.07 / 1.001 / 1.002 / 1.007. At
-4096 columns and in the backward at 1024, both launch one row (or two) per program and sit within ~1% of
-the same-bytes ceiling: the forward at 4096 wins by masking only columns when a program holds one row (the
-row mask had cost it ~1%, parity/results/h200-softmax-column-mask-2026-11-30.md); the two backward rows are
-ties that other runs read from 0.9995 to 1.003.
-
-At 1024 rows of 32768 and of 65536 (online) columns (an earlier run, timed with do_bench):
-
-| pass | 32768 | 65536 | torch |
-|---|---|---|---|
-| forward | 2.6 | 2.4 | 1.9 |
-| backward | 3.5 | 2.4 | 1.7 |
-
-Host time per call: ~14 us forward, ~23 us backward (the kept plan
-launches Triton's compiled kernel directly; `_host.compiled_launcher`); the lesson's RMSNorm wrapper ~27 us.
+Speed on a GPU: the softmax rows of the benchmark of record,
+`parity/results/cuda-bench-2026-11-30-rmsnorm-bwd.md`, next to torch, the lesson's kernel and a torch op that
+moves the same bytes. Why the launch shapes below are what they are: `docs/findings.md` §2.
 """
 from __future__ import annotations
 
@@ -57,13 +34,12 @@ import triton.language as tl
 
 from . import _host
 
-# Tuned on an H200 (Triton 3.6.0, bf16, 4096 rows): one program holds rows of up to MAX_FUSED_COLS
-# columns in registers (32768 bf16 columns still ran at ~2.6 TB/s, ahead of the online path's ~2.4);
-# wider rows loop over blocks of ONLINE_BLOCK_N columns (2048 columns and 8 warps were fastest at 65536).
+# One program holds rows of up to MAX_FUSED_COLS columns in registers (on an H200 still ahead of the online
+# path at 32768 bf16 columns); wider rows loop over blocks of ONLINE_BLOCK_N columns (docs/findings.md §2).
 MAX_FUSED_COLS = 32768
 ONLINE_BLOCK_N = 2048
 # Short rows: BLOCK_M = ROW_ELEMENTS // BLOCK_N rows per program (at most MAX_BLOCK_M), so that a program
-# moves enough bytes (256 columns: 4 rows/program beat 1 row by 25%).
+# moves enough bytes (docs/findings.md §2).
 ROW_ELEMENTS = 2048
 MAX_BLOCK_M = 4
 
@@ -80,8 +56,7 @@ def softmax_fwd_kernel(x_ptr, y_ptr, n_rows, n_cols, x_row_stride, y_row_stride,
     cols = tl.arange(0, BLOCK_N)
     if BLOCK_M == 1:
         # The grid has a program per row, so the row exists. Masking columns only lets the loads start
-        # without first fetching n_rows: 0.6-1.6% faster on an H200 at 4096x4096
-        # (parity/results/h200-softmax-column-mask-2026-11-30.md).
+        # without first fetching n_rows (docs/findings.md §2).
         mask = (cols < n_cols)[None, :]
     else:
         mask = (rows < n_rows)[:, None] & (cols < n_cols)[None, :]
@@ -102,7 +77,7 @@ def softmax_fwd_online_kernel(x_ptr, y_ptr, n_cols, x_row_stride, y_row_stride, 
     y_row = y_ptr + row * y_row_stride
     cols = tl.arange(0, BLOCK_N)
     # tl.range(..., num_stages=4) lets the compiler prefetch the next blocks while this one is reduced
-    # (measured on an H200: +4% at 65536 columns, +10% at 262144; minitriton ignores the hint).
+    # (docs/findings.md §2; minitriton ignores the hint).
     # Pass 1, online: lane j keeps m_j = max of the values it has seen and d_j = sum of exp(x - m_j) over
     # them. A new value x either raises the maximum (d_j becomes d_j * exp(m_j - x) + 1) or not
     # (d_j += exp(x - m_j)); both need exp(-|x - m_j|), so one exp per element suffices.
@@ -204,13 +179,10 @@ def config(n_rows: int, n_cols: int, max_block: int | None = None) -> dict:
         return {"online": True, "BLOCK_M": 1, "BLOCK_N": block_n, "num_warps": warps, "bwd_num_warps": warps,
                 "grid": (n_rows,)}
     block_m = max(1, min(MAX_BLOCK_M, ROW_ELEMENTS // block_n, triton.next_power_of_2(n_rows)))
-    # about 16 fp32 values per thread, 2 to 32 warps. H200, bf16, 4096 rows, 5 interleaved do_bench rounds
-    # (parity/results/h200-softmax-configs-2026-11-30.md): 4 warps beat 2 at 1024 and 2048 columns, 8 beat 4
-    # at 4096, 16 and 32 warps match or beat 8 and 16 at 8192 and 16384 (a warp per 512 elements).
+    # A warp per 512 elements (about 16 fp32 values per thread), 2 to 32 warps (docs/findings.md §2).
     num_warps = max(2, min(32, block_m * block_n // 512))
     # The backward reads two blocks per element and reduces once: 4 warps were fastest from 2048 to 16384
-    # elements per program (H200, bf16, 4096 rows, 7 interleaved do_bench medians: 1024 columns 2280 GB/s
-    # vs 2191 with 2 warps, 16384 columns 4039 vs 3930 with 16; 4096 columns unchanged at 3339)
+    # elements per program (docs/findings.md §2).
     elements = block_m * block_n
     bwd_num_warps = 4 if 2048 <= elements <= 16384 else num_warps
     return {"online": False, "BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": num_warps,

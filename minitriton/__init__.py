@@ -16,24 +16,26 @@ Supported: the `triton` launch surface (jit, autotune, heuristics, Config, cdiv,
 the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, debug ops), every
 integer and float dtype with bf16 rounded like the GPU, bounds-checked memory with precise errors, and
 traffic counters (`record()`).
-Tensor descriptors (`tl.make_tensor_descriptor`, `triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and
-store blocks with TMA's zero padding.
-Not supported: fp8 types, block pointers, inline asm, `tl.dot_scaled`, multi-CTA
-features; scheduling hints (num_warps, num_stages, ...) are accepted and have no effect.
+Block pointers (`tl.make_block_ptr`, `tl.advance`) and tensor descriptors (`tl.make_tensor_descriptor`,
+`triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and store blocks with their padding.
+Settings: `options()` / `set_options(...)` (minitriton.options). Not supported: fp8 types, inline asm,
+`tl.dot_scaled`, multi-CTA features; scheduling hints (num_warps, num_stages, ...) are accepted and have no
+effect.
 """
 from __future__ import annotations
 
+import importlib
 import sys
 
-from . import language, testing
-from .buffers import Buffer
-from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
-from .counters import Recording, record
-from .engine import options
-from .errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
+from minitriton import language, testing
+from minitriton.memory.buffers import Buffer
+from minitriton.runtime.autotune import Autotuner, Config, Heuristics, autotune, heuristics
+from minitriton.observers.counters import Recording, record
+from minitriton.options import Options, options, set_options
+from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
                      DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
-from .jit import JITFunction, KernelInterface, jit
-from .ops_basic import constexpr
+from minitriton.runtime.jit import JITFunction, KernelInterface, jit
+from minitriton.semantics.elementwise import constexpr
 
 __version__ = "0.1.0"
 
@@ -92,7 +94,6 @@ def install() -> None:
     if real is not None and real is not sys.modules[__name__]:
         raise RuntimeError("real Triton is already imported in this process; call minitriton.install() before "
                            "`import triton`, or run the emulator in its own process")
-    import importlib
     for alias, target in _ALIASES.items():
         sys.modules[alias] = importlib.import_module(target)
 
@@ -105,6 +106,6 @@ def uninstall() -> None:
 
 
 __all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
-           "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "options",
+           "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "Options", "options", "set_options",
            "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "CompileTimeAssertionFailure", "OutOfResources", "MiniTritonError",
            "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError"]

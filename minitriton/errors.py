@@ -5,7 +5,7 @@ diagnostics minitriton adds say what happened, where (file:line, program id, lan
 """
 from __future__ import annotations
 
-import linecache
+import numpy as np
 
 
 class MiniTritonError(Exception):
@@ -90,14 +90,9 @@ class KernelRuntimeError(MiniTritonError):
 
 
 def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "") -> str:
-    """Triton's compile-error layout for `jit_fn` at file line `lineno`, plus where the line is."""
-    rel = lineno - jit_fn.def_line + 1
-    if jit_fn.src is not None and rel >= 1:
-        src_lines = jit_fn.src.split("\n")[:rel][-12:]
-        excerpt = "\n".join(src_lines + [" " * col + "^"])
-    else:
-        excerpt = linecache.getline(jit_fn.file_name, lineno).rstrip("\n") + "\n" + " " * col + "^"
-    text = f"at {rel}:{col}:\n{excerpt}" + (f"\n{message}" if message else "")
+    """Triton's compile-error layout for `jit_fn` at file line `lineno`, column `col` (its `source` places them
+    in Triton's numbering), then where the line is."""
+    text = jit_fn.source.triton_excerpt(lineno, col) + (f"\n{message}" if message else "")
     text += f"\n  in kernel `{jit_fn.__name__}` ({jit_fn.file_name}:{lineno})"
     if extra:
         text += "\n" + extra
@@ -122,9 +117,21 @@ def outside_kernel(name: str) -> MiniTritonError:
         f"tl.{name} was called outside a kernel launch; launch the kernel with kernel[grid](...)")
 
 
-def format_ranges(values, limit: int = 4) -> str:
-    """Sorted integers as compact ranges: [1, 2, 3, 7] -> '1…3, 7'."""
-    values = sorted(set(int(v) for v in values))
+def program_id(linear: int, grid) -> tuple:
+    """A linear program index (x outermost, z fastest) as the program id a launch shows: (x,), (x, y) or
+    (x, y, z), without the trailing axes of size 1 of `grid` (one to three sizes)."""
+    gy, gz = (tuple(grid[1:]) + (1, 1))[:2]
+    x, y, z = linear // (gy * gz), (linear // gz) % gy, linear % gz
+    if gy == 1 and gz == 1:
+        return (x,)
+    return (x, y) if gz == 1 else (x, y, z)
+
+
+def format_ranges(values, limit: int = 4, noun: str = "offsets") -> str:
+    """Distinct integers as sorted runs: [7, 1, 2, 3] -> '1…3, 7'; past `limit` runs, '… (N offsets in all)'."""
+    values = sorted(set(int(v) for v in np.asarray(values).reshape(-1).tolist()))
+    if not values:
+        return "none"
     parts = []
     i = 0
     while i < len(values) and len(parts) < limit:
@@ -134,5 +141,5 @@ def format_ranges(values, limit: int = 4) -> str:
         parts.append(f"{values[i]}" if i == j else f"{values[i]}…{values[j]}")
         i = j + 1
     if i < len(values):
-        parts.append(f"… ({len(values)} offsets in all)")
+        parts.append(f"… ({len(values)} {noun} in all)" if noun else f"… ({len(values)} in all)")
     return ", ".join(parts)

@@ -3,7 +3,7 @@
 A comparator takes (minitriton array, reference array) and returns an `Outcome` (ok, a one-number error
 for the table, a short detail). Exact means bit for bit, except that any NaN equals any NaN (payloads are
 not specified); bf16 arrays (`BF16`) compare their bits. Where the GPU is approximate the bounds are the
-measured ones (semantics doc §1 row 33, §5), with a little headroom; see TOLERANCES and parity/README.md.
+measured ones (docs/semantics.md S1.33, S12), with a little headroom; see TOLERANCES and parity/README.md.
 """
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from parity.oracle import BF16, ulp_distance
-
-F32_EPS = 2.0 ** -24            # unit roundoff of fp32 (half an ulp of 1.0)
 
 # What each kind of value is compared with: the documented tolerance table (README.md shows it too).
 TOLERANCES = {
@@ -151,11 +149,6 @@ def within(mt, ref, bound) -> Outcome:
     worst = float(np.nanmax(np.where(nm & nr, 0.0, np.where(nm ^ nr, np.inf, diff)))) if diff.size else 0.0
     good = bool(np.all(ok))
     return Outcome(good, worst, "" if good else f"max |diff| {worst:.3g} over the bound: {_where(~ok, mt, ref)}")
-
-
-def sum_bound(terms_abs_sum, n_terms, eps=F32_EPS):
-    """Two sums of the same n terms in different orders (or FMA-contracted) differ by at most 2 n eps sum|x|."""
-    return 2.0 * n_terms * eps * np.asarray(terms_abs_sum, np.float64) + 1e-37
 
 
 def by_parts(parts):

@@ -1,6 +1,6 @@
 """Compile-acceptance sweep: which (op, dtype) kernels Triton 3.6's compiler accepts, next to minitriton.
 
-The lab GPU runs Triton 3.6.0, whose compiler refuses some kernels that Triton's interpreter (and a naive
+The GPU target runs Triton 3.6.0, whose compiler refuses some kernels that Triton's interpreter (and a naive
 emulator) run: MLIR verification and LLVM lowering failures, not just frontend checks. Triton's compiler
 needs no GPU to build a cubin for sm_90, so this tool compiles every case offline with a Python that has
 `triton==3.6.0` installed, runs the same source under minitriton, and lists the cases where one accepts and
@@ -11,8 +11,8 @@ Cases: unary ops and reductions over a 16-element block of each of the 13 dtypes
 pair of dtypes. Whether each side compiles, and the words of the refusals; the values the accepted kernels
 compute are compared by the probes and the fuzz, on the GPU. Last run: results/compile-sweep-2026-11-29.md.
 
-    python -m venv /tmp/v36 && /tmp/v36/bin/pip install triton==3.6.0 numpy
-    .venv/bin/python parity/compile_sweep.py --triton-python /tmp/v36/bin/python [--only unary|binary] [--out F.json]
+    python -m venv ~/triton36 && ~/triton36/bin/pip install triton==3.6.0 numpy
+    .venv/bin/python parity/compile_sweep.py --triton-python ~/triton36/bin/python [--only unary|binary] [--out F.json]
 
 Reports the cases accepted by one side only, and those both refuse with different words (each side's last
 line, without the exception's type). Exit status 1 when a case is accepted by one side only. About 5,000
@@ -207,10 +207,6 @@ def statement_source(body: str) -> str:
             "GD = tl.float32\nGT = (1, 2)\nC = tl.constexpr(3)\n" + STATEMENT_HELPERS +
             "\n\n@triton.jit\ndef k(x_ptr, y_ptr, out_ptr):\n    x = tl.load(x_ptr + tl.arange(0, 16))\n"
             f"    n = tl.load(y_ptr)\n    {body}\n    tl.store(out_ptr + tl.arange(0, 16), r.to(tl.float32))\n")
-
-
-def _tl(dt: str) -> str:
-    return {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}.get(dt, dt)
 
 
 def source(expr: str, xt: str, yt: str) -> str:

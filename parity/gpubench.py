@@ -9,7 +9,7 @@ mean per callable (`paired_timing.iq_mean`: the event timer's 32 ns steps make a
 records the medians beside it. Drift slower than one turn (clocks, power, a busy host) then lands on every
 callable alike: identical launches read within 0.5% of each other, where rounds of
 `triton.testing.do_bench` (one callable for tens of milliseconds, then the next) read them up to 4% apart on
-an H200 (parity/results/h200-softmax-bwd-2026-11-30.md). The spread of the ratio over SLICES consecutive slices of the
+an H200 (docs/findings.md §1). The spread of the ratio over SLICES consecutive slices of the
 run is recorded beside each ratio. Reports GB/s for memory-bound kernels
 (bytes an ideal kernel moves, from each module's `traffic()`, over the time) and TFLOP/s for matmul and
 attention, plus ratios: ours / torch eager, ours / torch.compile, ours / cuBLAS, ours / SDPA (>1 means
@@ -28,7 +28,7 @@ import sys
 import time
 import traceback
 
-from parity.paired_timing import FLUSH_BYTES, iq_mean, paired_times, slice_iq_means
+from parity.paired_timing import FLUSH_BYTES, iq_mean, paired_times, ratio_spread, slice_iq_means
 
 SMOKE = os.environ.get("PARITY_CUDA_SMOKE") == "1"
 # torch.compile's baselines compile in one process: a pool of compile workers left busy beside the timing loop
@@ -112,9 +112,8 @@ class Bench:
         ratios = {f"vs {k}": (v / ours if (ours and v) else None) for k, v in times.items() if k != "triton"}
         spread = {}
         for k, ms in per_slice.items():
-            if k != "triton" and "triton" in per_slice and len(ms) == len(per_slice["triton"]) > 1:
-                each = [theirs / mine for theirs, mine in zip(ms, per_slice["triton"])]
-                spread[f"vs {k}"] = [min(each), max(each)]
+            if k != "triton" and ratio_spread(ms, per_slice.get("triton", [])):
+                spread[f"vs {k}"] = ratio_spread(ms, per_slice["triton"])
         if unit == "GB/s" and self.copy_gbs and rates.get("triton"):
             ratios["of d2d copy"] = rates["triton"] / self.copy_gbs
         r = {"kernel": kernel, "size": size, "unit": unit, "ms": times, "ms_slices": per_slice, "rate": rates,
@@ -181,7 +180,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             b.errors.append(f"lesson {name}: {type(e).__name__}: {e}")
             lesson[name] = None
         if lesson[name] is None:
-            b.skipped.append(f"lesson baseline {name} (not found in {lesson_dir or LESSON_DIR})")
+            b.skipped.append(f"lesson baseline {name} (no {name}.py in the lesson folder: set PARITY_LESSON_DIR)")
     torch.manual_seed(0)
     dev = b.dev
     small = SMOKE
@@ -343,7 +342,7 @@ def run(budget_s=330.0, compile_ok=True, lesson_dir=None) -> dict:
             b.row("flash bwd", tag, "TFLOP/s", flash_attention.traffic(B, H, T, D, causal, "bfloat16",
                                                                       backward=True)["flops"], fns,
                   config=f"dK/dV {chosen['dkdv']}, dQ {chosen['dq']}" if chosen["dkdv"] else None)
-            del q, k, v, o, lse, do, qr, kr, vr, ref
+            q = k = v = o = lse = do = qr = kr = vr = ref = None  # free the GPU memory before the next shape
     info = {"device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu (smoke)",
             "torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
             "seconds": round(time.monotonic() - b.t0, 1), "budget_s": budget_s, "smoke": SMOKE,

@@ -24,8 +24,8 @@ from parity.oracle import BF16, REPO_ROOT, Call
 _FALLBACK_TOL = {"float32": (1e-6, 1e-5), "bfloat16": (1e-5, 2.0 ** -6), "float16": (1e-5, 2.0 ** -9),
                  "float64": (1e-6, 1e-5), "tf32": (2.0 ** -8, 2.0 ** -8), "bfloat16_dot": (2.0 ** -7, 2.0 ** -6),
                  "float16_dot": (2.0 ** -8, 2.0 ** -8)}
-BF16_INTERP = ("§1 rows 22-23: the interpreter computes bf16 arithmetic on the raw uint16 bit patterns")
-TF32_INTERP = ("§1 rows 24, 43: the kernel's fp32 tl.dot defaults to TF32 (inputs truncated) on the GPU; the "
+BF16_INTERP = ("S1.22, S1.23: the interpreter computes bf16 arithmetic on the raw uint16 bit patterns")
+TF32_INTERP = ("S1.24, S1.43: the kernel's fp32 tl.dot defaults to TF32 (inputs truncated) on the GPU; the "
                "interpreter computes plain fp32")
 
 

@@ -16,7 +16,7 @@ The order is shuffled, not rotated. A rotation keeps the cyclic order, so every 
 same one, and on an H200 that alone moved a ratio by 2%, either way, despite the flush and the spin. At
 4096x4096, our softmax backward against the lesson's read 1.021-1.025 with the order (ours, torch, lesson,
 y + dy) rotated, 0.979-0.980 with (lesson, torch, ours, y + dy) rotated, and 0.999-1.002 shuffled
-(parity/results/h200-softmax-bwd-2026-11-30.md).
+(docs/findings.md §1).
 """
 from __future__ import annotations
 
@@ -108,9 +108,10 @@ def slice_iq_means(samples: list, slices: int = 5) -> list:
     return [iq_mean(samples[b * size:(b + 1) * size]) for b in range(slices)]
 
 
-def ratio_with_spread(theirs: list, ours: list, slices: int = 5) -> tuple:
-    """(iq_mean(theirs) / iq_mean(ours), [min, max] of that ratio over `slices` consecutive slices of the
-    calls): >1 means ours is faster; the spread shows how steady the ratio was during the run."""
-    ratio = iq_mean(theirs) / iq_mean(ours)
-    each = [t / o for t, o in zip(slice_iq_means(theirs, slices), slice_iq_means(ours, slices))]
-    return ratio, [min(each), max(each)]
+def ratio_spread(theirs: list, ours: list) -> list | None:
+    """[min, max] of theirs / ours over matching slices (each side's `slice_iq_means`): how steady a ratio
+    stayed during the run (> 1: ours is faster). None unless both sides have the same two or more slices."""
+    if len(theirs) != len(ours) or len(ours) < 2:
+        return None
+    each = [t / o for t, o in zip(theirs, ours)]
+    return [min(each), max(each)]

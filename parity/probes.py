@@ -1,4 +1,4 @@
-"""The probe set: one small kernel per semantic rule of ../shared/research/triton-semantics.md.
+"""The probe set: one small kernel per rule of docs/semantics.md.
 
 Each `Probe` names its doc row, the kernel source, its arguments and how each output is compared
 (default: exact; `check`, or `check_cuda` / `check_interp` per target). `expect` holds values the doc gives
@@ -12,7 +12,6 @@ GPU does (an explained, listed mismatch). `skip` keeps a probe in the table with
 """
 from __future__ import annotations
 
-import math
 import textwrap
 from dataclasses import dataclass, field
 
@@ -96,25 +95,25 @@ def bits_f32(*v):
 OUT = None  # marker: the output argument is the last array argument
 rng = np.random.default_rng(20241129)
 
-# ================================================================ §1 rows 1-16: integers, NaN
-ew("int_divmod_c", "§1 row 1", [i32(-7, 7, -7, 7), i32(2, 2, -2, -2)], ["x // y", "x % y"], np.int32,
+# ================================================================ S1.1-S1.16: integers, NaN
+ew("int_divmod_c", "S1.1", [i32(-7, 7, -7, 7), i32(2, 2, -2, -2)], ["x // y", "x % y"], np.int32,
    expect={2: i32(-3, 3, 3, -3, -1, 1, -1, 1)})
-ew("int_divmod_more", "§1 row 2", [i32(-8, -8, -1, -1), i32(3, 3, 3, 3)], ["x // y", "x % y"], np.int32,
+ew("int_divmod_more", "S1.2", [i32(-8, -8, -1, -1), i32(3, 3, 3, 3)], ["x // y", "x % y"], np.int32,
    expect={2: i32(-2, -2, 0, 0, -2, -2, -1, -1)})
-probe("scalar_divmod_runtime_vs_constexpr", "§1 rows 3-4",
+probe("scalar_divmod_runtime_vs_constexpr", "S1.3, S1.4",
       kernel("scalar_divmod(out_ptr, a, b, A: tl.constexpr, B: tl.constexpr)", """
           tl.store(out_ptr + 0, a // b)
           tl.store(out_ptr + 1, a % b)
           tl.store(out_ptr + 2, A // B)
           tl.store(out_ptr + 3, A % B)"""),
       (1,), (np.zeros(4, np.int32), -7, 2), kwargs={"A": -7, "B": 2}, expect={0: i32(-3, -1, -4, 1)})
-ew("int_div_by_zero", "§1 row 5", [i32(7, -7, 0, 1), i32(0, 0, 0, 0)], ["x // y", "x % y"], np.int32,
+ew("int_div_by_zero", "S1.5", [i32(7, -7, 0, 1), i32(0, 0, 0, 0)], ["x // y", "x % y"], np.int32,
    expect={2: i32(-1, -1, -1, -1, 7, -7, 0, 1)},
-   interp="§1 row 5: the interpreter gives q=0, r=0 (NumPy, with divide-by-zero warnings); the GPU gives "
+   interp="S1.5: the interpreter gives q=0, r=0 (NumPy, with divide-by-zero warnings); the GPU gives "
           "q=-1, r=x", interp_value={2: i32(0, 0, 0, 0, 0, 0, 0, 0)})
-ew("int32_wraparound", "§1 row 6", [i32(2147483647, 0, -1, 5)], ["x + 1", "x * 2", "(x + 1) // 2"], np.int32,
+ew("int32_wraparound", "S1.6", [i32(2147483647, 0, -1, 5)], ["x + 1", "x * 2", "(x + 1) // 2"], np.int32,
    expect={1: i32(-2147483648, 1, 0, 6, -2, 0, -2, 10, -1073741824, 0, 0, 3)})
-probe("int_args_typed_by_value", "§1 rows 8-9",
+probe("int_args_typed_by_value", "S1.8, S1.9",
       kernel("int_args(out_ptr, n, m)", """
           tl.store(out_ptr + 0, n + 1)
           tl.store(out_ptr + 1, n * 4)
@@ -122,26 +121,26 @@ probe("int_args_typed_by_value", "§1 rows 8-9",
           tl.store(out_ptr + 3, m * 4)"""),
       (1,), (np.zeros(4, np.int64), 2**31 - 1, 2**40),
       expect={0: np.array([-2**31, -4, 2**40 + 1, 2**42], np.int64)})
-probe("offset_overflow_pid_stride", "§1 row 10",
+probe("offset_overflow_pid_stride", "S1.10, S4.3",
       kernel("offset_wrap(out_ptr, stride)", "tl.store(out_ptr, tl.program_id(0) + stride * 3)"),
       (1,), (np.zeros(1, np.int64), 2**30), expect={0: np.array([-2**30], np.int64)})
-probe("int32_plus_uint32_is_uint32", "§1 row 11, §3 rule 4",
+probe("int32_plus_uint32_is_uint32", "S1.11, S3.4",
       kernel("prefer_unsigned(x_ptr, y_ptr, out_ptr, code_ptr)", """
           r = tl.load(x_ptr) + tl.load(y_ptr)
           tl.store(out_ptr, r.to(tl.int64))
           tl.store(code_ptr, r.dtype.is_int_unsigned() * 100 + r.dtype.primitive_bitwidth)"""),
       (1,), (i32(-1), np.array([1], np.uint32), np.zeros(1, np.int64), np.zeros(1, np.int32)),
       expect={2: np.array([0], np.int64), 3: i32(132)})
-ew("float_mod_is_fmod", "§1 row 12", [f32(-7.5, 7.5, -7.5, 7.5), f32(2, 2, -2, -2)], ["x % y"], np.float32,
+ew("float_mod_is_fmod", "S1.12", [f32(-7.5, 7.5, -7.5, 7.5), f32(2, 2, -2, -2)], ["x % y"], np.float32,
    expect={2: f32(-1.5, 1.5, -1.5, 1.5)})
-probe("float_floordiv_rejected", "§1 row 13",
+probe("float_floordiv_rejected", "S1.13, S14.14",
       kernel("float_floordiv(x_ptr)", "x = tl.load(x_ptr)\ntl.store(x_ptr, x // 2.0)"),
       (1,), (np.zeros(1, np.float32),), error=r"unexpected type fp32")
-ew("maximum_ignores_nan", "§1 row 14", [f32(np.nan, 0, 2, 3), f32(1, np.nan, np.nan, -1)],
+ew("maximum_ignores_nan", "S1.14", [f32(np.nan, 0, 2, 3), f32(1, np.nan, np.nan, -1)],
    ["tl.maximum(x, 1.0)", "tl.minimum(x, 1.0)", "tl.maximum(x, y)", "tl.minimum(x, y)",
     "tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)"], np.float32,
    expect={2: f32(1, 1, 2, 3, 1, 0, 1, 1, 1, 0, 2, 3, 1, 0, 2, -1, np.nan, np.nan, np.nan, 3)})
-probe("max_reduction_ignores_nan_sum_propagates", "§1 rows 15-16",
+probe("max_reduction_ignores_nan_sum_propagates", "S1.15, S1.16",
       kernel("nan_reductions(x_ptr, out_ptr)", """
           x = tl.load(x_ptr + tl.arange(0, 4))
           tl.store(out_ptr + 0, tl.max(x, axis=0))
@@ -149,31 +148,31 @@ probe("max_reduction_ignores_nan_sum_propagates", "§1 rows 15-16",
           tl.store(out_ptr + 2, tl.sum(x, axis=0))"""),
       (1,), (f32(np.nan, 0, 2, 3), np.zeros(3, np.float32)), expect={1: f32(3, 0, np.nan)})
 
-# ================================================================ §1 rows 17-23 and §2: bf16 / fp16 casts, bf16 math
+# ================================================================ S1.17-S1.23 and S2: bf16 / fp16 casts, bf16 math
 TABLE2 = bits_f32(0x3FFFFFFF, 0x3F808000, 0x3F818000, 0x3F80C000, 0x3F807FFF, 0xF8080001, 0x7F7FFFFF, 0x00000001)
 RTNE = np.array([0x4000, 0x3F80, 0x3F82, 0x3F81, 0x3F80, 0xF808, 0x7F80, 0x0000], np.uint16)
 TRUNC = np.array([0x3FFF, 0x3F80, 0x3F81, 0x3F80, 0x3F80, 0xF808, 0x7F7F, 0x0000], np.uint16)
 FP16 = np.array([0x4000, 0x3C04, 0x3C0C, 0x3C06, 0x3C04, 0xFC00, 0x7C00, 0x0000], np.uint16).view(np.float16)
-ew("fp32_to_bf16_rtne", "§1 row 17, §2", [TABLE2], ["x.to(tl.bfloat16)"], "bf16", expect={1: BF16(RTNE)},
-   interp="§1 row 17: the interpreter truncates fp32 -> bf16 (3.6 and 3.9); the GPU rounds to nearest even",
+ew("fp32_to_bf16_rtne", "S1.17, S2", [TABLE2], ["x.to(tl.bfloat16)"], "bf16", expect={1: BF16(RTNE)},
+   interp="S1.17: the interpreter truncates fp32 -> bf16 (3.6 and 3.9); the GPU rounds to nearest even",
    interp_value={1: BF16(TRUNC)})
-probe("store_fp32_into_bf16_pointer", "§1 row 18",
+probe("store_fp32_into_bf16_pointer", "S1.18",
       kernel("store_bf16(x_ptr, out_ptr, N: tl.constexpr)",
              "offs = tl.arange(0, N)\ntl.store(out_ptr + offs, tl.load(x_ptr + offs))"),
       (1,), (TABLE2, BF16(np.zeros(8, np.uint16))), kwargs={"N": 8}, expect={1: BF16(RTNE)},
-      interp="§1 row 18: the interpreter's implicit store cast truncates; a store casts like .to() (RTNE)",
+      interp="S1.18: the interpreter's implicit store cast truncates; a store casts like .to() (RTNE)",
       interp_value={1: BF16(TRUNC)})
 SUB = f32(1e-39, -1e-39, 1e-40, 3e-39)
-ew("fp32_subnormal_to_bf16", "§1 row 19", [SUB], ["x.to(tl.bfloat16)"], "bf16", expect={1: BF16.round(SUB)},
-   interp="§1 row 19: the interpreter turns the fp32 subnormal 1e-39 into 4.22e-39; RTNE gives 1.01e-39")
-ew("fp32_to_bf16_rtz", "§1 row 20, §2", [TABLE2], ['x.to(tl.bfloat16, fp_downcast_rounding="rtz")'], "bf16",
+ew("fp32_subnormal_to_bf16", "S1.19", [SUB], ["x.to(tl.bfloat16)"], "bf16", expect={1: BF16.round(SUB)},
+   interp="S1.19: the interpreter turns the fp32 subnormal 1e-39 into 4.22e-39; RTNE gives 1.01e-39")
+ew("fp32_to_bf16_rtz", "S1.20, S2", [TABLE2], ['x.to(tl.bfloat16, fp_downcast_rounding="rtz")'], "bf16",
    expect={1: BF16(TRUNC)})
-ew("fp32_to_fp16_rtne", "§1 row 21, §2", [TABLE2], ["x.to(tl.float16)"], np.float16, expect={1: FP16})
-ew("bf16_add_and_compare", "§1 row 22",
+ew("fp32_to_fp16_rtne", "S1.21, S2", [TABLE2], ["x.to(tl.float16)"], np.float16, expect={1: FP16})
+ew("bf16_add_and_compare", "S1.22",
    [BF16.from_float([2.5, -5, 1, 3]), BF16.from_float([2, -2, 1, -3])], ["x + y", "(x < y).to(tl.bfloat16)"], "bf16",
    expect={2: BF16(np.array([0x4090, 0xC0E0, 0x4000, 0x0000, 0, 0x3F80, 0, 0], np.uint16))},
-   interp="§1 row 22: the interpreter adds and compares the raw uint16 bit patterns of bf16 values")
-probe("bf16_mul_and_sum", "§1 row 23",
+   interp="S1.22: the interpreter adds and compares the raw uint16 bit patterns of bf16 values")
+probe("bf16_mul_and_sum", "S1.23",
       kernel("bf16_mul_sum(x_ptr, y_ptr, out_ptr, sum_ptr)", """
           offs = tl.arange(0, 4)
           x = tl.load(x_ptr + offs)
@@ -184,14 +183,14 @@ probe("bf16_mul_and_sum", "§1 row 23",
       (1,), (BF16.from_float([1, 2.5, -5, 0.5]), BF16.from_float([2, 2, -2, 4]), BF16(np.zeros(8, np.uint16)),
              np.zeros(1, np.float32)),
       expect={2: BF16.from_float([2, 5, 10, 2, 2, 5, -10, 1]), 3: f32(-1.0)},
-      interp="§1 row 23: bf16 x*y and x*2.0 give 0 and tl.sum gives 2.55e38 in the interpreter (bit patterns)")
-ew("bf16_with_int32_is_fp32", "§1b row 44, §3 rule 1", [BF16.from_float([1, 1, 1, 1]), i32(2048, 2048, 1, -3)],
+      interp="S1.23: bf16 x*y and x*2.0 give 0 and tl.sum gives 2.55e38 in the interpreter (bit patterns)")
+ew("bf16_with_int32_is_fp32", "S1.44, S3.1", [BF16.from_float([1, 1, 1, 1]), i32(2048, 2048, 1, -3)],
    ["x + y"], np.float32, expect={2: f32(2049, 2049, 2, -2)})
-ew("fp16_with_int32_is_fp16", "§1b row 45, §3 rule 1",
+ew("fp16_with_int32_is_fp16", "S1.45, S3.1",
    [np.ones(4, np.float16), i32(2048, 2048, 1, -3)], ["(x + y).to(tl.float32)"], np.float32,
    expect={2: f32(2048, 2048, 2, -2)})
 
-# ================================================================ dots: §1 rows 24-30, 43, 55, §4.5
+# ================================================================ dots: S1.24-S1.30, S1.43, S1.55, S8
 DOT = ("dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, PREC: tl.constexpr)", """
     rm = tl.arange(0, M)
     rn = tl.arange(0, N)
@@ -225,44 +224,44 @@ def bounded(bound):
 
 
 A64, B64 = rng.standard_normal((2, 64, 64)).astype(np.float32)
-probe("dot_fp32_default_is_tf32", "§1 rows 24, 43; §4.5", DOT_SRC, (1,), (A64, B64, np.zeros((64, 64), np.float32)),
+probe("dot_fp32_default_is_tf32", "S1.24, S1.43, S8.3", DOT_SRC, (1,), (A64, B64, np.zeros((64, 64), np.float32)),
       kwargs={"M": 64, "N": 64, "K": 64, "PREC": "default"}, check={2: bounded(dot_bound(A64, B64, tf32=True))},
-      interp="§1 row 24: the interpreter ignores input_precision and computes plain fp32 (error 7e-6 instead "
+      interp="S1.24: the interpreter ignores input_precision and computes plain fp32 (error 7e-6 instead "
              "of TF32's 2.6e-2)")
-probe("dot_fp32_ieee", "§1 row 25", DOT_SRC, (1,), (A64, B64, np.zeros((64, 64), np.float32)),
+probe("dot_fp32_ieee", "S1.25", DOT_SRC, (1,), (A64, B64, np.zeros((64, 64), np.float32)),
       kwargs={"M": 64, "N": 64, "K": 64, "PREC": "ieee"}, check={2: bounded(dot_bound(A64, B64))})
 X43 = f32(1 + 2**-11, 1 + 2**-10 + 2**-11, 1 + 2**-11 + 2**-12, -(1 + 2**-11), 1 + 2**-13, 1 + 2**-12, 1, 1)
 DIAG = np.diag(np.concatenate([X43, np.ones(8, np.float32)])).astype(np.float32)
 TF32_DIAG = np.diag(np.concatenate([f32(1, 1.0009765625, 1, -1, 1, 1, 1, 1), np.ones(8, np.float32)]))
-probe("dot_tf32_truncates_a", "§1b row 43, §1 row 26", DOT_SRC, (1,),
+probe("dot_tf32_truncates_a", "S1.43, S1.26, S8.4", DOT_SRC, (1,),
       (DIAG, np.eye(16, dtype=np.float32), np.zeros((16, 16), np.float32)),
       kwargs={"M": 16, "N": 16, "K": 16, "PREC": "default"}, expect={2: TF32_DIAG.astype(np.float32)},
-      interp="§1b row 43: the interpreter multiplies the full fp32 inputs (1.00048828, ...)")
-probe("dot_tf32_truncates_b", "§1b row 43", DOT_SRC, (1,),
+      interp="S1.43: the interpreter multiplies the full fp32 inputs (1.00048828, ...)")
+probe("dot_tf32_truncates_b", "S1.43, S8.4", DOT_SRC, (1,),
       (np.eye(16, dtype=np.float32), DIAG, np.zeros((16, 16), np.float32)),
       kwargs={"M": 16, "N": 16, "K": 16, "PREC": "default"}, expect={2: TF32_DIAG.astype(np.float32)},
-      interp="§1b row 43: the interpreter multiplies the full fp32 inputs")
+      interp="S1.43: the interpreter multiplies the full fp32 inputs")
 BFA = rng.integers(-8, 9, (16, 16)).astype(np.float32) / 4
 BFB = rng.integers(-8, 9, (16, 16)).astype(np.float32) / 2
-probe("dot_bf16_exact_inputs", "§1 row 27", DOT_SRC, (1,),
+probe("dot_bf16_exact_inputs", "S1.27", DOT_SRC, (1,),
       (BF16.from_float(BFA), BF16.from_float(BFB), np.zeros((16, 16), np.float32)),
       kwargs={"M": 16, "N": 16, "K": 16, "PREC": "default"}, expect={2: (BFA.astype(np.float64) @ BFB).astype(np.float32)},
-      interp="§1 row 27 (triton#11584): the interpreter multiplies bf16 bit patterns (error ~1e10)")
-probe("dot_fp16_exact_inputs", "§1 row 28", DOT_SRC, (1,),
+      interp="S1.27 (triton#11584): the interpreter multiplies bf16 bit patterns (error ~1e10)")
+probe("dot_fp16_exact_inputs", "S1.28", DOT_SRC, (1,),
       (BFA.astype(np.float16), BFB.astype(np.float16), np.zeros((16, 16), np.float32)),
       kwargs={"M": 16, "N": 16, "K": 16, "PREC": "default"}, expect={2: (BFA.astype(np.float64) @ BFB).astype(np.float32)})
-probe("dot_fp16_k8_rejected", "§1 row 29, §4.5", DOT_SRC, (1,),
+probe("dot_fp16_k8_rejected", "S1.29, S8.5", DOT_SRC, (1,),
       (np.ones((16, 8), np.float16), np.ones((8, 16), np.float16), np.zeros((16, 16), np.float32)),
       kwargs={"M": 16, "N": 16, "K": 8, "PREC": "default"}, gpu_error=r"K >= 16",
-      interp="§1 row 29: Triton 3.6 on NVIDIA needs K >= 16 (CompilationError); the interpreter accepts K=8")
-probe("dot_fp16_m8_n8", "§1 row 30", DOT_SRC, (1,),
+      interp="S1.29: Triton 3.6 on NVIDIA needs K >= 16 (CompilationError); the interpreter accepts K=8")
+probe("dot_fp16_m8_n8", "S1.30", DOT_SRC, (1,),
       (BFA[:8].astype(np.float16), np.ascontiguousarray(BFB[:, :8]).astype(np.float16), np.zeros((8, 8), np.float32)),
       kwargs={"M": 8, "N": 8, "K": 16, "PREC": "default"},
       expect={2: (BFA[:8].astype(np.float64) @ BFB[:, :8]).astype(np.float32)})
 A55 = np.zeros((16, 16), np.float16)
 A55[0] = [2048] + [1] * 15
 A55[1:] = rng.integers(-3, 4, (15, 16))
-probe("dot_fp16_out_fp16_rounds_once", "§1b row 55",
+probe("dot_fp16_out_fp16_rounds_once", "S1.55, S8.2",
       kernel("dot_out_fp16(a_ptr, b_ptr, c_ptr)", """
           r = tl.arange(0, 16)
           a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
@@ -271,24 +270,24 @@ probe("dot_fp16_out_fp16_rounds_once", "§1b row 55",
       (1,), (A55, np.ones((16, 16), np.float16), np.zeros((16, 16), np.float16)),
       expect={2: (A55.astype(np.float64) @ np.ones((16, 16))).astype(np.float16)})
 I8A, I8B = rng.integers(-128, 128, (2, 32, 32)).astype(np.int8)
-probe("dot_int8_accumulates_int32", "§4.5", DOT_SRC, (1,), (I8A, I8B, np.zeros((32, 32), np.int32)),
+probe("dot_int8_accumulates_int32", "S8.2", DOT_SRC, (1,), (I8A, I8B, np.zeros((32, 32), np.int32)),
       kwargs={"M": 32, "N": 32, "K": 32, "PREC": "default"}, expect={2: (I8A.astype(np.int32) @ I8B).astype(np.int32)})
-probe("dot_int8_k16_rejected", "§4.5 (8-bit K >= 32 on 3.6)", DOT_SRC, (1,),
+probe("dot_int8_k16_rejected", "S8.5", DOT_SRC, (1,),
       (I8A[:, :16].copy(), I8B[:16].copy(), np.zeros((32, 32), np.int32)),
       kwargs={"M": 32, "N": 32, "K": 16, "PREC": "default"}, gpu_error=r"K >= 32",
-      interp="§4.5: the interpreter's minimum dot size is 1x1x1")
+      interp="S8.5: the interpreter's minimum dot size is 1x1x1")
 F64A = rng.integers(-9, 10, (16, 16)).astype(np.float64)
-probe("dot_fp64", "§4.5", DOT_SRC, (1,), (F64A, F64A.T.copy(), np.zeros((16, 16), np.float64)),
+probe("dot_fp64", "S8.1", DOT_SRC, (1,), (F64A, F64A.T.copy(), np.zeros((16, 16), np.float64)),
       kwargs={"M": 16, "N": 16, "K": 16, "PREC": "default"}, expect={2: F64A @ F64A.T})
-probe("dot_out_bf16_rejected", "§4.5",
+probe("dot_out_bf16_rejected", "S8.2",
       kernel("dot_out_bf16(a_ptr, c_ptr)", """
           r = tl.arange(0, 16)
           a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
           tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a, out_dtype=tl.bfloat16))"""),
       (1,), (np.ones((16, 16), np.float16), np.zeros((16, 16), np.float32)), error=r"out_dtype=bfloat16 is unsupported")
 
-# ================================================================ memory, math, atomics, grids: rows 31-39
-probe("masked_load_default_zero", "§1 row 31, §4.6",
+# ================================================================ memory, math, atomics, grids: S1.31-S1.39
+probe("masked_load_default_zero", "S1.31, S6.1, S9.1",
       kernel("masked_default(x_ptr, out_ptr, n)", """
           offs = tl.arange(0, 8)
           m = offs < n
@@ -298,35 +297,35 @@ probe("masked_load_default_zero", "§1 row 31, §4.6",
       (1,), (f32(9, 8, 7, 6, 5, 4, 3, 2), np.full(24, -7, np.float32), 1),
       expect={1: np.concatenate([f32(9), np.zeros(7, np.float32), f32(9), np.full(7, -2.5, np.float32),
                                  f32(9), np.arange(1, 8, dtype=np.float32) * 1.5])})
-probe("masked_lanes_never_dereferenced", "§4.3",
+probe("masked_lanes_never_dereferenced", "S6.3",
       kernel("wild_masked(x_ptr, out_ptr)", """
           offs = tl.arange(0, 8)
           wild = tl.where(offs < 2, offs, offs.to(tl.int64) * 1000000000000)
           tl.store(out_ptr + offs, tl.load(x_ptr + wild, mask=offs < 2, other=5))
           tl.store(out_ptr + wild, offs + 10, mask=offs < 2)"""),
       (1,), (i32(1, 2), np.zeros(8, np.int32)), expect={1: i32(10, 11, 5, 5, 5, 5, 5, 5)})
-probe("int_wrap_with_debug", "§1 row 7", ("", ""), (1,), (),
+probe("int_wrap_with_debug", "S1.7, S4.4", ("", ""), (1,), (),
       skip="not measured on the GPU: with debug on, Triton's sanitize_overflow checks may assert where minitriton "
-           "(and the interpreter) wrap; row 6 compares the wrap-around without debug")
-probe("out_of_bounds_read", "§1 row 32, §4.7", ("", ""), (1,), (),
+           "(and the interpreter) wrap; S1.6 compares the wrap-around without debug")
+probe("out_of_bounds_read", "S1.32, S10.1", ("", ""), (1,), (),
       skip="undefined behaviour on both sides (the GPU read zeros here, the interpreter garbage); minitriton raises "
            "OutOfBoundsError by design: the one deliberate divergence")
 XM = rng.uniform(-10, 10, 1024).astype(np.float32)
 YM = rng.uniform(0.01, 100, 1024).astype(np.float32)
 MATH = ["tl.exp(x)", "tl.log(y)", "tl.sqrt(y)", "tl.sin(x)", "x / y"]
-ew("math_functions_fp32", "§1 row 33, §5", [XM, YM], MATH, np.float32,
+ew("math_functions_fp32", "S1.33, S12.2", [XM, YM], MATH, np.float32,
    check_cuda={2: by_parts([(slice(k * 1024, (k + 1) * 1024), ulps(MATH_ULPS[f]))
                             for k, f in enumerate(["exp", "log", "sqrt", "sin", "div"])])})
-ew("math_exact_fp32", "§1 row 33 (correctly rounded ops)", [XM, YM],
+ew("math_exact_fp32", "S1.33", [XM, YM],
    ["tl.sqrt_rn(y)", "tl.div_rn(x, y)", "tl.fma(x, y, x)", "tl.abs(x)", "tl.floor(x)", "tl.ceil(x)", "-x"], np.float32)
 SX, SY = rng.standard_normal((2, 1024)).astype(np.float32)
-probe("fp32_sum_of_products", "§1 row 34, §5",
+probe("fp32_sum_of_products", "S1.34, S12.1",
       kernel("sum_products(x_ptr, y_ptr, out_ptr)", """
           offs = tl.arange(0, 1024)
           tl.store(out_ptr, tl.sum(tl.load(x_ptr + offs) * tl.load(y_ptr + offs), axis=0))"""),
       (1,), (SX, SY, np.zeros(1, np.float32)),
       check={2: close(0, 2 * 1024 * 2.0 ** -24 * float(np.sum(np.abs(SX.astype(np.float64) * SY))))})
-probe("atomics_100_programs", "§1 rows 35, 37; §4.8",
+probe("atomics_100_programs", "S1.35, S1.37, S11.3",
       kernel("atomics(c_ptr, f_ptr)", """
           pid = tl.program_id(0)
           tl.atomic_add(c_ptr, 1)
@@ -345,7 +344,7 @@ probe("atomics_100_programs", "§1 rows 35, 37; §4.8",
       expect={0: i32(100, 99, -99, 2**31 - 1, int(np.bitwise_xor.reduce(np.arange(100))), -1 & ~((1 << 17) - 1), 7,
                      sum(range(0, 100, 2)), 3, 400, 400, 400, 400),
               1: f32(sum(range(0, 1600, 2)), sum(range(1, 1600, 2)))})
-probe("grid_3d_program_ids", "§1 row 36, §4.8",
+probe("grid_3d_program_ids", "S1.36, S11.1",
       kernel("grid3d(out_ptr)", """
           x = tl.program_id(0)
           y = tl.program_id(1)
@@ -357,42 +356,42 @@ probe("grid_3d_program_ids", "§1 row 36, §4.8",
           tl.store(out_ptr + lin * 4 + 3, tl.num_programs(2) * 100 + tl.num_programs(1) * 10 + tl.num_programs(0))"""),
       (2, 3, 4), (np.zeros(24 * 4, np.int32),),
       expect={0: np.array([[x, y, z, 432] for z in range(4) for y in range(3) for x in range(2)], np.int32).ravel()})
-probe("program_id_axis_3_rejected", "§1 row 38",
+probe("program_id_axis_3_rejected", "S1.38, S14.1",
       kernel("bad_pid(out_ptr)", "tl.store(out_ptr, tl.program_id(3))"), (1,), (np.zeros(1, np.int32),),
       error=r"program_id axis must be 0, 1, or 2 but got 3")
-probe("arange_not_power_of_2_rejected", "§1 row 39",
+probe("arange_not_power_of_2_rejected", "S1.39, S14.2",
       kernel("bad_arange(out_ptr)", "tl.store(out_ptr + tl.arange(0, 10), 1)"), (1,), (np.zeros(16, np.int32),),
       error=r"arange's range must be a power of 2")
 
-# ================================================================ §1 rows 40-42, §1b 46-56
-probe("loop_scoped_variable_rejected", "§1 row 40, §1b row 48",
+# ================================================================ S1.40-S1.42, S1.46-S1.56
+probe("loop_scoped_variable_rejected", "S1.40, S1.48, S14.16",
       kernel("loop_scoped(out_ptr, n)", "for i in range(0, n):\n    v = i * 2\ntl.store(out_ptr, v)"),
       (1,), (np.zeros(1, np.int32), 3), gpu_error=r"v is not defined",
-      interp="§1b row 48: the compiler rejects a variable first assigned in a loop body; the interpreter runs")
-probe("if_rebinding_type_rejected", "§1 row 41, §1b row 49",
+      interp="S1.48: the compiler rejects a variable first assigned in a loop body; the interpreter runs")
+probe("if_rebinding_type_rejected", "S1.41, S1.49",
       kernel("if_rebinds(out_ptr, n)", "v = n\nif n > 0:\n    v = 1.5\ntl.store(out_ptr, v)"),
       (1,), (np.zeros(1, np.float32), 3), gpu_error=r"then block redefines it as fp32",
-      interp="§1b row 49: the compiler rejects an if that rebinds int32 to fp32; the interpreter runs")
-probe("int8_sum_accumulates_int32", "§1b row 46",
+      interp="S1.49: the compiler rejects an if that rebinds int32 to fp32; the interpreter runs")
+probe("int8_sum_accumulates_int32", "S1.46",
       kernel("sum_int8(x_ptr, out_ptr)", "tl.store(out_ptr, tl.sum(tl.load(x_ptr + tl.arange(0, 4)), axis=0))"),
       (1,), (np.full(4, 100, np.int8), np.zeros(1, np.int32)), expect={1: i32(400)})
-ew("int_truediv_is_fp32", "§1b row 47, §3 rule 5", [i32(7, -7, 1, 0), i32(2, 2, 4, 5)], ["x / y"], np.float32,
+ew("int_truediv_is_fp32", "S1.47, S3.5", [i32(7, -7, 1, 0), i32(2, 2, 4, 5)], ["x / y"], np.float32,
    expect={2: f32(3.5, -3.5, 0.25, 0)},
    check_cuda={2: ulps(MATH_ULPS["div"])})
-probe("grid_y_over_65535_rejected", "§1b row 50, §4.8",
+probe("grid_y_over_65535_rejected", "S1.50, S11.2",
       kernel("big_grid(out_ptr)", "tl.store(out_ptr, 1)"), (1, 65536), (np.zeros(1, np.int32),),
       gpu_error=r"invalid argument|exceeds CUDA's limit",
-      interp="§1b row 50: CUDA limits grid y and z to 65535; the interpreter runs the launch")
+      interp="S1.50: CUDA limits grid y and z to 65535; the interpreter runs the launch")
 NAN_INF = f32(np.nan, np.inf, -np.inf, 3e9, -3e9, -2.7, 2.7, -0.5)
-ew("fp32_to_int32_saturates", "§1b row 51", [NAN_INF], ["x.to(tl.int32)"], np.int32,
+ew("fp32_to_int32_saturates", "S1.51, S7.6", [NAN_INF], ["x.to(tl.int32)"], np.int32,
    expect={1: i32(0, 2147483647, -2147483648, 2147483647, -2147483648, -2, 2, 0)},
-   interp="§1b row 51: NumPy's cast (undefined for NaN/inf/out of range) gives -2147483648; the GPU saturates "
+   interp="S1.51: NumPy's cast (undefined for NaN/inf/out of range) gives -2147483648; the GPU saturates "
           "(cvt.rzi.sat) and maps NaN to 0")
-ew("int32_to_uint8_wraps", "§1b row 52", [i32(300, -1, 255, 256)], ["x.to(tl.uint8)"], np.uint8,
+ew("int32_to_uint8_wraps", "S1.52", [i32(300, -1, 255, 256)], ["x.to(tl.uint8)"], np.uint8,
    expect={1: np.array([44, 255, 255, 0], np.uint8)})
-ew("shifts", "§1b row 53", [i32(-8, 7, -1, 3)], ["x >> 1", "x << 31"], np.int32,
+ew("shifts", "S1.53", [i32(-8, 7, -1, 3)], ["x >> 1", "x << 31"], np.int32,
    expect={1: i32(-4, 3, -1, 1, 0, -2**31, -2**31, -2**31)})
-probe("argmax_ties_and_nan", "§1b row 54",
+probe("argmax_ties_and_nan", "S1.54",
       kernel("argmax_ties(x_ptr, f_ptr, out_ptr)", """
           offs = tl.arange(0, 8)
           x = tl.load(x_ptr + offs)
@@ -403,13 +402,13 @@ probe("argmax_ties_and_nan", "§1b row 54",
           tl.store(out_ptr + 3, tl.argmin(f, axis=0))"""),
       (1,), (i32(1, 5, 5, 2, 5, 0, 0, 3), f32(1, np.nan, 5, 2, 5, 0, 0, 3), np.zeros(4, np.int32)),
       expect={2: i32(1, 5, 2, 5)})
-probe("device_assert_fires_with_debug", "§1 row 42, §1b row 56",
+probe("device_assert_fires_with_debug", "S1.42, S1.56",
       kernel("assert_positive(x_ptr)", 'x = tl.load(x_ptr)\ntl.device_assert(x > 0, "x must be positive")\n'
              "tl.store(x_ptr, x + 1)", debug=True),
       (1,), (np.zeros(1, np.int32),), gpu_error=r"x must be positive|device-side assert|[Aa]ssert",
-      interp="§1b row 56: the interpreter never fires device_assert")
+      interp="S1.56: the interpreter never fires device_assert")
 
-# ================================================================ §3 promotion, §4 other rules
+# ================================================================ S3 promotion, S4-S11 other rules
 CODE = "r.dtype.primitive_bitwidth * 4 + r.dtype.is_floating() * 2 + r.dtype.is_int_unsigned()"
 
 
@@ -431,39 +430,39 @@ def code(bits, kind):
     return bits * 4 + {"i": 0, "u": 1, "f": 2}[kind]
 
 
-promo("promote_kind_int32_fp16", "§3 rule 1", np.int32, np.float16, "x + y", code(16, "f"))
-promo("promote_width_fp16_fp32", "§3 rule 2", np.float16, np.float32, "x * y", code(32, "f"))
-promo("promote_fp16_over_bf16", "§3 rule 3", np.float16, "bf16", "x + y", code(16, "f"))
-promo("promote_unsigned_uint8_int8", "§3 rule 4", np.uint8, np.int8, "x + y", code(8, "u"),
+promo("promote_kind_int32_fp16", "S3.1", np.int32, np.float16, "x + y", code(16, "f"))
+promo("promote_width_fp16_fp32", "S3.2", np.float16, np.float32, "x * y", code(32, "f"))
+promo("promote_fp16_over_bf16", "S3.3", np.float16, "bf16", "x + y", code(16, "f"))
+promo("promote_unsigned_uint8_int8", "S3.4", np.uint8, np.int8, "x + y", code(8, "u"),
       values=([3, 2, 5, 1], [2, 4, -3, 2]))
-promo("promote_int_div_fp32", "§3 rule 5", np.int16, np.int16, "x / y", code(32, "f"),
+promo("promote_int_div_fp32", "S3.5", np.int16, np.int16, "x / y", code(32, "f"),
       values=([3, -2, 6, 1], [2, 4, -3, 2]), div=True)
-promo("promote_fp16_mod_fp32", "§3 rule 5", np.float16, np.float16, "x % y", code(32, "f"), div=True)
-promo("promote_int64_fp16", "§3 rule 1", np.int64, np.float16, "x - y", code(16, "f"))
-promo("promote_scalar_lower_kind", "§3 rule 7", np.uint8, np.uint8, "x + 3", code(8, "u"),
+promo("promote_fp16_mod_fp32", "S3.5", np.float16, np.float16, "x % y", code(32, "f"), div=True)
+promo("promote_int64_fp16", "S3.1", np.int64, np.float16, "x - y", code(16, "f"))
+promo("promote_scalar_lower_kind", "S3.7", np.uint8, np.uint8, "x + 3", code(8, "u"),
       values=([3, 2, 250, 1], [0, 0, 0, 0]))
-promo("promote_scalar_higher_kind", "§3 rule 8", np.int16, np.int16, "x + 4.0", code(32, "f"))
-promo("promote_scalar_big_float", "§3 rule 10", np.int8, np.int8, "x * 1e300", code(64, "f"))
-probe("promote_runtime_int_args", "§3 rule 10",
+promo("promote_scalar_higher_kind", "S3.8", np.int16, np.int16, "x + 4.0", code(32, "f"))
+promo("promote_scalar_big_float", "S3.10", np.int8, np.int8, "x * 1e300", code(64, "f"))
+probe("promote_runtime_int_args", "S3.10",
       kernel("int_arg_types(code_ptr, a, b)", """
           r = a + 1
           tl.store(code_ptr + 0, r.dtype.primitive_bitwidth)
           r = b + 1
           tl.store(code_ptr + 1, r.dtype.primitive_bitwidth)"""),
       (1,), (np.zeros(2, np.int32), 5, 2**40), expect={0: i32(32, 64)})
-probe("mixed_signedness_division_rejected", "§3 rule 6, §7",
+probe("mixed_signedness_division_rejected", "S3.6, S14.10",
       kernel("mixed_sign(a_ptr, b_ptr)", "tl.store(a_ptr, tl.load(a_ptr) // tl.load(b_ptr))"),
       (1,), (np.zeros(1, np.int32), np.ones(1, np.uint32)), error=r"Cannot use .* because they have different signedness")
-probe("negative_scalar_with_unsigned_rejected", "§3 rule 9",
+probe("negative_scalar_with_unsigned_rejected", "S3.9",
       kernel("neg_unsigned(a_ptr)", "tl.store(a_ptr, tl.load(a_ptr) + -1)"), (1,), (np.zeros(1, np.uint8),),
       error=r"Cannot perform a binary operation between an unsigned tensor and a negative scalar")
-probe("scalar_out_of_range_rejected", "§3 rule 9",
+probe("scalar_out_of_range_rejected", "S3.9",
       kernel("scalar_range(a_ptr)", "tl.store(a_ptr, tl.load(a_ptr) + 300)"), (1,), (np.zeros(1, np.int8),),
       error=r"Scalar 300 is out of range for type int8")
-probe("broadcast_mismatch_rejected", "§3 broadcasting, §7",
+probe("broadcast_mismatch_rejected", "S3.11, S14.7",
       kernel("bad_broadcast(x_ptr)", "a = tl.arange(0, 4)\nb = tl.arange(0, 8)\ntl.store(x_ptr + a, a + b)"),
       (1,), (np.zeros(8, np.int32),), error=r"incompatible dimensions at index 0: 4 and 8")
-probe("broadcast_row_and_column", "§3 broadcasting",
+probe("broadcast_row_and_column", "S3.11",
       kernel("broadcast(x_ptr, y_ptr, out_ptr)", """
           r = tl.arange(0, 4)
           c = tl.arange(0, 8)
@@ -474,35 +473,35 @@ probe("broadcast_row_and_column", "§3 broadcasting",
       (1,), (i32(1, 2, 3, 4), np.arange(8, dtype=np.int32), np.zeros(64, np.int32)),
       expect={2: np.concatenate([(np.arange(1, 5)[:, None] * 10 + np.arange(8)).ravel(),
                                  (np.arange(1, 5)[:, None] - np.arange(8)).ravel()]).astype(np.int32)})
-probe("cdiv_negative_and_arange_offset", "§4.1, §4.2",
+probe("cdiv_negative_and_arange_offset", "S4.2, S5.2",
       kernel("cdiv_arange(out_ptr, a)", """
           tl.store(out_ptr + 0, tl.cdiv(a, 2))
           tl.store(out_ptr + 1 + tl.arange(0, 4), tl.arange(3, 7))"""),
       (1,), (np.zeros(5, np.int32), -7), expect={0: i32(-3, 3, 4, 5, 6)})
-probe("arange_end_before_start_rejected", "§4.2, §7",
+probe("arange_end_before_start_rejected", "S5.2, S14.3",
       kernel("arange_backwards(out_ptr)", "tl.store(out_ptr + tl.arange(4, 0), 1)"), (1,), (np.zeros(4, np.int32),),
       error=r"arange's end argument must be greater than the start argument")
-probe("zeros_not_power_of_2_rejected", "§4.2, §7",
+probe("zeros_not_power_of_2_rejected", "S5.2, S14.6",
       kernel("zeros_bad(x_ptr)", "tl.store(x_ptr + tl.arange(0, 4), tl.sum(tl.zeros((3, 4), tl.float32), axis=0))"),
       (1,), (np.zeros(4, np.float32),), error=r"Shape element 0 must be a power of 2")
-probe("other_without_mask_rejected", "§4.3, §7",
+probe("other_without_mask_rejected", "S6.2, S14.11",
       kernel("other_alone(x_ptr)", "tl.store(x_ptr, tl.load(x_ptr, other=1.0))"), (1,), (np.zeros(1, np.float32),),
       error=r"`other` cannot be provided without `mask`")
-ew("int_to_bool_is_nonzero", "§4.4", [i32(0, 1, -1, 256)], ["x.to(tl.int1).to(tl.int8)"], np.int8,
+ew("int_to_bool_is_nonzero", "S7.5", [i32(0, 1, -1, 256)], ["x.to(tl.int1).to(tl.int8)"], np.int8,
    expect={1: np.array([0, 1, 1, 1], np.int8)})
-ew("bitcast_fp32_int32", "§4.4", [f32(1.0, -2.5, np.inf, 0.1)],
+ew("bitcast_fp32_int32", "S7.3", [f32(1.0, -2.5, np.inf, 0.1)],
    ["x.to(tl.int32, bitcast=True)", "(x.to(tl.int32, bitcast=True) ^ 1).to(tl.float32, bitcast=True)"
     ".to(tl.int32, bitcast=True)"], np.int32,
    expect={1: np.concatenate([f32(1.0, -2.5, np.inf, 0.1).view(np.int32),
                               f32(1.0, -2.5, np.inf, 0.1).view(np.int32) ^ 1])})
-probe("bitcast_width_rejected", "§4.4, §7",
+probe("bitcast_width_rejected", "S7.3, S14.13",
       kernel("bitcast_bad(x_ptr)", "tl.store(x_ptr, tl.load(x_ptr).to(tl.int16, bitcast=True))"), (1,),
       (np.zeros(1, np.float32),), error=r"Cannot bitcast data-type of size 32\s*to data-type of size 16")
 FP16V = (rng.standard_normal(8) * 3).astype(np.float16)
-ew("fp16_to_bf16_through_fp32", "§4.4, §6", [FP16V], ["x.to(tl.bfloat16)"], "bf16",
+ew("fp16_to_bf16_through_fp32", "S7.4, S13.4", [FP16V], ["x.to(tl.bfloat16)"], "bf16",
    expect={1: BF16.round(FP16V.astype(np.float32))},
-   interp="§1 row 17 / §6: the interpreter's conversion to bf16 truncates instead of rounding to nearest even")
-probe("runtime_loop_bounds", "§4.2",
+   interp="S1.17, S13.4: the interpreter's conversion to bf16 truncates instead of rounding to nearest even")
+probe("runtime_loop_bounds", "S5.5, S5.6",
       kernel("loops(x_ptr, out_ptr, n, start, step)", """
           pid = tl.program_id(0)
           offs = tl.arange(0, 8)
@@ -524,7 +523,7 @@ probe("runtime_loop_bounds", "§4.2",
       (5,), (rng.integers(-50, 50, 40).astype(np.int32), np.zeros(5 * 24, np.int32), 5, 1, 2))
 RED = rng.integers(-1000, 1000, (8, 16)).astype(np.int32)
 RED[2, :] = 5
-probe("reductions_and_scans_int", "§4 reductions/scans",
+probe("reductions_and_scans_int", "S15.23",
       kernel("reduce_scan(x_ptr, out_ptr, idx_ptr)", """
           r = tl.arange(0, 8)
           c = tl.arange(0, 16)
@@ -542,7 +541,7 @@ probe("reductions_and_scans_int", "§4 reductions/scans",
                                  np.cumsum(RED, 1).ravel(), np.cumsum(RED[::-1], 0)[::-1].ravel()]).astype(np.int32),
               2: np.concatenate([RED.argmax(1), RED.argmin(0)]).astype(np.int32)})
 FRED = rng.standard_normal((8, 16)).astype(np.float32)
-probe("reductions_and_scans_fp32", "§4 reductions/scans, §5",
+probe("reductions_and_scans_fp32", "S15.23, S12.1",
       kernel("reduce_scan_f(x_ptr, out_ptr)", """
           r = tl.arange(0, 8)
           c = tl.arange(0, 16)
@@ -551,7 +550,7 @@ probe("reductions_and_scans_fp32", "§4 reductions/scans, §5",
           tl.store(out_ptr + 8 + r[:, None] * 16 + c[None, :], tl.cumsum(x, axis=1))"""),
       (1,), (FRED, np.zeros(136, np.float32)),
       check={1: close(0, 2 * 16 * 2.0 ** -24 * float(np.abs(FRED).sum(1).max()))})
-probe("float_kernel_arg_is_fp32", "§3 rule 10 ([SRC]: JIT signature 'fp32')",
+probe("float_kernel_arg_is_fp32", "S15.10, S3.10",
       kernel("times_float_arg(x_ptr, out_ptr, code_ptr, s)", """
           offs = tl.arange(0, 4)
           r = tl.load(x_ptr + offs) * s
@@ -559,27 +558,27 @@ probe("float_kernel_arg_is_fp32", "§3 rule 10 ([SRC]: JIT signature 'fp32')",
           tl.store(code_ptr, r.dtype.primitive_bitwidth)"""),
       (1,), (np.full(4, 1 + 2**-10, np.float16), np.zeros(4, np.float32), np.zeros(1, np.int32), 1.0001),
       expect={1: np.full(4, np.float32(1 + 2**-10) * np.float32(1.0001), np.float32), 2: i32(32)},
-      interp="not in the semantics doc; from [SRC]: compiled Triton types a Python float kernel argument as an fp32 "
-             "scalar, so fp16 * s computes in fp32; the 3.9 interpreter keeps a Python float (a weak scalar, §3 rule "
-             "7), so the product is fp16", interp_value={2: i32(16)})
+      interp="S15.10: compiled Triton types a Python float kernel argument as an fp32 "
+             "scalar, so fp16 * s computes in fp32; the 3.9 interpreter keeps a Python float (a weak scalar, S3.7), "
+             "so the product is fp16", interp_value={2: i32(16)})
 XB, YB = f32(np.nan, 0, 2, 3, np.nan, -1, 5, np.nan), f32(1, np.nan, 1, 4, np.nan, -2, np.inf, -np.inf)
-probe("builtin_max_on_blocks", "§4.2 builtins min/max ([SRC] code_generator: max -> tl.maximum)",
+probe("builtin_max_on_blocks", "S5.4, S15.11",
       kernel("builtin_max(x_ptr, y_ptr, out_ptr)", """
           offs = tl.arange(0, 8)
           tl.store(out_ptr + offs, max(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))"""),
       (1,), (XB, YB, np.zeros(8, np.float32)), expect={2: np.fmax(XB, YB)},
-      interp="the compiler maps Python's max to tl.maximum (NaN ignored, §1 row 14); the interpreter calls Python's "
+      interp="the compiler maps Python's max to tl.maximum (NaN ignored, S1.14); the interpreter calls Python's "
              "max on the whole blocks and returns one operand (y) unchanged", interp_value={2: YB})
 XMOD, YMOD = f32(5.1, -0.0, -4.0, 7.5), f32(0.1, 1.0, 1.0, 2.0)
 _Q = np.trunc(XMOD / YMOD)
-ew("float_mod_nvptx_lowering", "§1 row 12 (NVPTX lowers frem; GPU probe in minitriton ops_basic.mod)",
+ew("float_mod_nvptx_lowering", "S15.1, S1.12",
    [XMOD, YMOD], ["x % y"], np.float32,
    expect={2: (XMOD.astype(np.float64) - _Q.astype(np.float64) * YMOD.astype(np.float64)).astype(np.float32)
            + np.float32(0.0)},
-   interp="not in the semantics doc: the GPU computes float x % y as fma(-trunc(x / y), y, x) (LLVM's NVPTX "
+   interp="S15.1: the GPU computes float x % y as fma(-trunc(x / y), y, x) (LLVM's NVPTX "
           "lowering of frem; 5.1 % 0.1 = -1.7e-7, -0.0 % 1.0 = +0.0), the interpreter as C fmod (np.fmod)",
    interp_value={2: np.fmod(XMOD, YMOD)})
-probe("loop_index_is_int32", "§4.2 loops ([SRC]: the induction variable is an int32 tensor)",
+probe("loop_index_is_int32", "S15.12",
       kernel("loop_index(x_ptr, out_ptr, n)", """
           offs = tl.arange(0, 4)
           x = tl.load(x_ptr + offs)
@@ -588,10 +587,10 @@ probe("loop_index_is_int32", "§4.2 loops ([SRC]: the induction variable is an i
               acc += (x + i).to(tl.int32)
           tl.store(out_ptr + offs, acc)"""),
       (1,), (np.array([127, 100, -128, 5], np.int8), np.zeros(4, np.int32), 2), expect={1: i32(255, 201, -255, 11)},
-      interp="not in the semantics doc: compiled Triton's loop index is an int32 tensor, so int8 + i computes in "
-             "int32; in the interpreter it is a Python int (a weak scalar, §3 rule 7), so int8 + i wraps in int8",
+      interp="S15.12: compiled Triton's loop index is an int32 tensor, so int8 + i computes in "
+             "int32; in the interpreter it is a Python int (a weak scalar, S3.7), so int8 + i wraps in int8",
       interp_value={1: i32(-1, 201, -255, 11)})
-probe("int_arg_equal_to_1_is_constexpr", "§3 rule 7 with [SRC] runtime.jit specialization (an int arg == 1)",
+probe("int_arg_equal_to_1_is_constexpr", "S15.13, S3.7",
       kernel("arg_is_one(x_ptr, out_ptr, code_ptr, s, t)", """
           offs = tl.arange(0, 4)
           x = tl.load(x_ptr + offs)
@@ -601,42 +600,40 @@ probe("int_arg_equal_to_1_is_constexpr", "§3 rule 7 with [SRC] runtime.jit spec
           tl.store(code_ptr + 1, (x + t).dtype.primitive_bitwidth)"""),
       (1,), (np.array([127, 5, -128, 0], np.int8), np.zeros(8, np.int32), np.zeros(2, np.int32), 1, 2),
       expect={1: i32(-128, 6, -127, 1, 129, 7, -126, 2), 2: i32(8, 32)},
-      interp="not in the semantics doc: compiled Triton specializes an int argument equal to 1 as a constexpr, a weak "
+      interp="S15.13: compiled Triton specializes an int argument equal to 1 as a constexpr, a weak "
              "scalar (int8 + 1 stays int8 and wraps); the interpreter passes every int argument as an int32 tensor",
       interp_value={1: i32(128, 6, -127, 1, 129, 7, -126, 2), 2: i32(32, 32)})
-probe("signed_shift_right_by_unsigned", "§1b row 53, §3 rule 4 ([SRC] core.__rshift__: ashr when the left "
-      "operand is signed)",
+probe("signed_shift_right_by_unsigned", "S15.14, S1.53, S3.4",
       kernel("shr_mixed(x_ptr, s_ptr, out_ptr)", """
           offs = tl.arange(0, 4)
           r = tl.load(x_ptr + offs) >> tl.load(s_ptr + offs)
           tl.store(out_ptr + offs, r.to(tl.float64))"""),
       (1,), (i32(-1, -8, -2**31, 16), np.array([0, 3, 2, 1], np.uint32), np.zeros(4, np.float64)),
       expect={2: np.array([2**32 - 1, 2**32 - 1, 0xE0000000, 8], np.float64)},
-      interp="not in the semantics doc: int32 >> uint32 is an arithmetic shift whose result is typed uint32; the "
+      interp="S15.14: int32 >> uint32 is an arithmetic shift whose result is typed uint32; the "
              "interpreter keeps the signed NumPy data under the uint32 type, so the cast reads it as signed",
       interp_value={2: np.array([-1, -1, -2**29, 8], np.float64)})
-ew("minmax_signed_zeros", "§1 row 14 (GPU probe recorded in minitriton ops_basic._minmax: -0.0 < +0.0)",
+ew("minmax_signed_zeros", "S15.2, S1.14",
    [f32(0.0, -0.0, -0.0, 0.0), f32(-0.0, 0.0, -0.0, 0.0)], ["tl.maximum(x, y)", "tl.minimum(x, y)"], np.float32,
    expect={2: f32(0.0, 0.0, -0.0, 0.0, -0.0, -0.0, -0.0, 0.0)},
-   interp="not in the semantics doc: the GPU orders -0.0 below +0.0 in maximum/minimum; the interpreter's "
+   interp="S15.2: the GPU orders -0.0 below +0.0 in maximum/minimum; the interpreter's "
           "np.fmax/np.fmin return either zero")
-probe("sum_of_negative_zeros", "§1 row 16 ([SRC]: tt.reduce combines the elements themselves, no +0.0 identity)",
+probe("sum_of_negative_zeros", "S15.3, S1.16",
       kernel("sum_neg_zeros(x_ptr, out_ptr)", """
           x = tl.load(x_ptr + tl.arange(0, 4))
           tl.store(out_ptr, tl.sum(x, axis=0))
           tl.store(out_ptr + 1, tl.sum(x * 2.0, axis=0))"""),
       (1,), (f32(-0.0, -0.0, -0.0, -0.0), np.ones(2, np.float32)), expect={1: f32(-0.0, -0.0)},
-      interp="not in the semantics doc: NumPy's add.reduce starts from +0.0, so the interpreter sums -0.0s to +0.0",
+      interp="S15.3: NumPy's add.reduce starts from +0.0, so the interpreter sums -0.0s to +0.0",
       interp_value={1: f32(0.0, 0.0)})
 
-# ================================================================ found by the H200 fuzz (2026-11-29): Triton 3.6 rules
-ew("neg_is_zero_minus_x", "§5 (H200 fuzz; [SRC] 3.6 semantic.minus: `0 - x`)",
+# ================================================================ S15.4-S15.6: Triton 3.6 rules the GPU fuzz found
+ew("neg_is_zero_minus_x", "S15.4",
    [f32(0.0, -0.0, 1.0, -2.0)], ["-x"], np.float32, expect={1: f32(0.0, 0.0, -1.0, 2.0)},
    interp="Triton 3.9 lowers unary minus to fneg (-(+0.0) is -0.0); the pinned 3.6 computes 0 - x, so both "
           "zeros become +0.0 (measured on the H200)",
    interp_value={1: f32(-0.0, 0.0, -1.0, 2.0)})
-probe("minmax_literal_is_a_typed_tensor", "§5 (H200 fuzz; [SRC] 3.6 core.maximum/minimum/clamp call to_tensor "
-      "and widen bf16 to fp32)",
+probe("minmax_literal_is_a_typed_tensor", "S15.5",
       kernel("minmax_literal(x_ptr, y_ptr, out_ptr)", """
           offs = tl.arange(0, 4)
           x = tl.load(x_ptr + offs)
@@ -650,7 +647,7 @@ probe("minmax_literal_is_a_typed_tensor", "§5 (H200 fuzz; [SRC] 3.6 core.maximu
              "makes the fp64 bound exactly; 3.6 (the GPU) types 0 as int32 and rounds the float literal to fp32 "
              "(2**63) before the fp64 compare, so +inf saturates to INT64_MAX",
       interp_value={2: i32(44, 0, -106, 125, 0, 1, 48, 0)})
-probe("loop_carried_type_change_rejected", "§5 (H200 fuzz; [SRC] code_generator._verify_loop_carried_variable)",
+probe("loop_carried_type_change_rejected", "S15.6",
       kernel("carried(x_ptr, out_ptr, n)", """
           x = tl.load(x_ptr + tl.arange(0, 4))
           acc = 0
@@ -662,31 +659,30 @@ probe("loop_carried_type_change_rejected", "§5 (H200 fuzz; [SRC] code_generator
       interp="the compiler types `acc = 0` as an int32 scalar and refuses a loop that makes it fp32; the "
              "interpreter runs Python and stores 20.0")
 
-# ================================================================ Triton 3.6 literal rules ([SRC] 3.6 vs 3.9 read, /tmp/diff36_39.md)
-ew("compare_literal_is_a_typed_tensor", "§5 ([SRC] 3.6 core.tensor.__eq__ etc. call to_tensor on the literal)",
+# ================================================================ Triton 3.6 literal rules (S15.7-S15.9)
+ew("compare_literal_is_a_typed_tensor", "S15.7",
    [np.array([0.1, 0.5, 1.0, 2.0], np.float16), np.array([0.1, 0.5, 1.0, 2.0])],
    ["(x == 0.1).to(tl.int32)", "(y == 0.1).to(tl.int32)", "(0.1 != x).to(tl.int32)"], np.int32,
    expect={2: i32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1)},
    interp="Triton 3.9 keeps the literal of a comparison weak (fp16 == 0.1 compares fp16(0.1) with itself, fp64 == 0.1 "
           "with 0.1 exactly); 3.6 makes it an fp32 tensor first, so fp16 and fp64 0.1 differ from 0.1f",
    interp_value={2: i32(1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1)})
-ew("negative_zero_literal_is_positive_zero", "§5 ([SRC] 3.6 semantic.scalar_constant: `if value == 0: null value`)",
+ew("negative_zero_literal_is_positive_zero", "S15.8",
    [f32(1.0, 2.0, -3.0, 0.5)], ["x * -0.0", "tl.where(x < 0, x, -0.0)", "tl.full((N,), -0.0, tl.float32)"],
    np.float32, expect={1: f32(0.0, 0.0, -0.0, 0.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0, 0.0, 0.0)},
    interp="Triton 3.9's scalar_constant maps only integer zeros to the null value, so a literal -0.0 stays -0.0; "
           "3.6 (the pinned version) makes every literal equal to 0 a +0.0 constant",
    interp_value={1: f32(-0.0, -0.0, 0.0, -0.0, -0.0, -0.0, -3.0, -0.0, -0.0, -0.0, -0.0, -0.0)})
-ew("narrow_float_literal_rounding", "§5 ([SRC] ir.cc get_fp16/get_bf16 take a C++ float; get_bf16 parses "
-   "std::to_string; TTIR of an offline sm_90 compile)",
+ew("narrow_float_literal_rounding", "S15.9",
    [np.ones(4, np.float16), BF16(np.full(4, 0x3F80, np.uint16))],
    ["(x * 1.0004882812500009).to(tl.float32)", "(y * 3.3e-06).to(tl.float32)", "(y * 1e-07).to(tl.float32)"],
    np.float32, expect={2: f32(*[1.0] * 4, *[2.9951334e-06] * 4, *[0.0] * 4)},
    interp="the interpreter rounds a literal to fp16 once from the double (1.0009765625; compiled Triton goes "
-          "through fp32: 1.0) and multiplies bf16 bit patterns (§1 row 23)",
+          "through fp32: 1.0) and multiplies bf16 bit patterns (S1.23)",
    interp_value={2: np.array([1.0009765625] * 4 + [2.0194839173657902e-28] * 4 + [-2.5849394142282115e-26] * 4,
                              np.float32)})
 
-# ================================================================ Triton 3.6's extra ops and tensor descriptors
+# ================================================================ S15.15-S15.22: Triton 3.6's extra ops, tensor descriptors
 _X16 = i32(-1, 8, 9, 100, 3, 3, 0, 7, 7, 7, -8, 16, 1, 2, 5, 4)
 _KEEP16 = i32(*[1, 0] * 8)
 
@@ -706,8 +702,7 @@ def _histograms(values, keep, lanes):
     return np.concatenate(out)
 
 
-probe("histogram_out_of_range_and_mask", "3.6 tl.histogram (H200 probe; [SRC] HistogramOpToLLVM: one ballot per "
-      "bin-index bit, bins padded to the warp's 32 lanes)",
+probe("histogram_out_of_range_and_mask", "S15.15",
       kernel("histogram_ranges(x_ptr, m_ptr, out_ptr)", """
           offs = tl.arange(0, 16)
           x = tl.load(x_ptr + offs)
@@ -722,7 +717,7 @@ probe("histogram_out_of_range_and_mask", "3.6 tl.histogram (H200 probe; [SRC] Hi
              "of 8, -1 in bin 31 of 32); Triton's interpreter counts only values inside [0, num_bins)",
       interp_value={2: _histograms(_X16, _KEEP16, None)})
 _U16 = np.array([0, 1, 7, 8, 31, 32, 33, 63, 64, 100, 2**31, 2**31 + 5, 2**32 - 1, 2**32 - 8, 5, 5], np.uint32)
-probe("histogram_of_uint32", "3.6 tl.histogram (H200 probe; values past 2**31 keep their low bits)",
+probe("histogram_of_uint32", "S15.15",
       kernel("histogram_u32(x_ptr, out_ptr)", """
           x = tl.load(x_ptr + tl.arange(0, 16))
           tl.store(out_ptr + tl.arange(0, 8), tl.histogram(x, 8))
@@ -735,14 +730,13 @@ probe("histogram_of_uint32", "3.6 tl.histogram (H200 probe; values past 2**31 ke
       interp_value={1: np.concatenate([np.bincount([v for v in _U16.tolist() if v < 8], minlength=8),
                                        np.bincount([v for v in _U16.tolist() if v < 64], minlength=64)]
                                       ).astype(np.int32)})
-probe("histogram_of_int64_fails_to_compile", "3.6 tl.histogram ([SRC] HistogramOpToLLVM: `and` of an i64 "
-      "value with an i32 constant; offline sm_90 compile)",
+probe("histogram_of_int64_fails_to_compile", "S15.16",
       kernel("histogram_i64(x_ptr, out_ptr)", """
           x = tl.load(x_ptr + tl.arange(0, 16))
           tl.store(out_ptr + tl.arange(0, 8), tl.histogram(x, 8))"""),
       (1,), (np.arange(16, dtype=np.int64), np.zeros(8, np.int32)),
       error=r"PassManager::run failed|histogram only supports 32-bit integer input")
-probe("topk_small", "3.6 tl.topk ([SRC] 3.6 standard.topk: a partial bitonic sort, largest first)",
+probe("topk_small", "S15.17",
       kernel("topk_small(x_ptr, out_ptr)", """
           offs = tl.arange(0, 16)
           x = tl.load(x_ptr + offs)
@@ -752,8 +746,7 @@ probe("topk_small", "3.6 tl.topk ([SRC] 3.6 standard.topk: a partial bitonic sor
           tl.store(out_ptr + 12 + offs, tl.topk(x, 16))"""),
       (1,), (f32(3, -1, 7, 7, 0.5, -0.0, 0.0, 2, -5, 9, 9, 1, -2, 4, 6, -7), np.zeros(28, np.float32)),
       expect={1: f32(9, 9, 7, 7, 7, 7, 2, 0.5, 9, 9, 6, 4, 9, 9, 7, 7, 6, 4, 3, 2, 1, 0.5, 0, 0, -1, -2, -5, -7)})
-probe("topk_k1_of_a_1d_block_rejected", "3.6 tl.topk ([SRC] 3.6 standard.sort_impl: k = 1 reduces a 1-D block to "
-      "a scalar, which core.reshape cannot take)",
+probe("topk_k1_of_a_1d_block_rejected", "S15.17",
       kernel("topk_k1(x_ptr, out_ptr)", """
           x = tl.load(x_ptr + tl.arange(0, 16))
           tl.store(out_ptr + tl.arange(0, 1), tl.topk(x, 1))"""),
@@ -761,8 +754,7 @@ probe("topk_k1_of_a_1d_block_rejected", "3.6 tl.topk ([SRC] 3.6 standard.sort_im
       gpu_error=r"'dtype' object has no attribute 'numel'",
       interp="3.6 (the GPU) fails to compile topk(x, 1) of a 1-D block: the scalar left by the last tl.max "
              "cannot be reshaped to [1]; the interpreter returns the maximum")
-probe("sort_with_nan_and_signed_zeros", "3.6 tl.sort ([SRC] 3.6 standard.sort: bitonic compare-and-swap with "
-      "tl.where(x > y), so a NaN never moves past a number)",
+probe("sort_with_nan_and_signed_zeros", "S15.18",
       kernel("sort_nan(x_ptr, out_ptr)", """
           offs = tl.arange(0, 16)
           x = tl.load(x_ptr + offs)
@@ -801,9 +793,7 @@ def _descriptors():
             Descriptor(np.arange(8 * 24, dtype=np.float32).reshape(8, 24), [4, 8], padding="nan"))
 
 
-probe("descriptor_partial_and_negative_blocks", "3.6 host TensorDescriptor (TMA; H200 probe): any row offset, "
-      "negative too; columns at multiples of 16 bytes; parts outside the shape read as the padding and are not "
-      "written",
+probe("descriptor_partial_and_negative_blocks", "S15.19",
       kernel("desc_blocks(src, dst, nan_src)", """
           a = src.load([1, 4])
           b = src.load([-2, -4])
@@ -814,13 +804,11 @@ probe("descriptor_partial_and_negative_blocks", "3.6 host TensorDescriptor (TMA;
           dst.store([6, 20], c + 200.0)
           dst.store([2, 12], d + 300.0)"""),
       (1,), _descriptors(), expect={1: _descriptor_blocks_expected()})
-probe("descriptor_unaligned_offset", "3.6 host TensorDescriptor (TMA; H200 probe): an innermost offset that is "
-      "not a multiple of 16 bytes stops the kernel",
+probe("descriptor_unaligned_offset", "S15.20",
       kernel("desc_unaligned(src, dst, nan_src)", """
           dst.store([0, 0], src.load([1, 3]))"""),
       (1,), _descriptors(), error=r"16-byte aligned|illegal instruction")
-probe("int1_div_mod_shift", "3.6 int1 arithmetic (offline sm_90 compile: arith.divui/remui/shli/shrui on i1; "
-      "LLVM folds them: H200 probe)",
+probe("int1_div_mod_shift", "S15.21",
       kernel("int1_arith(x_ptr, y_ptr, out_ptr)", """
           offs = tl.arange(0, 4)
           x = tl.load(x_ptr + offs) != 0
@@ -850,8 +838,7 @@ def _bitwise_f32(op):
     return {"and": a & b, "or": a | b, "xor": a ^ b}[op].view(np.float32)
 
 
-probe("atomic_bitwise_on_fp32", "3.6 tl.atomic_and/or/xor on fp32 (3.6's atom_red_typechecking_impl refuses only "
-      "fp16/bf16 and narrow ints; offline sm_90 compile accepts fp32 and fp64; H200 probe for the values)",
+probe("atomic_bitwise_on_fp32", "S15.22",
       kernel("atomic_bits(x_ptr, a_ptr, o_ptr, x_ptr2, o_ptr2, x_ptr3, o_ptr3)", """
           offs = tl.arange(0, 8)
           v = tl.load(a_ptr + offs)

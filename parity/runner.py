@@ -2,7 +2,7 @@
 
 Statuses: `match`; `expected-divergence` (the interpreter is known to differ from the GPU: the reason is in
 the row); `known-gap` (minitriton does not yet do what the GPU does: listed, explained); `MISMATCH` (an
-unexplained disagreement, or minitriton differing from a value the semantics doc gives); `ERROR` (a case
+unexplained disagreement, or minitriton differing from a value docs/semantics.md gives); `ERROR` (a case
 that could not run on either side); `skipped(reason)`. Only MISMATCH and ERROR fail a run.
 """
 from __future__ import annotations

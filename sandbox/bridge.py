@@ -44,6 +44,7 @@ import minitriton
 
 from . import memory_picture
 from . import messages as M
+from .explain import summarize
 from .exercises import EXERCISES, get as get_exercise
 from .exercises._base import Fail, Session
 
@@ -307,13 +308,11 @@ def _op(out: Capture, trace=()):
     TRITON_F32_DEFAULT the host process has (so Check grades the same everywhere)."""
     Session.reset(trace)
     saved = os.environ.pop("TRITON_F32_DEFAULT", None)
-    saved_sanitize = minitriton.options.sanitize
-    minitriton.options.sanitize = True
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), np.errstate(all="ignore"):
+        with minitriton.set_options(sanitize=True, f32_default="tf32"), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(out), np.errstate(all="ignore"):
             yield
     finally:
-        minitriton.options.sanitize = saved_sanitize
         if saved is not None:
             os.environ["TRITON_F32_DEFAULT"] = saved
         Session.label = None
@@ -351,54 +350,6 @@ def error_info(exc: BaseException, ex, lang: str) -> dict:
         traceback.format_exception_only(type(exc), exc)).replace("minitriton.errors.", "")
     return {"type": kind, "message": summary, "line": line, "col": col, "program": program,
             "program_text": program_text, "traceback": tb}
-
-
-_OOB_HEAD = re.compile(r"tl\.(\w+) (?:reads|writes|updates) (past the end of|before the start of) `([^`]+)`")
-_OOB_BODY = re.compile(r"offsets (.+?) from `[^`]+`, but `[^`]+` has (\d+) elements")
-
-
-def summarize(exc, kind: str, line, program, ours: bool, lang: str) -> str:
-    """One sentence: what happened, where (line, program), and for memory errors the offsets and the fix."""
-    text = str(exc)
-    first = text.strip().splitlines()[0] if text.strip() else kind
-    if isinstance(exc, minitriton.OutOfBoundsError):
-        head, body = _OOB_HEAD.search(text), _OOB_BODY.search(text)
-        if head and body:
-            op = head.group(1)
-            verb = "oob_load" if op == "load" else "oob_store" if op == "store" else "oob_atomic"
-            offsets = re.sub(r"-?\d+", lambda m: M.num(m.group()), body.group(1))
-            fix = M.say("fix_mask" if "fix: mask the tail" in text else "fix_bound", lang)
-            return M.say("oob", lang, program=M.program(program), verb=M.say(verb, lang), offsets=offsets,
-                         where=M.say("oob_past" if head.group(2).startswith("past") else "oob_before", lang),
-                         tensor=head.group(3), n=M.num(body.group(2)), line=line, fix=fix)
-    if isinstance(exc, minitriton.CompilationError):
-        return M.say("compile_error", lang, kernel=getattr(exc, "kernel", "?"), line=line,
-                     message=_compile_message(text))
-    if isinstance(exc, SyntaxError):
-        return M.say("host_error", lang, type=kind, line=line, message=exc.msg)
-    if getattr(exc, "kernel", None) is not None and program is not None:
-        return M.say("kernel_error", lang, type=kind, kernel=exc.kernel, line=line, program=M.program(program),
-                     message=_strip_location(first))
-    if ours and line is not None:
-        return M.say("host_error", lang, type=kind, line=line, message=first)
-    if isinstance(exc, minitriton.MiniTritonError):
-        return M.say("error_plain", lang, type=kind, message=first)
-    return M.say("internal_error", lang, message=f"{kind}: {first}")
-
-
-def _compile_message(text: str) -> str:
-    """The message part of Triton's compile-error layout (after the caret line, before 'in kernel')."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == "^":
-            rest = [l for l in lines[i + 1:] if not l.startswith("  in kernel")]
-            # no message (a tl.static_assert without one): the statement that failed says it
-            return " ".join(l.strip() for l in rest[:2] if l.strip()) or (lines[i - 1].strip() if i else text)
-    return lines[-1] if lines else text
-
-
-def _strip_location(first: str) -> str:
-    return re.sub(r" \([^()]*\.py:\d+, program \([^)]*\)\)", "", first)
 
 
 # ---------------------------------------------------------------- JSON

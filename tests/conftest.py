@@ -1,62 +1,32 @@
-"""Shared test set-up: hypothesis profiles, a kernel-from-source helper and the one-program-per-pass fixture."""
+"""Shared test set-up: hypothesis profiles, options restored after every test, the one-program-per-pass
+fixture. Helpers live in tests/helpers/ (this directory is on sys.path: `from helpers.kernels import ...`)."""
 from __future__ import annotations
 
-import linecache
 import os
-import textwrap
 
 import pytest
 from hypothesis import settings
 
 import minitriton
-import minitriton.language as tl
 
 # `dev` for local runs; `ci` (chosen when CI=true) is reproducible: derandomized, no deadline.
 settings.register_profile("dev", deadline=None, max_examples=50)
 settings.register_profile("ci", deadline=None, derandomize=True, max_examples=50)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 
-_KERNELS: dict = {}
-
-
-def make_kernel(src: str, name: str | None = None, **namespace):
-    """A `@triton.jit` function built from source text (cached by text).
-
-    The source is registered with `linecache`, so compile errors show the kernel line and caret as they do
-    for kernels written in a file. `triton`, `tl` and `namespace` are the kernel's globals.
-    """
-    src = textwrap.dedent(src).strip() + "\n"
-    key = (src, name, tuple(sorted((k, id(v)) for k, v in namespace.items())))
-    found = _KERNELS.get(key)
-    if found is not None:
-        return found
-    filename = f"<generated-kernel-{len(_KERNELS)}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    scope = {"triton": minitriton, "tl": tl, **namespace}
-    exec(compile(src, filename, "exec"), scope)
-    if name is None:
-        jitted = [v for v in scope.values() if isinstance(v, minitriton.JITFunction)]
-        assert len(jitted) == 1, f"expected one @triton.jit function in the source, found {len(jitted)}"
-        fn = jitted[0]
-    else:
-        fn = scope[name]
-    _KERNELS[key] = fn
-    return fn
-
-
-def run_kernel(src: str, *args, grid=(1,), **kwargs):
-    """Build the kernel in `src` (see `make_kernel`) and launch it on `grid` with `args`/`kwargs`."""
-    kernel = make_kernel(src)
-    kernel[grid](*args, **kwargs)
-    return kernel
+@pytest.fixture(autouse=True)
+def _options_restored_after_each_test():
+    """Every test starts and ends with the options it found (a test may call minitriton.set_options)."""
+    with minitriton.set_options():
+        yield
 
 
 @pytest.fixture
 def group_size_one():
-    """Run every program in its own pass (minitriton.options.group_size = 1), restoring the old value."""
-    old = minitriton.options.group_size
-    minitriton.options.group_size = 1
+    """Run every program in its own pass (minitriton.set_options(group_size=1)), restoring the old value."""
+    old = minitriton.options().group_size
+    minitriton.set_options(group_size=1)
     try:
         yield
     finally:
-        minitriton.options.group_size = old
+        minitriton.set_options(group_size=old)

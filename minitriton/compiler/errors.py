@@ -1,4 +1,4 @@
 """`triton.compiler.errors`: the compile-error classes, minitriton's own (`minitriton.errors`)."""
-from ..errors import CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct
+from minitriton.errors import CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct
 
 __all__ = ["CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct"]

@@ -3,24 +3,24 @@ from __future__ import annotations
 
 import functools as _functools
 
-from .. import dtypes as _dtypes
-from .. import ops_basic as _ob
-from .. import ops_blockptr as _obp
-from .. import ops_debug as _od
-from .. import ops_descriptor as _odesc
-from .. import ops_dot as _odot
-from .. import ops_extra as _oex
-from .. import ops_math as _om
-from .. import ops_memory as _omem
-from .. import ops_reduce as _or
-from .. import ops_shape as _os
-from ..dtypes import (bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64, pointer_type,
+from minitriton.semantics import dtypes as _dtypes
+from minitriton.semantics import elementwise as _ob
+from minitriton.memory import block_pointer as _obp
+from minitriton.semantics import debug as _od
+from minitriton.memory import descriptor as _odesc
+from minitriton.semantics import dot as _odot
+from minitriton.semantics import sorting as _oex
+from minitriton.semantics import math as _om
+from minitriton.memory import access as _omem
+from minitriton.semantics import reduce as _or
+from minitriton.semantics import shape as _os
+from minitriton.semantics.dtypes import (bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64, pointer_type,
                       uint8, uint16, uint32, uint64)
-from ..jit import _KernelRange as range
-from ..ops_basic import constexpr
-from ..ops_shape import TRITON_MAX_TENSOR_NUMEL
-from ..tensor import block_type, tensor
-from . import extra, math
+from minitriton.frontend.kernel_globals import KernelRange as range
+from minitriton.semantics.elementwise import constexpr
+from minitriton.semantics.shape import TRITON_MAX_TENSOR_NUMEL
+from minitriton.values.tensor import block_type, tensor
+from minitriton.language import extra, math
 
 bool = int1  # noqa: A001 - Triton's alias
 float8e4nv = float8e5 = float8e4b15 = None  # fp8 types are not emulated
@@ -177,7 +177,7 @@ debug_barrier = _od.debug_barrier
 
 def _install_tensor_methods():
     """The `@_tensor_member_fn` functions of triton.language: `x.sum()`, `x.to(...)`, `x.exp()`, ..."""
-    from .. import tensor as _tensor_module
+    from minitriton.values import tensor as _tensor_module
     _tensor_module._install_operators()
     members = dict(
         to=_ob.cast, cast=_ob.cast, reshape=reshape, view=view, ravel=ravel, trans=trans, permute=permute,
@@ -200,8 +200,8 @@ _install_tensor_methods()
 
 def _builtin(fn, name):
     """`fn` refusing to run outside a kernel, with Triton's message (ValueError)."""
-    from .. import context as _context
-    from .. import errors as _errors
+    from minitriton.values import programs as _context
+    from minitriton import errors as _errors
 
     @_functools.wraps(fn)
     def builtin(*args, **kwargs):

@@ -15,12 +15,13 @@ The kit (loaded on first use, so `import minitriton.testing` needs numpy only):
 """
 from __future__ import annotations
 
+import importlib
 import statistics
 import time
 
 import numpy as np
 
-from ..memory import as_array
+from minitriton.testing.poison import as_numpy
 
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
@@ -53,21 +54,10 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     return {"min": min, "max": max, "mean": statistics.mean, "median": statistics.median}[return_mode](times)
 
 
-def _values(x):
-    found = as_array(x)
-    if found is not None:
-        array, dtype = found
-        if dtype.is_bf16():
-            from ..numerics import bf16_bits_to_f32
-            return bf16_bits_to_f32(array)
-        return array
-    return np.asarray(x)
-
-
 def assert_close(x, y, atol=None, rtol=None, err_msg=""):
     """Assert |x - y| <= atol + rtol * |y| element-wise (NumPy arrays, torch CPU tensors or scalars)."""
-    a = np.asarray(_values(x), dtype=np.float64)
-    b = np.asarray(_values(y), dtype=np.float64)
+    a = np.asarray(as_numpy(x), dtype=np.float64)
+    b = np.asarray(as_numpy(y), dtype=np.float64)
     atol = 1e-2 if atol is None else atol
     rtol = 0.0 if rtol is None else rtol
     if a.shape != b.shape and a.size != 1 and b.size != 1:
@@ -152,7 +142,6 @@ def __getattr__(name):
     found = _LAZY.get(name)
     if found is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
     module = importlib.import_module(found[0], __name__)
     value = module if found[1] is None else getattr(module, found[1])
     globals()[name] = value

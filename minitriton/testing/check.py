@@ -20,10 +20,11 @@ import hypothesis
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from ..buffers import Buffer
-from ..engine import options as _options
-from ..memory import as_array
-from .poison import (Layout, as_numpy, describe_array, empty, ranges, triton_dtype, unwritten, unwritten_attribution,
+from minitriton.errors import format_ranges
+from minitriton.memory.buffers import Buffer
+from minitriton.options import options, set_options
+from minitriton.memory.allocation import as_array
+from minitriton.testing.poison import (Layout, as_numpy, describe_array, empty, triton_dtype, unwritten, unwritten_attribution,
                      unwritten_message, written_outside)
 
 __all__ = ["check_kernel", "kernel_property", "KernelCheckError"]
@@ -33,7 +34,7 @@ class KernelCheckError(AssertionError):
     """A kernel failed `check_kernel` on a (shrunk) drawn case.
 
     `kind`: "error" (the launch raised), "input modified", "outside" (wrote around an output view),
-    "unwritten", "mismatch" or "grouping" (results depend on minitriton.options.group_size);
+    "unwritten", "mismatch" or "grouping" (results depend on minitriton.options().group_size);
     `diagnosis`: the one-line finding; `case`: the drawn inputs (copies, as the kernel received them).
     """
 
@@ -55,11 +56,11 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
     several `outputs`, or a dict by name) with the output's dtype: each output is allocated poisoned with
     the reference result's shape and dtype, at `out_layout` (a `Layout`, or a strategy of them; default
     plain contiguous; a dict gives one per output name). `atol`/`rtol` 0 (default) compare exactly (NaN
-    equals NaN). `group_sizes` (e.g. `(None, 1)`): run once per `minitriton.options.group_size` (None = the
+    equals NaN). `group_sizes` (e.g. `(None, 1)`): run once per `minitriton.options().group_size` (None = the
     default grouping) and require identical outputs; by default the launch runs once, under the options as
     they are.
     `modifies`: names of inputs the kernel may write. `sanitize` (default on) runs the launch with
-    `minitriton.options.sanitize`: races between programs, order-dependent reads and loads of never-written
+    `minitriton.options().sanitize`: races between programs, order-dependent reads and loads of never-written
     output elements are reported (call `mark_written(out)` after filling an output on the host), and
     unwritten elements are attributed to the programs whose store masks excluded them.
     `max_examples`/`settings`/`seed` tune hypothesis
@@ -79,12 +80,8 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
 
     def run_case(case, **drawn):
         layouts = {n: drawn.get(f"layout_{n}", fixed[n]) for n in names}
-        saved = _options.sanitize
-        _options.sanitize = bool(sanitize)
-        try:
+        with set_options(sanitize=bool(sanitize)):
             _check_case(label, launch, reference, names, case, layouts, atol, rtol, sizes, set(modifies))
-        finally:
-            _options.sanitize = saved
 
     overrides = dict(deadline=None, database=None, report_multiple_bugs=False,
                      suppress_health_check=list(HealthCheck),
@@ -151,10 +148,10 @@ def _check_case(label, launch, reference, names, case, layouts, atol, rtol, grou
             if not np.array_equal(a, b):
                 where = np.flatnonzero((a != b).reshape(-1))
                 report.fail("grouping", f"`{name}` differs between group_size={g0} and group_size={g} at elements "
-                                        f"{ranges(where)}: results must not depend on how programs are grouped")
+                                        f"{format_ranges(where, noun='')}: results must not depend on how programs are grouped")
 
 
-_KEEP = object()  # "leave minitriton.options.group_size as it is"
+_KEEP = object()  # "leave minitriton.options().group_size as it is"
 
 
 class _Report:
@@ -173,7 +170,7 @@ class _Report:
             where = "" if layout.is_plain() else f", placed by {layout}"
             lines.append(f"    {name}: {dt}[{', '.join(str(s) for s in a.shape)}] (output{where})")
         if self.group_size is not None:
-            lines.append(f"    with minitriton.options.group_size = {self.group_size}")
+            lines.append(f"    with minitriton.set_options(group_size={self.group_size})")
         error = KernelCheckError(kind, diagnosis, self.case, "\n".join(lines))
         if cause is not None:
             raise error from cause
@@ -245,18 +242,15 @@ def _run(launch, case, expected, layouts, group_size, alternate, modifies, repor
     args = {k: _clone(v) for k, v in case.items()}
     before = {k: _buffer_bytes(v) for k, v in args.items()}
     outs = {n: _alloc_output(e, layouts[n], alternate) for n, e in expected.items()}
-    saved = _options.group_size
     if group_size is not _KEEP:
-        _options.group_size = group_size
         report.group_size = group_size
     try:
-        launch(**args, **outs)
+        with set_options(**({} if group_size is _KEEP else {"group_size": group_size})):
+            launch(**args, **outs)
     except KernelCheckError:
         raise
     except Exception as e:  # noqa: BLE001 - every failure of the launch is a finding about the kernel
         report.fail("error", f"the launch raised {type(e).__name__}: {e}", cause=e)
-    finally:
-        _options.group_size = saved
     for k, v in args.items():
         if k in modifies or before[k] is None:
             continue
@@ -270,7 +264,7 @@ def _modified(name, old, new):
     a, b = _bits(old), _bits(new)
     changed = np.flatnonzero((a != b).reshape(-1))
     if changed.size:
-        return (f"the kernel wrote into its input `{name}`: elements {ranges(changed)} changed (flat indices); "
+        return (f"the kernel wrote into its input `{name}`: elements {format_ranges(changed, noun='')} changed (flat indices); "
                 f"pass it in `modifies` if it is meant to be updated in place")
     return f"the kernel wrote into the buffer around its input `{name}` (outside the view it was given)"
 
@@ -289,7 +283,7 @@ def _check_output(launch, case, expected, layouts, g, modifies, report, outs, na
         outside = written_outside(out, array.base)
         if outside.size:
             report.fail("outside", f"the kernel wrote {outside.size} element(s) outside `{name}`, into the "
-                                   f"padding of the buffer it is a view of (buffer offsets {ranges(outside)}); "
+                                   f"padding of the buffer it is a view of (buffer offsets {format_ranges(outside, noun='')}); "
                                    f"check the strides used to build the output offsets")
     suspect = (array == False) if ty.is_bool() else unwritten(out)  # noqa: E712
     if suspect.any():
@@ -298,7 +292,7 @@ def _check_output(launch, case, expected, layouts, g, modifies, report, outs, na
         other = as_array(again[name])[0]
         certain = suspect & ((other == True) if ty.is_bool() else unwritten(again[name], alternate=True))  # noqa
         if certain.any():
-            why = unwritten_attribution(out, certain) if _options.sanitize else None
+            why = unwritten_attribution(out, certain) if options().sanitize else None
             report.fail("unwritten", unwritten_message(certain, name, why))
     _compare(report, case, name, out, expected[name], atol, rtol)
 
@@ -326,7 +320,7 @@ def _compare(report, case, name, out, exp, atol, rtol):
     g, w = got[index].item(), np.asarray(want)[index].item()
     shown_index = index[0] if len(index) == 1 else index
     tol = "" if atol == 0 and rtol == 0 else f" beyond atol={atol}, rtol={rtol}"
-    text = (f"`{name}` differs from the reference{tol} at {flat.size} of {bad.size} elements ({ranges(flat)}); "
+    text = (f"`{name}` differs from the reference{tol} at {flat.size} of {bad.size} elements ({format_ranges(flat, noun='')}); "
             f"first at index {shown_index}: got {g!r}, expected {w!r}")
     same_shape = [k for k, v in case.items() if as_array(v) is not None and as_array(v)[0].shape == bad.shape]
     if same_shape:

@@ -17,9 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import dtypes as T
-from ..buffers import Buffer
-from ..memory import as_array
+from minitriton.errors import format_ranges
+from minitriton.memory.initialization import registry
+from minitriton.observers.sanitizer import unwritten_report
+from minitriton.options import options
+from minitriton.semantics.numerics import bf16_bits_to_f32
+from minitriton.semantics import dtypes as T
+from minitriton.memory.buffers import Buffer
+from minitriton.memory.allocation import as_array
 
 # Quiet NaNs (quiet bit set, so arithmetic leaves them alone) with a payload that no ordinary computation
 # produces, and integer sentinels spelled from 0xDEADBEEF.
@@ -141,20 +146,18 @@ def empty(shape, dtype=np.float32, *, layout: Layout | None = None, alternate: b
     """A poisoned output of `shape`: every element holds `poison_bits(dtype)` (bf16 gives a `Buffer`).
 
     With `layout`, the array is a view inside a larger buffer that is poisoned too (`array.base`), so
-    writes outside the view can be found by `written_outside`. The sanitizer (minitriton.options.sanitize)
+    writes outside the view can be found by `written_outside`. The sanitizer (minitriton.options().sanitize)
     tracks plain (layout-less) arrays from here: loading an element no kernel stored is reported.
     """
     ty = triton_dtype(dtype)
     view, base = (layout or Layout()).allocate(shape, _storage(ty), poison_bits(ty, alternate))
-    from ..sanitizer import registry
-    registry.register(base)  # with minitriton.options.sanitize on, loads of unwritten elements are reported
+    registry.register(base)  # with minitriton.options().sanitize on, loads of unwritten elements are reported
     return _wrap(view, ty)
 
 
 def mark_written(x) -> None:
     """Tell the sanitizer that host code filled an `empty` array (e.g. `out[...] = 0` before a kernel that
     accumulates into it): otherwise its loads count as reads of never-written memory."""
-    from ..sanitizer import registry
     shadow = registry.lookup(_storage_of(x)[0])
     if shadow is not None:
         shadow.written[...] = True
@@ -163,8 +166,7 @@ def mark_written(x) -> None:
 def unwritten_attribution(x, bad: np.ndarray) -> str | None:
     """Which programs' store masks excluded the unwritten elements `bad` of an `empty` array ("program 96's
     store mask excluded them"), from the sanitizer's records; None when it has none that agree (the array
-    is a view at an offset, or the launch ran without minitriton.options.sanitize)."""
-    from ..sanitizer import registry, unwritten_report
+    is a view at an offset, or the launch ran without minitriton.options().sanitize)."""
     array = _storage_of(x)[0]
     shadow = registry.lookup(array)
     if shadow is None or not np.array_equal(~shadow.written, np.asarray(bad).reshape(-1)):
@@ -215,11 +217,10 @@ def describe_array(x, limit: int = 16) -> str:
 
 def assert_written(x, name: str = "out") -> None:
     """Raise AssertionError naming the elements of `x` a kernel never wrote (they still hold the poison);
-    with minitriton.options.sanitize on, it also names the programs whose store masks excluded them."""
+    with minitriton.options().sanitize on, it also names the programs whose store masks excluded them."""
     bad = unwritten(x)
     if bad.any():
-        from ..engine import options
-        why = unwritten_attribution(x, bad) if options.sanitize else None
+        why = unwritten_attribution(x, bad) if options().sanitize else None
         raise AssertionError(unwritten_message(bad, name, why))
 
 
@@ -231,23 +232,9 @@ def unwritten_message(bad: np.ndarray, name: str, why: str | None = None) -> str
     if bad.ndim > 1:
         first = tuple(int(i) for i in np.unravel_index(int(flat[0]), bad.shape))
         where = f", first at index {first}"
-    what = f"element {flat[0]} of `{name}` was" if len(flat) == 1 else f"elements {ranges(flat)} of `{name}` were"
+    what = f"element {flat[0]} of `{name}` was" if len(flat) == 1 else f"elements {format_ranges(flat, noun='')} of `{name}` were"
     why = why or "still the poison value minitriton.testing.empty filled the output with"
     return f"{what} never written ({len(flat)} of {bad.size}{where}; flat indices in C order): {why}"
-
-
-def ranges(values, limit: int = 4) -> str:
-    """Sorted distinct integers as runs: [1, 2, 3, 7] -> '1…3, 7' (at most `limit` runs, then a count)."""
-    values = np.unique(np.asarray(values, np.int64))
-    if values.size == 0:
-        return "none"
-    breaks = np.flatnonzero(np.diff(values) != 1)
-    starts = np.concatenate([[0], breaks + 1])
-    ends = np.concatenate([breaks, [values.size - 1]])
-    parts = [f"{values[s]}" if s == e else f"{values[s]}…{values[e]}" for s, e in zip(starts[:limit], ends[:limit])]
-    if len(starts) > limit:
-        parts.append(f"… ({values.size} in all)")
-    return ", ".join(parts)
 
 
 def written_outside(view, base, alternate: bool = False) -> np.ndarray:
@@ -280,7 +267,6 @@ def as_numpy(x) -> np.ndarray:
         return np.asarray(x)
     array, ty = found
     if ty.is_bf16():
-        from ..numerics import bf16_bits_to_f32
         return bf16_bits_to_f32(array)
     return array
 
@@ -292,4 +278,4 @@ def storage_base(x):
 
 
 __all__ = ["Layout", "empty", "empty_like", "unwritten", "assert_written", "poison_bits", "as_numpy", "mark_written",
-           "written_outside", "triton_dtype", "ranges", "describe_array", "storage_base"]
+           "written_outside", "triton_dtype", "describe_array", "storage_base"]

@@ -23,10 +23,10 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from .. import dtypes as T
-from ..buffers import Buffer
-from ..numerics import f32_to_bf16_bits
-from .poison import Layout, _storage, _UINT, poison_bits, triton_dtype
+from minitriton.semantics import dtypes as T
+from minitriton.memory.buffers import Buffer
+from minitriton.semantics.numerics import f32_to_bf16_bits
+from minitriton.testing.poison import Layout, _storage, _UINT, poison_bits, triton_dtype
 
 __all__ = ["sizes", "blocks", "block_and_size", "shapes", "dtypes", "values", "layouts", "arrays", "inputs",
            "Layout"]

@@ -1,17 +1,13 @@
 """Set-up for the kernel tests: minitriton stands in for `triton` before any kernel module is imported, and
 the array kinds every host wrapper must accept are fixtures.
 
-This directory deliberately has no __init__.py. Under pytest's default (prepend) import mode a package
+This directory deliberately has no __init__.py: under pytest's default (prepend) import mode a package
 here would be imported as `kernels` — the name of its directory — and shadow the project's `kernels`
-package. Without one, this file is imported under the plain module name `conftest`, which is also what the
-test modules in tests/ import their helpers from (`from conftest import make_kernel`); so the root
-conftest's helpers are re-exported here for them.
+package.
 """
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,19 +19,6 @@ minitriton.install()  # `import triton` in kernels/*.py now resolves to minitrit
 import minitriton.language as tl  # noqa: E402
 
 from kernels import _host  # noqa: E402
-
-
-def _load_root_conftest():
-    path = Path(__file__).resolve().parents[1] / "conftest.py"
-    spec = importlib.util.spec_from_file_location("_tests_root_conftest", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_root = _load_root_conftest()
-make_kernel = _root.make_kernel
-run_kernel = _root.run_kernel
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,7 @@ def test_results_do_not_depend_on_grouping(group_size_one):
     q, k, v, do = _inputs(1, 2, 70, 16, "bfloat16", seed=12, n=4)
     o1, l1 = fa.flash_attention(q, k, v, causal=True, block_m=32, block_n=16)
     g1 = fa.flash_attention_backward(q, k, v, o1, l1, do, True, **BWD_BLOCKS)
-    minitriton.options.group_size = None
+    minitriton.set_options(group_size=None)
     o2, l2 = fa.flash_attention(q, k, v, causal=True, block_m=32, block_n=16)
     g2 = fa.flash_attention_backward(q, k, v, o2, l2, do, True, **BWD_BLOCKS)
     assert np.array_equal(o1.array, o2.array) and np.array_equal(l1, l2)

@@ -47,9 +47,7 @@ def _stride(a, axis):
 
 @pytest.fixture(autouse=True)
 def _restore_options():
-    saved = minitriton.options.group_size
-    yield
-    minitriton.options.group_size = saved
+    yield  # tests/conftest.py restores the options
 
 
 # ----------------------------------------------------------------------------------------- vector add

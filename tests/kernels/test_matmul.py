@@ -121,7 +121,7 @@ def test_traffic_and_values_do_not_depend_on_grouping(group_size_one):
     a, b = _rand((37, 29), 13), _rand((29, 53), 14)
     with minitriton.record() as rec:
         c1 = mm.matmul(a, b, config=SMALL)
-    minitriton.options.group_size = None
+    minitriton.set_options(group_size=None)
     c2 = mm.matmul(a, b, config=SMALL)
     assert np.array_equal(c1, c2)
     t = rec.last["tensors"]

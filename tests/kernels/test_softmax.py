@@ -156,12 +156,12 @@ def test_float16_storage():
 def test_results_do_not_depend_on_grouping(max_block):
     x = _randn((5, 700), 10).astype(np.float32)
     grouped = sm.softmax(x, max_block=max_block)
-    old = minitriton.options.group_size
-    minitriton.options.group_size = 1
+    old = minitriton.options().group_size
+    minitriton.set_options(group_size=1)
     try:
         one_by_one = sm.softmax(x, max_block=max_block)
     finally:
-        minitriton.options.group_size = old
+        minitriton.set_options(group_size=old)
     np.testing.assert_array_equal(grouped, one_by_one)
 
 

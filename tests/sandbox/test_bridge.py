@@ -30,10 +30,10 @@ def error_keys(err):
 
 # ---------------------------------------------------------------- exercises, hint, solution
 
-def test_exercises_lists_the_four_in_order_in_each_language():
+def test_exercises_lists_the_course_in_order_in_each_language():
     for lang in ("ru", "en"):
         data = call("exercises", {"lang": lang})["exercises"]
-        assert [e["id"] for e in data] == ["practice", "rmsnorm", "softmax_bwd", "flash_attention"]
+        assert [e["id"] for e in data] == [ex.id for ex in EXERCISES]
         for e, ex in zip(data, EXERCISES):
             assert e["title"] == ex.title[lang] and e["statement"] == ex.statement[lang]
             assert e["starter"] == ex.starter[lang]
@@ -41,8 +41,8 @@ def test_exercises_lists_the_four_in_order_in_each_language():
             assert e["hint_texts"] == [h[lang] for h in ex.hints]
             assert e["tests"] == [t.title[lang] for t in ex.tests] and e["test_ids"] == [t.id for t in ex.tests]
             compile(e["starter"], "starter.py", "exec")
-    assert call("exercises", {})["exercises"][0]["title"] == get("practice").title["ru"]   # Russian by default
-    assert call("exercises", {"lang": "de"})["exercises"][0]["title"] == get("practice").title["ru"]
+    assert call("exercises", {})["exercises"][0]["title"] == EXERCISES[0].title["ru"]   # Russian by default
+    assert call("exercises", {"lang": "de"})["exercises"][0]["title"] == EXERCISES[0].title["ru"]
 
 
 def test_hints_come_one_at_a_time():
@@ -78,8 +78,7 @@ def test_solution_returns_the_hidden_reference():
     ("run", "[1, 2]", "неверный запрос: the request must be a JSON object"),
     ("run", "{not json", "неверный запрос: "),
     ("teleport", "{}", "неизвестная операция «teleport»"),
-    ("run", '{"exercise": "nope", "code": ""}', "нет упражнения «nope» (есть: practice, rmsnorm, softmax_bwd, "
-                                                 "flash_attention)"),
+    ("run", '{"exercise": "nope", "code": ""}', f"нет упражнения «nope» (есть: {', '.join(e.id for e in EXERCISES)})"),
     ("check", '{"exercise": "practice"}', "неверный запрос: `code` must be a string"),
     ("memory", '{"exercise": "practice", "code": "", "source": "demo"}', "неверный запрос: `source` must be"),
     ("memory", '{"exercise": "practice", "code": "", "launch": "x"}', "неверный запрос: `launch`"),
@@ -129,7 +128,7 @@ def test_run_points_at_the_line_and_program_of_a_kernel_error():
     assert not r["ok"]
     err = error_keys(r["error"])
     assert (err["type"], err["line"], err["program"]) == ("OutOfBoundsError", line, [2, 0, 0])
-    assert err["message"] == (f"программа 2 читает смещения 10…11 за концом `y_ptr` (в нём n = 10 элементов), строка "
+    assert err["message"] == (f"программа 2 читает смещения 10…11 за концом `y_ptr` (в нём 10 элементов), строка "
                               f"{line}. Закройте хвост маской: mask=offs < n.")
     # the traceback keeps the learner's frames only
     assert f'File "practice.py", line {line}, in add_kernel' in err["traceback"]
@@ -211,10 +210,11 @@ def test_check_answer_shape():
 
 
 def test_value_only_tests_run_without_counters():
-    """The boss's tests compare values only: their launches run unrecorded (the counters' bookkeeping would
-    double the check's time), so Check lists no launches; Run still shows the demo's counters."""
+    """The boss's value tests run unrecorded (the counters' bookkeeping would double the check's time), so Check
+    lists the launch of its traffic test only; Run still shows the demo's counters."""
     code = get("flash_attention").solution["en"]
-    assert call("check", {"exercise": "flash_attention", "code": code})["launches"] == []
+    assert [x["test"] for x in call("check", {"exercise": "flash_attention", "code": code})["launches"]] == [
+        "causal_skip"]
     assert [x["grid"] for x in call("run", {"exercise": "flash_attention", "code": code})["launches"]] == [[2, 2, 1]]
 
 

@@ -108,7 +108,7 @@ def test_the_api_refuses_other_origins_and_hosts(server):
     assert server.api("exercises", {}, origin="null")[0] == 403
     assert server.api("exercises", {}, host=f"evil.example:{server.port}")[0] == 403     # DNS rebinding
     status, body = server.api("exercises", {"lang": "en"})
-    assert status == 200 and [e["id"] for e in body["exercises"]][0] == "practice"
+    assert status == 200 and [e["id"] for e in body["exercises"]][0] == "copy"
     assert server.api("exercises", {}, origin=False)[0] == 200                            # curl, same-origin GET
 
 

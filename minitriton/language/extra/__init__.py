@@ -1,2 +1,2 @@
 """`triton.language.extra`: vendor libraries (`libdevice`)."""
-from . import cuda, libdevice  # noqa: F401
+from minitriton.language.extra import cuda, libdevice  # noqa: F401

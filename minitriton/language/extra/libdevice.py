@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import dtypes as _T
-from ... import numerics as _numerics
-from ...ops_basic import finish as _finish
-from ...ops_basic import operands as _operands
-from ...ops_basic import to_tensor as _to_tensor
-from ...ops_basic import unwrap as _unwrap
-from ...ops_math import div_rn, fma, sqrt_rn  # noqa: F401
-from ...tensor import tensor as _tensor
+from minitriton.semantics import dtypes as _T
+from minitriton.semantics import numerics as _numerics
+from minitriton.semantics.elementwise import finish as _finish
+from minitriton.semantics.elementwise import operands as _operands
+from minitriton.semantics.elementwise import to_tensor as _to_tensor
+from minitriton.semantics.elementwise import unwrap as _unwrap
+from minitriton.semantics.math import div_rn, fma, sqrt_rn  # noqa: F401
+from minitriton.values.tensor import tensor as _tensor
 
 _FP = ("fp32", "fp64")
 

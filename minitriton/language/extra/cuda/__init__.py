@@ -1,2 +1,2 @@
 """`triton.language.extra.cuda`."""
-from . import libdevice  # noqa: F401
+from minitriton.language.extra.cuda import libdevice  # noqa: F401

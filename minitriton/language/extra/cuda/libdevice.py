@@ -1,2 +1,2 @@
 """`triton.language.extra.cuda.libdevice`: the same functions as `triton.language.extra.libdevice`."""
-from ..libdevice import *  # noqa: F401,F403
+from minitriton.language.extra.libdevice import *  # noqa: F401,F403

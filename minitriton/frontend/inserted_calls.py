@@ -1,0 +1,193 @@
+"""The functions the rewrite inserts calls to (`__mt_*` names in the kernel's globals), run while the kernel runs.
+
+* `snapshot`, `if_test`, `check_loop`, `check_branch`: the types Triton's compiler keeps fixed. A variable
+  bound before a loop and re-assigned in it keeps its type ("Loop-carried variable acc has initial type int32
+  but is re-assigned to fp32 in loop!", the classic `acc = 0` then `acc += tl.sum(x)`); one bound before a
+  runtime `if` and re-assigned in a branch keeps its type ("initial value for `v` is of type int32[], but
+  the then block redefines it as fp32[]"); one defined in both branches has one type ("Mismatched type for v
+  between then block (fp32) and else block (fp16)").
+* `while_test`: a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32 or a
+  block).
+* `not_`, `bool_op`: `not x`, `a and b`, `a or b`, which Python cannot overload; on tensors they are
+  elementwise int1 operations, as Triton compiles them.
+* `assert_`: an `assert` statement, which Triton compiles to `tl.device_assert`.
+
+Each check gets the kernel (`__mt_kernel`) and the file line and column of the statement it reports.
+"""
+from __future__ import annotations
+
+import warnings
+
+from minitriton import errors
+from minitriton.semantics import dtypes as T
+from minitriton.semantics.debug import device_assert
+from minitriton.semantics.elementwise import logical_and, logical_not, logical_or
+from minitriton.semantics.math import _ir_type
+from minitriton.values import programs
+from minitriton.values.tensor import tensor
+
+PREFIX = "__mt_"   # inserted names; no kernel uses them
+KERNEL = PREFIX + "kernel"   # the global naming the JITFunction the rewritten code belongs to
+
+
+class Snapshot:
+    """The types of the watched names before a loop or an `if`, and whether the `if` is a runtime one."""
+
+    __slots__ = ("types", "dynamic")
+
+    def __init__(self, types_by_name):
+        self.types = types_by_name
+        self.dynamic = False
+
+
+def _type_of(value):
+    """(dtype, shape) as Triton would type the value, or None for what Triton keeps as a Python object."""
+    if isinstance(value, tensor):
+        return value.dtype, tuple(value.shape)
+    if isinstance(value, bool):
+        return T.int1, ()
+    if isinstance(value, (int, float)):
+        try:
+            return T.of_python_scalar(value), ()
+        except ValueError:
+            return None
+    return None
+
+
+def _type_name(t) -> str:
+    """Triton's `tensor.type` text: `fp32` for a scalar, `<['4', '16'], fp32>` for a block."""
+    dtype, shape = t
+    if not shape:
+        return dtype.name
+    return f"<{[str(s) for s in shape]}, {dtype.name}>"
+
+
+def _value_text(t) -> str:
+    """Triton's `str(tensor)`: `int32[]`, `fp32[4, 16]`."""
+    dtype, shape = t
+    return f"{dtype.name}[{', '.join(str(s) for s in shape)}]"
+
+
+def snapshot(local_vars: dict, names: tuple) -> Snapshot:
+    """Types of `names` bound now (called before a loop or an `if`)."""
+    found = {}
+    for name in names:
+        if name in local_vars:
+            t = _type_of(local_vars[name])
+            if t is not None:
+                found[name] = t
+    return Snapshot(found)
+
+
+def if_test(snap: Snapshot, test):
+    """The `if` condition, unchanged; remembers whether it is a runtime value (Triton's `scf.if`)."""
+    snap.dynamic = isinstance(test, tensor)
+    return test
+
+
+def while_test(test):
+    """A `while` condition: Triton 3.6 hands it to `scf.condition`, which takes only an int1 scalar (a
+    comparison or a bool); any other tensor fails MLIR verification (offline sm_90 compile)."""
+    if isinstance(test, tensor) and (test.shape or test.dtype.name != "int1"):
+        raise errors.backend_error(
+            "error encountered during parsing",
+            f"'scf.condition' op operand #0 must be 1-bit signless integer, but got '{_ir_type(test)}'")
+    return test
+
+
+def not_(value):
+    """`not value`: Triton 3.6 calls `tensor.__not__` on a tensor (an elementwise logical not of an int1
+    tensor; any wider type fails to bitcast to int1), Python's `not` on anything else."""
+    if isinstance(value, tensor):
+        return logical_not(value)
+    return not value
+
+
+def bool_op(method: str, kernel, line: int, col: int, *operands):
+    """`a and b and ...` / `a or b or ...` as 3.6's `visit_BoolOp` compiles it: operands (thunks) are evaluated
+    in order; a non-tensor one short-circuits when it decides the result and is dropped otherwise; the tensors
+    are combined elementwise (logical_and / logical_or), every one of them evaluated. A block operand gets
+    3.6's deprecation warning, once per expression."""
+    tensors, value = [], None
+    for thunk in operands:
+        value = thunk()
+        if not isinstance(value, tensor):
+            truth = bool(value)
+            if truth is (method == "or"):
+                return value
+            continue
+        if value.shape and (kernel, line, col) not in _WARNED:
+            _WARNED.add((kernel, line, col))
+            warnings.warn_explicit("Logical operators 'and' and 'or' are deprecated for non-scalar tensors; "
+                                   "please use '&' or '|' instead", UserWarning, kernel.file_name, line)
+        tensors.append(value)
+    if not tensors:
+        return value
+    combine = logical_and if method == "and" else logical_or
+    while len(tensors) >= 2:
+        rhs = tensors.pop()
+        tensors.append(combine(tensors.pop(), rhs))
+    return tensors[0]
+
+
+_WARNED: set = set()   # (kernel, line, column) of the `and`/`or` expressions warned about
+
+
+def assert_(test, msg=""):
+    """`assert test, msg` in a kernel: Triton 3.6 compiles it as `tl.device_assert(test, msg)`, checked only
+    in debug mode (a block condition is fine; a false one is silent without debug)."""
+    return device_assert(test, msg)
+
+
+def _fail(kernel, line: int, col: int, message: str):
+    raise errors.CompilationError(errors.compilation_text(kernel, line, col, message))
+
+
+def _retyped(snap: Snapshot, local_vars: dict):
+    """(name, type before, type now) for the watched variables whose type changed."""
+    for name, before in snap.types.items():
+        now = _type_of(local_vars.get(name))
+        if now is not None and now != before:
+            yield name, before, now
+
+
+def check_loop(snap: Snapshot, local_vars: dict, kernel, line: int, col: int):
+    """End of a loop iteration: every carried variable still has its type from before the loop."""
+    for name, before, now in _retyped(snap, local_vars):
+        _fail(kernel, line, col, repr(AssertionError(
+            f"Loop-carried variable {name} has initial type {_type_name(before)} but is re-assigned to "
+            f"{_type_name(now)} in loop! Please make sure that the type stays consistent.")))
+
+
+def check_branch(snap: Snapshot, local_vars: dict, kernel, line: int, col: int, branch: str, new_names: tuple):
+    """End of a runtime `if` branch: re-assigned variables keep their type; a variable defined in both
+    branches has one type (compared with the other branch when it ran earlier in this launch)."""
+    if not snap.dynamic:
+        return
+    for name, before, now in _retyped(snap, local_vars):
+        _fail(kernel, line, col, repr(AssertionError(
+            f"initial value for `{name}` is of type {_value_text(before)}, but the {branch} block "
+            f"redefines it as {_value_text(now)}")))
+    group = programs.active()
+    if group is None or not new_names:
+        return
+    seen = group.launch.__dict__.setdefault("branch_types", {})
+    other = "else" if branch == "then" else "then"
+    for name in new_names:
+        if name in snap.types or name not in local_vars:
+            continue
+        now = _type_of(local_vars[name])
+        if now is None:
+            continue
+        seen[(kernel, line, col, name, branch)] = now
+        theirs = seen.get((kernel, line, col, name, other))
+        if theirs is not None and theirs != now:
+            then_ty, else_ty = (now, theirs) if branch == "then" else (theirs, now)
+            _fail(kernel, line, col, repr(AssertionError(
+                f"Mismatched type for {name} between then block ({_type_name(then_ty)}) and else block "
+                f"({_type_name(else_ty)})")))
+
+
+CALLS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
+         PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test, PREFIX + "not_": not_,
+         PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_}

@@ -1,0 +1,456 @@
+"""`tl.load`, `tl.store` and the atomics: masked gathers and scatters on the launch's allocations.
+
+Every lane whose mask is on is bounds-checked against the allocation its pointer was derived from before
+any byte is read or written; masked-off lanes never touch memory. The traffic counters are fed from the
+same index arrays that perform the access.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minitriton.values import programs
+from minitriton import errors
+from minitriton.semantics import dtypes as T
+from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
+from minitriton.memory.events import Access
+from minitriton.semantics import numerics
+from minitriton.memory.allocation import SLOT_SHIFT
+from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
+from minitriton.values.factored import outer, pointer_block, tile_view
+from minitriton.values.tensor import tensor
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a sort, much faster than np.unique's hashing on millions of int64)."""
+    s = np.sort(values, kind="stable" if values.size < 64 else "quicksort")
+    if s.size == 0:
+        return s
+    keep = np.empty(s.shape, bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
+def _prepare(op: str, pointer, mask, extra: dict):
+    """Check the operands like Triton and broadcast pointer, mask and the `extra` values to one shape."""
+    ptr = unwrap(pointer)
+    if not isinstance(ptr, tensor) or not ptr.dtype.is_ptr():
+        shown = ptr.type if isinstance(ptr, tensor) else type(ptr).__name__
+        raise ValueError(f"Unsupported ptr type {shown!r} in `tl.{op}`")
+    mask = unwrap(mask)
+    if mask is not None:
+        mask = to_tensor(mask)
+        if not mask.dtype.is_bool():
+            raise ValueError("Mask must have boolean scalar type")
+    values = {}
+    for k, v in extra.items():
+        values[k] = v if v is None else to_tensor(v)
+    shape = ptr.shape
+    if not shape:
+        if mask is not None and mask.shape:
+            raise ValueError("Mask argument cannot be block type if pointer argument is not a block")
+        for name, v in values.items():
+            if v is not None and v.shape:
+                label = "Other" if name == "other" else "Value"
+                raise ValueError(f"{label} argument cannot be block type if pointer argument is not a block")
+    if mask is not None and mask.shape != shape:
+        shape = broadcast_shapes(shape, mask.shape)
+    for v in values.values():
+        if v is not None and v.shape != shape:
+            shape = broadcast_shapes(shape, v.shape)
+    if op != "load" and shape != ptr.shape:
+        raise ValueError(f"Expected pointer argument to have shape {shape} but got {ptr.shape}")
+    return ptr, mask, values, shape
+
+
+def _mask_lanes(mask, shape):
+    """The mask's array broadcast to `shape` (program axis first), or None when every lane is on."""
+    # the common case: nothing masked off in this group (count_nonzero: no ufunc reduction, several x faster)
+    if mask is None:
+        return None
+    if isinstance(mask, outer):
+        if mask.all_true():
+            return None
+    elif np.count_nonzero(mask.data) == mask.data.size:
+        return None
+    return broadcast_data(mask, shape) if mask.shape != shape else mask.data
+
+
+def _lanes(group, ptr: tensor, mask, shape):
+    """(index array, mask array or None), both with the program axis, broadcast to `shape`."""
+    idx = broadcast_data(ptr, shape) if ptr.shape != shape else ptr.data
+    m = _mask_lanes(mask, shape)
+    if m is None:
+        return idx, None
+    if m.shape[0] != idx.shape[0]:
+        g = max(m.shape[0], idx.shape[0])
+        idx = np.broadcast_to(idx, (g,) + idx.shape[1:])
+        m = np.broadcast_to(m, (g,) + m.shape[1:])
+    return idx, m
+
+
+def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m, masked: bool = False):
+    """The allocation and in-bounds element indices for a pointer block, or a precise OutOfBoundsError.
+
+    `masked`: the op had a mask (possibly all true here), which changes the suggested fix.
+    """
+    elem = ptr.dtype.element_ty
+    alloc = ptr.alloc
+    known = ptr  # whose `bounds` describe idx
+    if alloc is None:
+        alloc, idx = _find_allocation(op, group, ptr, idx, m)
+        known = None
+    n = alloc.numel(elem)
+    if idx.size and _in_range(known, idx, n):
+        # Every lane points inside, masked or not: the mask only selects lanes (their indices are not
+        # replaced by 0 then, but no caller reads a masked-off lane's index).
+        return alloc, idx
+    if m is None:
+        if idx.size:
+            _out_of_bounds(op, group, alloc, elem, idx, None, n, masked)
+        return alloc, idx
+    safe = np.where(m, idx, 0)
+    if safe.size and n and (safe.min() < 0 or safe.max() >= n):  # n == 0: the safe index 0 is itself out
+        _out_of_bounds(op, group, alloc, elem, idx, m, n)
+    if n == 0 and m.any():
+        _out_of_bounds(op, group, alloc, elem, idx, m, n)
+    return alloc, safe
+
+
+def _in_range(ptr, idx: np.ndarray, n: int) -> bool:
+    """Whether every offset in `idx` (ptr's offsets, maybe broadcast) lies in [0, n).
+
+    The offsets' bounds are remembered on the pointer tensor, so a loop's `ptr += step` derives the next
+    block's bounds (ops_basic._shifted_bounds) instead of scanning the offsets again."""
+    bounds = ptr.bounds if ptr is not None else None
+    if bounds is not None and bounds[0] >= 0 and bounds[1] < n:
+        return True
+    lo, hi = int(idx.min()), int(idx.max())  # exact: remembered bounds may be loose (per-program steps)
+    if ptr is not None:
+        ptr.bounds = (lo, hi)
+    return lo >= 0 and hi < n
+
+
+def _to_full(a: np.ndarray, full: tuple) -> np.ndarray:
+    """`a` broadcast to `full` (np.broadcast_to costs microseconds: skipped when the shape is right)."""
+    return a if a.shape == full else np.broadcast_to(a, full)
+
+
+def _find_allocation(op, group, ptr, addr, m):
+    """Pointers of unknown provenance (loaded from memory, cast from ints): find their one allocation."""
+    live = addr if m is None else addr[np.broadcast_to(m, addr.shape)]
+    slots = distinct(live >> SLOT_SHIFT) if live.size else np.array([1], np.int64)
+    allocs = group.launch.allocations
+    if len(slots) != 1 or not (1 <= int(slots[0]) <= len(allocs)):
+        raise errors.KernelRuntimeError(
+            errors.OutOfBoundsError, f"tl.{op} through pointers that point into no tensor argument "
+            f"(or into several at once)",
+            "  fix: build pointers from a pointer argument: ptr + offsets", _first_bad(addr, m))
+    alloc = allocs[int(slots[0]) - 1]
+    size = ptr.dtype.element_ty.itemsize
+    return alloc, (addr - alloc.base_address) // size
+
+
+def _first_bad(addr, m):
+    return np.arange(addr.shape[0])[:1]
+
+
+def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
+    bad = (idx < 0) | (idx >= n)
+    if m is not None:
+        bad &= m
+    bad = np.broadcast_to(bad, idx.shape)
+    per_program = bad.reshape(bad.shape[0], -1).any(axis=1)
+    positions = np.nonzero(per_program)[0]
+    if bad.shape[0] == 1 and group.size > 1:
+        positions = np.arange(group.size)
+    first = int(positions[0])
+    row = min(first, bad.shape[0] - 1)
+    lane_bad = bad[row]
+    offsets = np.broadcast_to(idx, bad.shape)[row][lane_bad] - alloc.base_offset
+    lanes = np.argwhere(lane_bad)
+    total = int(lane_bad.size)
+    count = int(lane_bad.sum())
+    name = alloc.name
+    low, high = -alloc.base_offset, n - 1 - alloc.base_offset
+    verb = "reads" if op == "load" else ("writes" if op == "store" else "updates")
+    where_ = "past the end of" if offsets.max() > high else "before the start of"
+    first_lane = tuple(int(v) for v in lanes[0]) if lanes.size else ()
+    lane_text = first_lane[0] if len(first_lane) == 1 else first_lane
+    details = (f"  {count} of {total} lanes are out of range (first: lane {lane_text}): offsets "
+               f"{errors.format_ranges(offsets)} from `{name}`, but `{name}` has {n} elements "
+               f"(valid offsets {low}…{high})\n")
+    if m is None and not masked:
+        details += f"  fix: mask the tail, e.g. tl.{op}({name} + offs, mask=offs < n)"
+    else:
+        details += ("  fix: the mask lets these lanes through: check its bound (e.g. offs < n) "
+                    "and the strides used to build the offsets")
+    raise errors.KernelRuntimeError(errors.OutOfBoundsError, f"tl.{op} {verb} {where_} `{name}`", details,
+                                    positions)
+
+
+def _emit(group, kind, alloc, elem, index, raw, m, shape):
+    """Tell the group's observers (counters, sanitizer) about an access; nothing to do without them."""
+    if group.observers:
+        group.emit(Access(kind, alloc, elem, index, raw, m, shape))
+
+
+def _emit_tile(group, kind, ptr, mask, shape, elem):
+    """The event of an access the tile shortcut performs: the same lanes the general path would report."""
+    if group.observers:
+        idx, m = _lanes(group, ptr, mask, shape)
+        group.emit(Access(kind, ptr.alloc, elem, idx, idx, m, shape))
+
+
+def _load_tile(group, ptr, mask, shape, elem):
+    """The raw values of a load through a tile-shaped pointer block whose every lane is in bounds (masked or
+    not), gathered without an index array; None for the general path."""
+    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+        return None
+    lo, hi = ptr.bounds
+    if lo < 0 or hi >= ptr.alloc.numel(elem):
+        return None
+    tile = tile_view(ptr, ptr.alloc.flat(elem), shape)
+    if tile is None:
+        return None
+    _emit_tile(group, "load", ptr, mask, shape, elem)
+    return tile[0][tile[1]]
+
+
+def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
+    """Store through a tile-shaped pointer block with every lane on and in bounds, without an index array
+    (the journal keeps the view and the old tiles); False for the general path."""
+    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+        return False
+    alloc = ptr.alloc
+    if not alloc.writeable:
+        return False
+    lo, hi = ptr.bounds
+    if lo < 0 or hi >= alloc.numel(elem) or _mask_lanes(mask, shape) is not None:
+        return False
+    tile = tile_view(ptr, alloc.flat(elem), shape, for_store=True)
+    if tile is None:
+        return False
+    view, origins = tile
+    vd = expand(to_storage(val.data, elem), val.shape, len(shape))
+    if vd.shape[0] != 1 and vd.shape[0] != origins.shape[0]:
+        return False
+    _emit_tile(group, "store", ptr, None, shape, elem)
+    group.before_store(alloc)
+    if group.journal is not None:
+        old = view[origins]
+        group.journal.append((view, origins, old))
+        group.meter.hold(old.nbytes)
+    view[origins] = vd
+    return True
+
+
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False):
+    """Load a block (or scalar) through pointers.
+
+    * masked-off lanes read `other` (cast to the pointee type), or 0 without it (measured on the GPU;
+      Triton leaves them undefined);
+    * every unmasked lane must point inside the tensor argument the pointer came from, otherwise
+      OutOfBoundsError names the kernel line, program, lanes and offsets (a GPU would not tell you).
+    """
+    if isinstance(pointer, block_pointer):
+        programs.current("load")
+        if padding_option not in ("", None, "zero", "nan"):
+            raise ValueError(f"Padding option {padding_option} not supported")
+        pointer, mask, other = lower_load(pointer, mask, other, boundary_check, padding_option)
+        boundary_check, padding_option = (), ""
+    group = programs.current("load")
+    if padding_option not in ("", None, "zero", "nan"):
+        raise ValueError(f"Padding option {padding_option} not supported")
+    if unwrap(padding_option) or unwrap(boundary_check):  # Triton 3.6 _load_legacy (its missing space kept)
+        raise ValueError("`padding_option` or `boundary_check` argument is not supported for loading a tensor of"
+                         "pointers or loading a scalar. Because the compiler does not know the boundary; please "
+                         "use block pointers (defined by `make_block_ptr`) instead")
+    if unwrap(mask) is None and unwrap(other) is not None:
+        raise ValueError("`other` cannot be provided without `mask`")
+    ptr, mask, vals, shape = _prepare("load", pointer, mask, {"other": other})
+    elem = ptr.dtype.element_ty
+    raw = _load_tile(group, ptr, mask, shape, elem)
+    if raw is not None:
+        m = _mask_lanes(mask, shape)
+        if m is not None and m.shape[0] != raw.shape[0]:
+            g = max(m.shape[0], raw.shape[0])
+            raw = np.broadcast_to(raw, (g,) + shape).copy()
+            m = np.broadcast_to(m, (g,) + shape)
+    else:
+        idx, m = _lanes(group, ptr, mask, shape)
+        alloc, safe = _resolve("load", group, ptr, idx, m, mask is not None)
+        flat = alloc.flat(elem)
+        _emit(group, "load", alloc, elem, safe, idx, m, shape)
+        if flat.shape[0] == 0:
+            raw = np.zeros(safe.shape, elem.np_storage)
+        else:
+            raw = flat.take(safe)
+    values = from_storage(raw, elem)
+    if elem.is_bool():  # loaded as int8, then `!= 0` (a byte other than 0 and 1 may be there, see store)
+        values = values.view(np.uint8) != 0
+    if m is not None:
+        other_v = vals["other"]
+        if other_v is None:
+            fill = np.zeros((), elem.np_compute)
+        else:  # NumPy broadcasts it: m and values already have the full shape
+            fill = expand(cast(other_v, elem).data, other_v.shape, len(shape))
+        if fill.ndim == 0 or fill.shape[0] == 1 or fill.shape[0] == values.shape[0]:
+            # In place on the fresh gather, under the mask before broadcasting: 3x cheaper than np.where.
+            np.copyto(values, fill, where=~expand(mask.data, mask.shape, len(shape)))
+        else:  # `other` varies by program where pointer and mask do not
+            values = np.where(m, values, fill)
+    return tensor(values, elem, shape)
+
+
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    """Store `value` (cast to the pointee type, RTNE for floats) through pointers where `mask` is on.
+
+    Unmasked lanes are bounds-checked like `tl.load`; nothing outside the tensor argument is written.
+    """
+    if isinstance(pointer, block_pointer):
+        programs.current("store")
+        pointer, value, mask = lower_store(pointer, value, mask, boundary_check)
+        boundary_check = ()
+    group = programs.current("store")
+    if unwrap(boundary_check):  # Triton 3.6 _store_legacy
+        raise ValueError("`boundary_check` argument is not supported for storing a tensor of pointers or storing a "
+                         "scalar. Because the compiler does not know the boundary; please use block pointers "
+                         "(defined by `make_block_ptr`) instead")
+    ptr, mask, vals, shape = _prepare("store", pointer, mask, {"value": value})
+    elem = ptr.dtype.element_ty
+    if elem.is_bool():
+        # Triton 3.6 stores through *i1 as *i8 and casts the value straight to int8 (not `!= 0` first): 0.5 stores
+        # byte 0, 256 byte 0, 2 byte 2
+        elem = T.int8
+    val = cast(vals["value"], elem)
+    if _store_tile(group, ptr, mask, shape, elem, val):
+        return None
+    idx, m = _lanes(group, ptr, mask, shape)
+    alloc, safe = _resolve("store", group, ptr, idx, m, mask is not None)
+    if not alloc.writeable:
+        raise ValueError(f"tl.store into `{alloc.name}`, which is a read-only array; pass a writeable copy")
+    flat = alloc.flat(elem)
+    vd = expand(to_storage(val.data, elem), val.shape, len(shape))
+    g = max(safe.shape[0], vd.shape[0], m.shape[0] if m is not None else 1)
+    full = (g,) + shape
+    safe = _to_full(safe, full)
+    vd = _to_full(vd, full)
+    if m is None:
+        sel_idx, sel_val = safe.reshape(-1), vd.reshape(-1)
+    else:
+        m = np.ascontiguousarray(_to_full(m, full))  # a broadcast mask makes boolean indexing ~3x slower
+        sel_idx, sel_val = safe[m], vd[m]
+    _emit(group, "store", alloc, elem, safe, idx, m, shape)
+    group.before_store(alloc)
+    if group.journal is not None:
+        old = flat[sel_idx]
+        group.journal.append((flat, sel_idx, old))
+        group.meter.hold(old.nbytes + (sel_idx.nbytes if sel_idx.base is None else 0))
+    # the scatter's own index and value arrays, alive until here
+    group.meter.hold(0, (sel_idx.nbytes if sel_idx.base is None else 0) + (sel_val.nbytes if sel_val.base is None else 0))
+    flat[sel_idx] = sel_val
+    return None
+
+
+# ---------------------------------------------------------------- atomics
+
+_RMW = {
+    "add": lambda old, v: old + v,
+    "max": None, "min": None,
+    "and": lambda old, v: old & v,
+    "or": lambda old, v: old | v,
+    "xor": lambda old, v: old ^ v,
+    "xchg": lambda old, v: v,
+}
+
+
+def _check_rmw_type(elem, op):
+    if elem.is_fp16() and op != "add":
+        raise ValueError(f"atomic_{op} does not support fp16")
+    if elem.is_bf16() and op != "add":
+        raise ValueError(f"atomic_{op} does not support bf16")
+    if elem in (T.int16, T.uint16) or elem.primitive_bitwidth < 16:
+        raise ValueError(f"atomic_{op} does not support {elem}")
+
+
+def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
+    """Read-modify-write atomics: every lane's update is applied once, in program then lane order,
+    and each lane gets the value memory held just before its own update."""
+    group = programs.current(f"atomic_{op}")
+    for value, kind in ((sem, "semantic"), (scope, "semantic")):
+        value = unwrap(value)
+        if value not in (None, "", "acquire", "release", "acq_rel", "relaxed", "gpu", "cta", "sys"):
+            raise ValueError(f"Memory {kind} {value} not supported")
+    ptr, mask, vals, shape = _prepare(f"atomic_{op}", pointer, mask, {"val": val})
+    elem = ptr.dtype.element_ty
+    _check_rmw_type(elem, op)
+    v = cast(vals["val"], elem)
+    return _atomic_apply(group, op, ptr, mask, shape, elem, lambda old, sel: _combine(op, elem, old, sel),
+                         broadcast_data(v, shape))
+
+
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """`tl.atomic_cas`: where memory equals `cmp`, write `val`; returns the old values."""
+    group = programs.current("atomic_cas")
+    ptr, _, vals, shape = _prepare("atomic_cas", pointer, None, {"cmp": cmp, "val": val})
+    elem = ptr.dtype.element_ty
+    if elem.primitive_bitwidth not in (16, 32, 64):
+        raise ValueError("atomic_cas only supports elements with width {16, 32, 64}")
+    c = broadcast_data(cast(vals["cmp"], elem), shape)
+    v = broadcast_data(cast(vals["val"], elem), shape)
+    both = np.stack(np.broadcast_arrays(c, v), axis=-1)
+    return _atomic_apply(group, "cas", ptr, None, shape, elem,
+                         lambda old, sel: np.where(old == sel[..., 0], sel[..., 1], old), both)
+
+
+def _combine(op, elem, old, v):
+    if op == "max":
+        return np.fmax(old, v) if elem.is_floating() else np.maximum(old, v)
+    if op == "min":
+        return np.fmin(old, v) if elem.is_floating() else np.minimum(old, v)
+    if op in ("and", "or", "xor") and elem.is_floating():
+        # 3.6 compiles bitwise atomics on fp32/fp64 (atom.and.b32/.b64): they work on the bit patterns
+        bits = np.dtype(f"u{elem.itemsize}")
+        return _RMW[op](np.asarray(old).view(bits), np.asarray(v, old.dtype).view(bits)).view(old.dtype)
+    out = _RMW[op](old, v)
+    if elem.is_bf16():
+        out = numerics.round_to_bf16(out)
+    return out
+
+
+def _atomic_apply(group, op, ptr, mask, shape, elem, update, operand):
+    idx, m = _lanes(group, ptr, mask, shape)
+    alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m, mask is not None)
+    if not alloc.writeable:
+        raise ValueError(f"tl.atomic_{op} into `{alloc.name}`, which is a read-only array")
+    flat = alloc.flat(elem)
+    # every program of the group does its own update, even when pointer, value and mask are uniform
+    g = max(group.size, safe.shape[0], operand.shape[0], m.shape[0] if m is not None else 1)
+    full = (g,) + shape
+    safe = np.broadcast_to(safe, full).reshape(-1)
+    extra = operand.shape[len(full):]
+    operand = np.broadcast_to(operand, full + extra).reshape((-1,) + extra)
+    active = np.ones(safe.shape, bool) if m is None else np.broadcast_to(m, full).reshape(-1)
+    shaped = safe.reshape(full)
+    _emit(group, "atomic", alloc, elem, shaped, shaped, None if m is None else active.reshape(full), shape)
+    lanes = np.nonzero(active)[0]
+    old_all = np.zeros(safe.shape, elem.np_compute)
+    targets = safe[lanes]
+    if lanes.size:
+        group.before_store(alloc)
+    if group.journal is not None and lanes.size:
+        group.journal.append((flat, targets, flat[targets]))
+    if lanes.size:
+        if distinct(targets).size == targets.size:  # no two lanes on one address: one vector step
+            old = from_storage(flat[targets], elem)
+            flat[targets] = to_storage(update(old, operand[lanes]), elem)
+            old_all[lanes] = old
+        else:  # same address hit several times: apply in lane order, as a sequential GPU could
+            for lane in lanes:
+                t = safe[lane]
+                old = from_storage(flat[t:t + 1].copy(), elem)  # a copy: the view would show the new value
+                flat[t:t + 1] = to_storage(update(old, operand[lane:lane + 1]), elem)
+                old_all[lane] = old[0]
+    return tensor(old_all.reshape(full), elem, shape)

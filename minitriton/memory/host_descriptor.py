@@ -1,0 +1,95 @@
+"""`triton.tools.tensor_descriptor.TensorDescriptor`: a host-side TMA descriptor, passed to a kernel as an argument.
+
+The checks and their wording follow Triton 3.6's `TensorDescriptor.__post_init__` (AssertionError, with the
+block shape validated by `triton._utils.validate_block_shape`). `base` is a NumPy array, a torch CPU tensor or a
+`minitriton.Buffer`; its first element's address must be 16-byte aligned (a fresh array is; a view starting at
+an odd element is not, as on a GPU).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List
+
+from minitriton.memory.allocation import as_array
+
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
+
+def validate_block_shape(shape) -> int:
+    """Triton 3.6's `_utils.validate_block_shape`: every dim an int and a power of 2, numel <= 2**20."""
+    numel = 1
+    for i, d in enumerate(shape):
+        if not isinstance(d, int):
+            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got `constexpr[{type(d)}]")
+        if d <= 0 or d & (d - 1):
+            raise ValueError(f"Shape element {i} must be a power of 2")
+        numel *= d
+    if numel > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
+    return numel
+
+
+def base_address(base) -> int:
+    """The host address of `base`'s first element (what `data_ptr()` gives for a torch tensor)."""
+    if hasattr(base, "data_ptr") and not hasattr(base, "triton_dtype"):
+        return int(base.data_ptr())
+    found = as_array(base)
+    if found is None:
+        raise TypeError(f"TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, "
+                        f"got {type(base).__name__}")
+    return int(found[0].__array_interface__["data"][0])
+
+
+def element_type(base):
+    """The Triton element type of `base` (a minitriton dtype)."""
+    found = as_array(base)
+    if found is None:
+        raise TypeError(f"TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, "
+                        f"got {type(base).__name__}")
+    return found[1]
+
+
+@dataclass
+class TensorDescriptor:
+    """A descriptor of a tensor in memory: base, shape and strides (in elements), and the block shape each
+    `desc.load(offsets)` / `desc.store(offsets, value)` in the kernel moves. `padding`: "zero" or "nan", what
+    loads read outside the shape."""
+    base: Any
+    shape: List[int]
+    strides: List[int]
+    block_shape: List[int]
+    padding: str = "zero"
+
+    def __post_init__(self):
+        rank = len(self.shape)
+        assert len(self.strides) == rank, f"rank mismatch: {self}"
+        assert len(self.block_shape) == rank, f"rank mismatch: {self}"
+        assert rank > 0, "rank must not be zero"
+        assert rank <= 5, "rank cannot be more than 5"
+        assert base_address(self.base) % 16 == 0, "base must be 16-byte aligned"
+        validate_block_shape(self.block_shape)
+        elem = element_type(self.base)
+        elem_bytes = elem.itemsize
+        for stride in self.strides[:-1]:
+            assert (stride * elem_bytes) % 16 == 0, "strides must be 16-byte aligned"
+        for shape_dim in self.shape:
+            assert shape_dim > 0, "shape must be positive"
+        assert self.strides[-1] == 1, "Last dimension must be contiguous"
+        assert self.padding == "zero" or self.padding == "nan", "Illegal value for padding"
+        if self.padding == "nan":
+            assert elem.is_floating(), "Padding option `nan` is only supported for floating point tensors"
+
+    @staticmethod
+    def from_tensor(tensor: Any, block_shape: List[int], padding="zero"):
+        """A descriptor of the whole of `tensor` (its shape and strides, in elements)."""
+        return TensorDescriptor(tensor, list(tensor.shape), list(_strides(tensor)), block_shape, padding)
+
+
+def _strides(tensor):
+    if hasattr(tensor, "stride") and callable(tensor.stride):
+        return tensor.stride()
+    found = as_array(tensor)
+    if found is None:
+        raise TypeError(f"TensorDescriptor.from_tensor needs an array, got {type(tensor).__name__}")
+    array = found[0]
+    return tuple(s // array.itemsize for s in array.strides)

@@ -1,0 +1,57 @@
+"""One pass of a launch over the kernel body for a group of programs: its ids, store journal and counters."""
+from __future__ import annotations
+
+import numpy as np
+
+from minitriton.memory.events import Flops
+from minitriton.values.programs import Meter
+
+
+class Group:
+    """One pass over the kernel body for `pids` (linear program indices, ascending)."""
+
+    def __init__(self, launch, pids: np.ndarray, limit: int):
+        self.launch = launch
+        self.pids = pids
+        self.size = len(pids)
+        coords = launch.coords(pids)
+        self.program_ids = coords            # three int32 arrays of shape (size,)
+        self.meter = Meter(limit, self.size)  # the pass's memory, for sizing groups
+        self.journal = [] if self.size > 1 else None
+        self.prints = []
+        self.quiet = False                   # a replay: its prints were shown already
+        self.observers = launch.observers    # counters and sanitizer, given every event of the pass
+
+    def emit(self, event):
+        """Hand an event (memory.events) to every observer of the launch."""
+        for observer in self.observers:
+            observer.on_event(self, event)
+
+    def count_flops(self, per_program: int):
+        """Record `tl.dot` FLOPs done by every program of the group."""
+        if self.observers:
+            self.emit(Flops(per_program))
+
+    def before_store(self, alloc):
+        """Called before every write to `alloc`."""
+        self.launch.before_write(alloc)
+
+    def commit(self):
+        """The pass finished: publish its counters and prints."""
+        for observer in self.observers:
+            observer.commit(self)
+        if not self.quiet:
+            for line in self.prints:
+                print(line)
+        self.prints = []
+
+    def rollback(self):
+        """Undo every store of this pass (newest first)."""
+        if self.journal:
+            for flat, idx, old in reversed(self.journal):
+                flat[idx] = old
+        self.journal = [] if self.journal is not None else None
+        for observer in self.observers:
+            observer.discard(self)
+        self.prints = []
+

@@ -1,0 +1,113 @@
+"""`tl.dot`: block matrix products as NVIDIA tensor cores compute them.
+
+* fp32 inputs default to TF32: both operands lose their low 13 mantissa bits (truncation, measured on an
+  H200), then the products are exact and accumulate in fp32. "ieee" is plain fp32; "tf32x3" is close to it.
+* fp16/bf16 inputs: exact products, fp32 accumulation; `out_dtype=float16` rounds once at the end.
+* int8 accumulates in int32; fp64 in fp64.
+Shape limits are those of Triton 3.6 on NVIDIA (the lab GPU): K >= 16 (K >= 32 for 8-bit inputs).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minitriton.values import programs
+from minitriton.semantics import dtypes as T
+from minitriton.semantics import numerics
+from minitriton.semantics.elementwise import to_tensor, unwrap
+from minitriton.values.tensor import tensor
+
+ALLOWED_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
+_INPUT_TYPES = (T.int8, T.uint8, T.float16, T.bfloat16, T.float32, T.float64)
+_INPUT_NAMES = frozenset(t.name for t in _INPUT_TYPES)  # a name test: dtype.__eq__ is a Python call
+
+
+def min_dot_size(bits: int):
+    """(M, N, K) minimum of Triton 3.6's NVIDIA backend."""
+    return (1, 1, 32) if bits == 8 else (1, 1, 16)
+
+
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=None):
+    """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""
+    group = programs.current("dot")
+    a, b = to_tensor(input), to_tensor(other)
+    acc = unwrap(acc)
+    input_precision = unwrap(input_precision)
+    allow_tf32 = unwrap(allow_tf32)
+    out_dtype = unwrap(out_dtype)
+    if not a.shape or not b.shape:
+        raise AssertionError("dot operands must be block tensors (not scalars)")
+    if a.dtype.name not in _INPUT_NAMES:
+        raise AssertionError(f"Unsupported lhs dtype {a.dtype}")
+    if b.dtype.name not in _INPUT_NAMES:
+        raise AssertionError(f"Unsupported rhs dtype {b.dtype}")
+    if a.dtype != b.dtype:
+        raise AssertionError(f"Both operands must be same dtype. Got {a.dtype} and {b.dtype}")
+    if input_precision is None:
+        if allow_tf32 is not None:
+            input_precision = "tf32" if allow_tf32 else "ieee"
+        else:
+            input_precision = group.launch.f32_default
+    precision = str(input_precision).lower()
+    if precision not in ALLOWED_PRECISIONS:
+        raise AssertionError(f"input_precision must be one of {ALLOWED_PRECISIONS}. Got {input_precision}")
+    if out_dtype is None:  # Triton 3.6's default (3.9 takes the accumulator's type instead)
+        out_dtype = T.float32
+    ra, rb = len(a.shape), len(b.shape)
+    if not (ra == rb == 2 or ra == rb == 3):
+        raise AssertionError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: {list(b.shape)})")
+    if a.shape[-1] != b.shape[-2]:
+        raise AssertionError(  # core.dot's wording (checked first in Triton), then semantic.dot's details
+            f"input and other must have equal reduction dimensions: "
+            f"First input shape ({list(a.shape)}) and second input shape {list(b.shape)} are not compatible for "
+            f"matmul (second index of first shape ({a.shape[-1]}) must be equal to first index of second shape "
+            f"({b.shape[-2]})")
+    m_min, n_min, k_min = min_dot_size(a.dtype.primitive_bitwidth)
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    if M < m_min or K < k_min or N < n_min:
+        raise AssertionError(f"Input shapes should have M >= {m_min}, N >= {n_min} and K >= {k_min}")
+    if a.dtype.is_int():
+        if a.dtype != T.int8:
+            raise AssertionError("only int8 supported!")
+        ret = T.int32
+    elif out_dtype.is_bf16():
+        raise ValueError("out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast with "
+                         "`.to(tl.bfloat16)`")
+    elif a.dtype.is_fp32() or a.dtype.is_bf16():
+        ret = T.float32
+    elif a.dtype.is_fp64():
+        ret = T.float64
+    else:
+        ret = out_dtype
+    shape = a.shape[:-1] + (N,)
+    if acc is not None:
+        acc = to_tensor(acc)
+        if acc.shape != shape:
+            raise AssertionError("accumulator shape is incompatible")  # core.dot
+        if acc.dtype != out_dtype:
+            # semantic.dot's bare `assert ... acc.type.element_ty == out_dtype`, int8 inputs included: an fp16,
+            # int32 or fp64 accumulator needs out_dtype= (Triton 3.6 shows no message)
+            raise AssertionError()
+
+    ad, bd = a.data, b.data
+    if a.dtype.is_int():
+        prod = np.matmul(ad.astype(np.int32), bd.astype(np.int32))
+    elif a.dtype.is_fp64():
+        prod = np.matmul(ad, bd)
+    else:
+        ad, bd = ad.astype(np.float32, copy=False), bd.astype(np.float32, copy=False)
+        if a.dtype.is_fp32() and precision == "tf32":
+            ad, bd = numerics.tf32_truncate(ad), numerics.tf32_truncate(bd)
+        prod = np.matmul(ad, bd)
+    batch = a.shape[0] if ra == 3 else 1
+    group.count_flops(2 * M * N * K * batch)
+    if acc is not None:
+        if prod.shape == acc.data.shape or acc.data.shape[0] == 1:
+            prod += acc.data  # in place: prod is a fresh array with the full shape
+        else:
+            prod = prod + acc.data
+    if ret.is_fp16():
+        prod = prod.astype(np.float16)
+    elif prod.dtype != ret.np_compute:
+        prod = prod.astype(ret.np_compute)
+    return tensor(prod, ret, shape)

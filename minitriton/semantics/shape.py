@@ -1,0 +1,266 @@
+"""Block creation and shape manipulation: arange, full/zeros, indexing with None, reshape, trans, broadcast.
+
+Uniform values (the same in every program) keep a program axis of length 1, and constant blocks are
+read-only broadcast views, so `tl.zeros((128, 128))` costs no memory until it is combined with something.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minitriton.semantics import dtypes as T
+from minitriton.semantics.elementwise import (FULLS, _remember, _scalar_key, broadcast_data, broadcast_shapes, broadcast_to_shape, cast,
+                        scalar_array, to_tensor, unwrap)
+from minitriton.values.tensor import tensor
+
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
+
+def _is_pow2(n: int) -> bool:
+    return n > 0 and (n & (n - 1)) == 0
+
+
+def validate_block_shape(shape) -> tuple:
+    """Triton's block-shape rules: integer, power-of-two dims, at most TRITON_MAX_TENSOR_NUMEL elements."""
+    shape = tuple(unwrap(d) for d in shape)
+    numel = 1
+    for i, d in enumerate(shape):
+        if isinstance(d, tensor) or not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got `constexpr[{type(d)}]")
+        if not _is_pow2(int(d)):
+            raise ValueError(f"Shape element {i} must be a power of 2")
+        numel *= int(d)
+    if numel > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
+    return tuple(int(d) for d in shape)
+
+
+def _shape_arg(shape):
+    shape = unwrap(shape)
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(shape)
+
+
+_ARANGES: dict = {}  # (start, end) -> read-only data of a valid arange (kernels call it with the same bounds)
+
+
+def arange(start, end):
+    """`tl.arange(start, end)`: int32 [start, end); both constexpr, end - start a power of 2."""
+    if type(start) is int and type(end) is int:
+        data = _ARANGES.get((start, end))
+        if data is not None:
+            return tensor(data, T.int32, data.shape[1:])
+    start, end = unwrap(start), unwrap(end)
+    if isinstance(start, tensor) or isinstance(end, tensor) or not isinstance(start, int) or not isinstance(end, int):
+        raise ValueError("arange's arguments must be of type tl.constexpr")
+    if not (0 <= start < 2**31 and 0 <= end <= 2**31):  # Triton: `start >> 32 or end >> 32` (negatives too)
+        raise ValueError("arange must fit in int32")
+    if end <= start:
+        raise ValueError("arange's end argument must be greater than the start argument")
+    n = end - start
+    if not _is_pow2(n):
+        raise ValueError("arange's range must be a power of 2")
+    if n > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"numel ({n}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
+    data = np.arange(start, end, dtype=np.int32).reshape(1, n)
+    data.flags.writeable = False  # shared by every arange(start, end) (no op writes into its operands)
+    if type(start) is int and type(end) is int and len(_ARANGES) < 1024:
+        _ARANGES[(start, end)] = data
+    return tensor(data, T.int32, (n,))
+
+
+def full(shape, value, dtype):
+    """`tl.full(shape, value, dtype)`: a block filled with `value` (a constant or a scalar tensor)."""
+    shape = validate_block_shape(_shape_arg(shape))
+    dtype = unwrap(dtype)
+    value = unwrap(value)
+    if isinstance(value, tensor):
+        if value.shape:
+            raise ValueError("tl.full's value must be a scalar")
+        v = cast(value, dtype)
+        data = v.data.reshape((v.data.shape[0],) + (1,) * len(shape))
+    else:
+        key = _scalar_key(value)
+        if key is not None and isinstance(dtype, T.dtype):
+            key = (shape, key, dtype.name)
+            found = FULLS.get(key)
+            if found is None:
+                found = _remember(FULLS, key, _full_data(scalar_array(value, dtype), shape))
+            return tensor(found, dtype, shape)
+        data = scalar_array(value, dtype).reshape((1,) + (1,) * len(shape))
+    return tensor(np.broadcast_to(data, (data.shape[0],) + shape), dtype, shape)
+
+
+
+
+def _full_data(value: np.ndarray, shape: tuple) -> np.ndarray:
+    return np.broadcast_to(value.reshape((1,) + (1,) * len(shape)), (1,) + shape)
+
+
+def zeros(shape, dtype):
+    """`tl.zeros(shape, dtype)`."""
+    return full(shape, 0, dtype)
+
+
+def zeros_like(input):
+    """`tl.zeros_like(x)`: zeros of x's shape and dtype."""
+    x = to_tensor(input)
+    return full(x.shape, 0, x.dtype)
+
+
+def getitem(x, index):
+    """`x[None, :]`-style indexing: `None` inserts a size-1 axis, `:` keeps one; nothing else is allowed."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    shape, key, dim = [], [_ALL], 0
+    for item in index:
+        if item is not None and type(item) is not slice:
+            item = unwrap(item)
+        if item is None:
+            shape.append(1)
+            key.append(None)
+        elif isinstance(item, slice) and item == _ALL:
+            if dim >= len(x.shape):
+                raise ValueError(f"too many indices for a block of shape {list(x.shape)}")
+            shape.append(x.shape[dim])
+            key.append(slice(None))
+            dim += 1
+        else:
+            raise ValueError(f"unsupported tensor index: {item!r} (only None and full slices `:` are allowed; "
+                             f"use tl.reshape, tl.where or a masked load to pick elements)")
+    shape.extend(x.shape[dim:])
+    out = tensor(x.data[tuple(key)], x.dtype, tuple(shape), x.alloc)
+    out.bounds = x.bounds  # the same offsets (pointers)
+    return out
+
+
+_ALL = slice(None)
+
+
+def reshape(input, *shape, can_reorder=False):
+    """`tl.reshape(x, shape)`: same elements, new power-of-two shape (row-major order)."""
+    x = to_tensor(input)
+    if len(shape) == 1 and isinstance(unwrap(shape[0]), (tuple, list)):
+        shape = tuple(unwrap(shape[0]))
+    shape = validate_block_shape(shape) if shape else ()
+    if not x.shape:   # 3.6's semantic.reshape reads input.type.numel, which a scalar's dtype lacks
+        raise AttributeError("'dtype' object has no attribute 'numel'")
+    if int(np.prod(shape, dtype=np.int64)) != x.numel:
+        raise ValueError("reshape() cannot change total number of elements in tensor")
+    return tensor(x.data.reshape((x.data.shape[0],) + shape), x.dtype, shape, x.alloc)
+
+
+def view(input, *shape):
+    """`tl.view`: like reshape (Triton allows reordering; minitriton keeps row-major order)."""
+    return reshape(input, *shape)
+
+
+def ravel(x, can_reorder=False):
+    """`tl.ravel(x)`: flatten to 1-D."""
+    x = to_tensor(x)
+    return reshape(x, (x.numel,))
+
+
+def permute(input, *dims):
+    """`tl.permute(x, dims)`: reorder the axes."""
+    x = to_tensor(input)
+    if len(dims) == 1 and isinstance(unwrap(dims[0]), (tuple, list)):
+        dims = tuple(unwrap(dims[0]))
+    dims = tuple(int(unwrap(d)) for d in dims)
+    if len(dims) != len(x.shape):  # Triton's wording (semantic.permute)
+        raise ValueError(f"permute dims must have the same length as input shape, got {len(x.shape)} and {len(dims)}")
+    if sorted(dims) != list(range(len(x.shape))):
+        raise ValueError(f"permute dims must be a permutation of 0, 1, ..., n-1, but were {dims}")
+    order = (0,) + tuple(d + 1 for d in dims)
+    return tensor(np.transpose(x.data, order), x.dtype, tuple(x.shape[d] for d in dims), x.alloc)
+
+
+def trans(input, *dims):
+    """`tl.trans(x)`: swap the last two axes (a batched transpose for 3-D), or permute with `dims`."""
+    x = to_tensor(input)
+    if dims and not (len(dims) == 1 and unwrap(dims[0]) is None):
+        return permute(x, *dims)
+    n = len(x.shape)
+    if n < 2:  # Triton 3.6 and 3.9 core.trans
+        raise ValueError("tl.trans invoked with a 0- or 1-dimensional tensor")
+    return permute(x, *range(n - 2), n - 1, n - 2)
+
+
+def expand_dims(input, axis):
+    """`tl.expand_dims(x, axis)`: insert size-1 axes at `axis` (an int or a sequence)."""
+    x = to_tensor(input)
+    axis = unwrap(axis)
+    axes = [unwrap(a) for a in axis] if isinstance(axis, (tuple, list)) else [axis]
+    ndim = len(x.shape) + len(axes)
+    norm = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"invalid axis {a}. Expected {-ndim} <= axis < {ndim}")
+        norm.append(a % ndim)
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"expand_dims received duplicate axes, normalized axes = {norm}")
+    shape = list(x.shape)
+    for a in sorted(norm):
+        shape.insert(a, 1)
+    shape = tuple(shape)
+    return tensor(x.data.reshape((x.data.shape[0],) + shape), x.dtype, shape, x.alloc)
+
+
+def broadcast_to(input, *shape):
+    """`tl.broadcast_to(x, shape)`."""
+    x = to_tensor(input)
+    if len(shape) == 1 and isinstance(unwrap(shape[0]), (tuple, list)):
+        shape = tuple(unwrap(shape[0]))
+    shape = tuple(int(unwrap(d)) for d in shape)
+    if x.shape:  # Triton's broadcast_impl_shape: same rank, no left padding (a scalar is splatted)
+        if len(x.shape) != len(shape):
+            raise ValueError(f"Cannot broadcast, rank mismatch: {list(x.shape)}, {list(shape)}")
+        for i, item in enumerate(x.shape):
+            if shape[i] != item and item != 1:
+                raise ValueError(f"Cannot broadcast, the expanded size of the tensor ({shape[i]}) must match the "
+                                 f"existing size ({item}) at non-singleton dimension {i}: {list(x.shape)}, "
+                                 f"{list(shape)}")
+    return broadcast_to_shape(x, shape)
+
+
+def broadcast(input, other):
+    """`tl.broadcast(a, b)`: both broadcast to their common shape."""
+    a, b = to_tensor(input), to_tensor(other)
+    shape = broadcast_shapes(a.shape, b.shape)
+    return broadcast_to_shape(a, shape), broadcast_to_shape(b, shape)
+
+
+def cat(input, other, can_reorder=False):
+    """`tl.cat(a, b, can_reorder=True)`: concatenate two 1-D blocks (result length must be a power of 2).
+    Triton 3.6 refuses can_reorder=False, the default."""
+    if not unwrap(can_reorder):
+        raise AssertionError("current implementation of `cat` always may reorder elements")
+    a, b = to_tensor(input), to_tensor(other)
+    if len(a.shape) != 1 or len(b.shape) != 1 or a.dtype != b.dtype:
+        raise ValueError("tl.cat takes two 1-D blocks of one dtype")
+    n = a.shape[0] + b.shape[0]
+    validate_block_shape((n,))
+    g = max(a.data.shape[0], b.data.shape[0])
+    data = np.concatenate([np.broadcast_to(a.data, (g,) + a.shape), np.broadcast_to(b.data, (g,) + b.shape)], axis=1)
+    return tensor(data, a.dtype, (n,))
+
+
+def join(a, b):
+    """`tl.join(a, b)`: stack along a new minor axis of size 2."""
+    a, b = to_tensor(a), to_tensor(b)
+    shape = broadcast_shapes(a.shape, b.shape)
+    ad, bd = broadcast_data(a, shape), broadcast_data(b, shape)
+    g = max(ad.shape[0], bd.shape[0])
+    data = np.stack([np.broadcast_to(ad, (g,) + shape), np.broadcast_to(bd, (g,) + shape)], axis=-1)
+    return tensor(data, a.dtype, shape + (2,))
+
+
+def split(a):
+    """`tl.split(a)`: the inverse of join: split a last axis of size 2."""
+    a = to_tensor(a)
+    if not a.shape:
+        raise AssertionError("split requires a non-scalar tensor")
+    if a.shape[-1] != 2:  # Triton's wording (semantic.split)
+        raise AssertionError(f"expected last dimension to be 2 for split, got {a.shape[-1]}")
+    shape = a.shape[:-1]
+    return tensor(a.data[..., 0], a.dtype, shape), tensor(a.data[..., 1], a.dtype, shape)

@@ -1,0 +1,161 @@
+"""`tl.tensor`: the value every kernel expression produces, for a whole group of programs at once.
+
+`data` has a leading *program axis* of length 1 (the value is the same in every program of the group:
+constants, `tl.arange`, scalar arguments) or of the group's size; the rest of its shape is the block shape
+`shape`. Pointer values carry the allocation they were derived from (`alloc`) and are then stored as element
+offsets into it; pointers of unknown provenance are absolute addresses (`alloc is None`).
+Python control flow on a tensor (`if`, `while`, `range(n)`, `int(x)`) asks for its value, which must be the
+same in every program of the group: when it is not, the engine splits the group (`programs.Diverged`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minitriton.values import programs
+
+
+class block_type:
+    """The type of a block value: element type plus shape (Triton's `tl.block_type`)."""
+
+    def __init__(self, element_ty, shape):
+        self.element_ty = element_ty
+        self.scalar = element_ty
+        self.shape = tuple(shape)
+
+    def is_block(self):
+        return bool(self.shape)
+
+    def is_ptr(self):
+        return self.element_ty.is_ptr()
+
+    def get_block_shapes(self):
+        return self.shape
+
+    @property
+    def numel(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __str__(self):
+        return f"<{list(self.shape)}, {self.element_ty}>" if self.shape else str(self.element_ty)
+
+    __repr__ = __str__
+
+
+class tensor:
+    """A Triton value: a scalar (shape `()`) or a block, evaluated for every program of the group."""
+
+    __slots__ = ("data", "dtype", "shape", "alloc", "bounds", "_meter", "_owned")
+    __array_priority__ = 1000  # numpy scalars must defer to our operators
+
+    def __init__(self, data: np.ndarray, dtype, shape: tuple, alloc=None):
+        self.data = data
+        self.dtype = dtype
+        self.shape = shape
+        self.alloc = alloc
+        # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known
+        # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
+        self.bounds = None
+        m = programs.meter
+        self._meter = None
+        if m is not None:
+            # Groups are sized by their largest value (cache) and by the bytes their values hold at once
+            # (memory): arrays that own their memory count while their tensor exists (views are free).
+            nbytes = data.nbytes
+            if nbytes > m.peak:
+                m.see(nbytes)
+            if data.base is None:
+                self._meter = m
+                self._owned = nbytes
+                m.hold(nbytes)
+
+    def __del__(self):
+        m = self._meter
+        if m is not None:
+            m.live -= self._owned
+
+    # --- Triton's introspection surface ---
+    @property
+    def type(self):
+        return block_type(self.dtype, self.shape)
+
+    @property
+    def numel(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def T(self):
+        from minitriton.semantics import shape as ops_shape
+        return ops_shape.trans(self)
+
+    def __repr__(self):
+        return f"tensor({block_type(self.dtype, self.shape)})"
+
+    # --- Python control flow: needs one value for the whole group ---
+    def _uniform(self, what: str):
+        if self.shape:
+            raise TypeError(f"Boolean value of Tensor with more than one value is ambiguous "
+                            f"(a block of shape {list(self.shape)} was used as a Python {what}; "
+                            f"reduce it first, e.g. tl.max(x) > 0, or use tl.where)")
+        data = self.data
+        if self.dtype.is_ptr():
+            from minitriton.semantics import elementwise as ops_basic
+            data = ops_basic.to_address(self)
+        if data.shape[0] == 1:
+            return data[0]
+        if what == "condition":
+            data = data != 0
+        first = data[0]
+        if (data == first).all():
+            return first
+        raise programs.Diverged(data)
+
+    def __bool__(self):
+        return bool(self._uniform("condition"))
+
+    def __index__(self):
+        if not (self.dtype.is_int() or self.dtype.is_ptr()):
+            raise TypeError(f"only integer tensors can be used as an index or a loop bound, got {self.dtype}")
+        return int(self._uniform("integer"))
+
+    def __int__(self):
+        return int(self._uniform("integer"))
+
+    def __float__(self):
+        return float(self._uniform("number"))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a scalar tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        raise TypeError("a tl.tensor cannot be iterated over in a kernel; use tl.static_range or tl.range")
+
+    __hash__ = object.__hash__  # tensors are used as dict keys by nothing, but keep hashing by identity
+
+
+def _install_operators():
+    """Attach the arithmetic operators (defined in ops_basic) to `tensor`."""
+    from minitriton.semantics import elementwise as ob
+    from minitriton.semantics import shape as ops_shape
+
+    def rev(fn):
+        return lambda self, other: fn(other, self)
+
+    ops = {
+        "__add__": ob.add, "__radd__": rev(ob.add), "__sub__": ob.sub, "__rsub__": rev(ob.sub),
+        "__mul__": ob.mul, "__rmul__": rev(ob.mul), "__truediv__": ob.truediv, "__rtruediv__": rev(ob.truediv),
+        "__floordiv__": ob.floordiv, "__rfloordiv__": rev(ob.floordiv), "__mod__": ob.mod, "__rmod__": rev(ob.mod),
+        "__and__": ob.and_, "__rand__": rev(ob.and_), "__or__": ob.or_, "__ror__": rev(ob.or_),
+        "__xor__": ob.xor_, "__rxor__": rev(ob.xor_), "__lshift__": ob.shl, "__rlshift__": rev(ob.shl),
+        "__rshift__": ob.shr, "__rrshift__": rev(ob.shr),
+        "__lt__": ob.less, "__le__": ob.less_equal, "__gt__": ob.greater, "__ge__": ob.greater_equal,
+        "__eq__": ob.equal, "__ne__": ob.not_equal,
+        "__neg__": ob.neg, "__pos__": lambda self: self, "__invert__": ob.invert,
+        "__getitem__": ops_shape.getitem,
+        "__pow__": lambda self, other: (_ for _ in ()).throw(
+            TypeError("`**` is not supported on tl.tensor; use tl.exp2/tl.log2, or libdevice.pow")),
+    }
+    for name, fn in ops.items():
+        setattr(tensor, name, fn)
+    tensor.__hash__ = object.__hash__

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: kernel builders, the independent dtype model and reference arithmetic."""

@@ -1,0 +1,84 @@
+"""minitriton.options / set_options: one frozen settings object, explicit settings over the environment."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import minitriton
+import minitriton.language as tl
+from minitriton.options import Options, from_env
+
+
+@minitriton.jit
+def _count_programs(out_ptr):
+    tl.atomic_add(out_ptr, 1)
+
+
+def test_defaults_without_environment(monkeypatch):
+    for variable in ("MINITRITON_GROUP_SIZE", "TRITON_DEBUG", "MINITRITON_SANITIZE", "TRITON_F32_DEFAULT",
+                     "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "MINITRITON_AUTOTUNE"):
+        monkeypatch.delenv(variable, raising=False)
+    assert minitriton.options() == Options()
+    assert Options().group_size is None and Options().f32_default == "tf32" and Options().autotune == "first"
+
+
+def test_options_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        minitriton.options().group_size = 1
+
+
+def test_environment_is_read(monkeypatch):
+    monkeypatch.setenv("MINITRITON_GROUP_SIZE", "3")
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    monkeypatch.setenv("MINITRITON_SANITIZE", "true")
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "IEEE")
+    monkeypatch.setenv("MINITRITON_AUTOTUNE", "all")
+    o = minitriton.options()
+    assert (o.group_size, o.debug, o.sanitize, o.f32_default, o.autotune) == (3, True, True, "ieee", "all")
+    monkeypatch.setenv("TRITON_DEBUG", "0")
+    monkeypatch.setenv("MINITRITON_SANITIZE", "")
+    assert not minitriton.options().debug and not minitriton.options().sanitize
+    assert from_env({"TRITON_DEBUG": "yes"}) == {"debug": True}
+
+
+def test_explicit_setting_wins_and_none_returns_to_environment(monkeypatch):
+    monkeypatch.setenv("MINITRITON_GROUP_SIZE", "3")
+    with minitriton.set_options(group_size=1):
+        assert minitriton.options().group_size == 1
+        with minitriton.set_options(group_size=None):
+            assert minitriton.options().group_size == 3
+        assert minitriton.options().group_size == 1
+    assert minitriton.options().group_size == 3
+
+
+def test_set_options_as_a_statement_stays_until_changed():
+    minitriton.set_options(sanitize=True)   # the test's autouse fixture restores it afterwards
+    assert minitriton.options().sanitize
+    minitriton.set_options(sanitize=None)
+    assert minitriton.options().sanitize is False
+
+
+def test_bad_settings_fail_before_anything_changes(monkeypatch):
+    monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
+    with pytest.raises(TypeError, match="unknown option.*group_sise"):
+        minitriton.set_options(group_sise=1)
+    with pytest.raises(ValueError, match="group_size must be"):
+        minitriton.set_options(group_size=0)
+    with pytest.raises(ValueError, match="autotune must be one of first, cheapest, all"):
+        minitriton.set_options(autotune="fastest")
+    assert minitriton.options().group_size is None
+    monkeypatch.setenv("MINITRITON_GROUP_SIZE", "many")
+    with pytest.raises(ValueError, match="MINITRITON_GROUP_SIZE must be a whole number, got 'many'"):
+        minitriton.options()
+
+
+def test_a_launch_uses_the_group_size(monkeypatch):
+    """group_size=1 runs one program per pass: the launch still counts every program once."""
+    monkeypatch.delenv("MINITRITON_GROUP_SIZE", raising=False)
+    for size in (None, 1, 2):
+        out = np.zeros(1, np.int32)
+        with minitriton.set_options(group_size=size):
+            _count_programs[(5,)](out)
+        assert out[0] == 5
