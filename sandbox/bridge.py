@@ -27,13 +27,12 @@ the standard library only, no threads: this runs in Pyodide.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import contextlib
+import hashlib
 import io
 import json
 import linecache
 import os
-import re
 import time
 import traceback
 import types
