@@ -6,6 +6,11 @@ launch's traffic against the ideal (each input read once, each output written on
 (`Session.launches`) records the accesses of every one of its programs. The exercises' launch helpers open
 `minitriton.record(...)` around each launch; this wraps that public entry point for one op and adds the
 programs to trace to the one launch wanted, so the other launches of a Check keep their usual cost.
+Per-access detail (masked-off lanes where they point, one step per load or store, the values) comes from a
+launch record's "accesses", when the recorder provides them: a list of {"program": [x, y, z], "kind",
+"tensor", "line", "offsets", "masked", "values"?} in the order each program made them ("offsets": its active
+lanes, "masked": the offsets its masked-off lanes computed, which may lie outside the tensor), and from
+"values": {tensor: flat list of its elements after the launch}.
 NumPy, the standard library and minitriton only: this runs in Pyodide.
 """
 from __future__ import annotations
@@ -21,6 +26,7 @@ import minitriton
 from .exercises._base import Session
 
 MAX_PROGRAMS = 4096          # programs traced per picture: the page scrubs through these
+MAX_VALUES = 65536           # elements of a tensor whose values travel to the page (for the tooltip)
 
 
 class trace_launch:
@@ -99,8 +105,31 @@ def picture(record: dict) -> dict:
             counters[name] = {k: int(pp[k][pid]) for k in ("loaded_bytes", "stored_bytes", "masked_load_lanes",
                                                            "masked_store_lanes")}
         programs.append({"program": pad(entry["program"]), "linear": pid, "tensors": accesses, "counters": counters})
-    launch = {k: v for k, v in record.items() if k not in ("trace", "tensors")}
-    return {"launch": launch, "tensors": tensors, "programs": programs, "traffic": traffic(record)}
+    add_steps(programs, record.get("accesses"), grid)
+    launch = {k: v for k, v in record.items() if k not in ("trace", "tensors", "accesses", "values")}
+    values = {name: list(v) for name, v in (record.get("values") or {}).items()
+              if name in tensors and len(v) <= MAX_VALUES}
+    return {"launch": launch, "tensors": tensors, "programs": programs, "traffic": traffic(record),
+            **({"values": values} if values else {})}
+
+
+def add_steps(programs: list, accesses, grid) -> None:
+    """Each program's accesses in order as its `steps` (offsets and masked lanes as runs), and all its masked
+    lanes per tensor as `masked`."""
+    if not accesses:
+        return
+    by_pid = {p["linear"]: p for p in programs}
+    masked: dict = {}
+    for a in accesses:
+        prog = by_pid.get(linear(a["program"], grid))
+        if prog is None:
+            continue
+        prog.setdefault("steps", []).append({"line": a.get("line"), "kind": a["kind"], "tensor": a["tensor"],
+                                             "offsets": runs(a.get("offsets", [])),
+                                             "masked": runs(a.get("masked", []))})
+        masked.setdefault((prog["linear"], a["tensor"]), []).extend(a.get("masked", []))
+    for (pid, name), offsets in masked.items():
+        by_pid[pid]["tensors"].setdefault(name, {})["masked"] = runs(offsets)
 
 
 def traffic(record: dict) -> dict:

@@ -306,6 +306,35 @@ def test_memory_refuses_missing_launches_and_bad_grids():
     assert err["type"] == "OutOfBoundsError" and err["program"] == [2, 0, 0]
 
 
+def test_per_access_detail_becomes_steps_masked_lanes_and_values():
+    """The picture's steps, masked lanes and values from a record that carries per-access detail (the format the
+    page draws; the recorder's part is its own)."""
+    from sandbox.memory_picture import picture
+    zeros = [0, 0]
+    per_program = {f: zeros for f in ("loaded_bytes", "stored_bytes", "masked_load_lanes", "masked_store_lanes")}
+    totals = {f: 0 for f in ("loaded_elements", "loaded_bytes", "stored_elements", "stored_bytes", "atomic_elements",
+                             "unique_loaded_bytes", "masked_load_lanes", "masked_store_lanes")}
+    record = {
+        "kernel": "copy", "grid": [2, 1, 1], "num_programs": 2,
+        "tensors": {"x_ptr": {"dtype": "fp32", "shape": [6], "per_program": per_program, "totals": totals}},
+        "trace": [{"program": [1], "tensors": {"x_ptr": {"loaded": [4, 5], "stored": [], "atomic": []}}},
+                  {"program": [0], "tensors": {"x_ptr": {"loaded": [0, 1, 2, 3], "stored": [], "atomic": []}}}],
+        "accesses": [{"program": [1, 0, 0], "kind": "load", "tensor": "x_ptr", "line": 7, "offsets": [4],
+                      "masked": [6, 7]},
+                     {"program": [1, 0, 0], "kind": "load", "tensor": "x_ptr", "line": 7, "offsets": [5],
+                      "masked": [8, 9]}],
+        "values": {"x_ptr": [0.5, 1.5, 2.5, 3.5, 4.5, 5.5]},
+    }
+    d = picture(record)
+    assert [p["program"] for p in d["programs"]] == [[0, 0, 0], [1, 0, 0]]
+    one = d["programs"][1]
+    assert one["steps"] == [{"line": 7, "kind": "load", "tensor": "x_ptr", "offsets": [4, 1], "masked": [6, 2]},
+                            {"line": 7, "kind": "load", "tensor": "x_ptr", "offsets": [5, 1], "masked": [8, 2]}]
+    assert one["tensors"]["x_ptr"]["masked"] == [6, 4] and "steps" not in d["programs"][0]
+    assert d["values"] == {"x_ptr": [0.5, 1.5, 2.5, 3.5, 4.5, 5.5]}
+    assert "accesses" not in d["launch"] and "values" not in d["launch"]
+
+
 def test_runs_are_sorted_distinct_consecutive_offsets():
     from sandbox.memory_picture import runs
     assert runs([]) == []
