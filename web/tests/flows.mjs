@@ -122,6 +122,11 @@ export async function flowCheck(page) {
     assert.ok(await page.locator("#tests li.fail").count() >= 1);
     assert.ok(await page.locator("#tests li.fail").first().locator(".message").first().isVisible(), "the first failure's message shows");
     assert.ok(await page.locator("#tests li.fail details[open]").count() <= 1, "at most the first failure is unfolded");
+    for (const x of bad.tests.filter((y) => !y.passed && y.message)) {
+      const head = x.message.split("\n")[0].trim();
+      const shown = await page.locator(`#tests li[data-id="${x.id}"]`).innerText();
+      assert.equal(shown.split(head).length - 1, 1, `the first line of ${x.id}'s message is shown once: ${shown}`);
+    }
   } else {
     assert.equal(await page.locator("#error").isVisible(), true);
   }
@@ -372,6 +377,9 @@ export async function checkAllSolutions(page) {
     await clickCheck(page);
     const ms = Date.now() - t0;
     const r = await page.evaluate(() => window.__sandbox.state.lastResult);
+    const counters = await page.locator("#counters").innerText();
+    if (!r.launches?.length) assert.match(counters, /не записывают счётчики|do not record counters/, `${ex.id}: ${counters}`);
+    else assert.equal(await page.locator("#counters table.counters").count(), r.launches.length);
     out.push({ id: ex.id, ms, passed: r.passed, tests: r.tests?.length ?? 0, error: r.error?.message?.slice(0, 300) ?? null, bridgeSeconds: r.seconds });
   }
   return out;
