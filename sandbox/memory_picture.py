@@ -59,7 +59,7 @@ class _Recording:
         self.tracer = tracer
         self.wanted = tracer.record is None and Session.counters and len(Session.launches) == tracer.index
         extra = tracer.programs if self.wanted else []
-        self.inner = tracer.real(trace_programs=list(trace_programs or []) + extra)
+        self.inner = tracer.real(trace_programs=list(trace_programs or []) + extra, accesses=self.wanted)
         self.recording = None
 
     def __enter__(self):

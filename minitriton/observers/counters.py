@@ -7,11 +7,16 @@ that `tl.load`/`tl.store` used for the access itself, committed only when a grou
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 
 from minitriton.memory.access import distinct
 from minitriton.memory.events import Flops
+from minitriton.semantics.numerics import bf16_bits_to_f32
+from minitriton.values.programs import kernel_line
+
+MAX_VALUES = 65536  # elements of a tensor whose values a record with accesses=True keeps
 
 _FIELDS = ("loaded_elements", "loaded_bytes", "masked_load_lanes", "stored_elements", "stored_bytes",
            "masked_store_lanes", "atomic_elements", "atomic_bytes", "masked_atomic_lanes")
@@ -52,14 +57,22 @@ class record:
     are kept too: each launch record then has "trace", a list of {"program": [x, y, z], "tensors": {name:
     {"loaded": [...], "stored": [...], "atomic": [...]}}} with the element offsets (from the argument's
     pointer) that the program touched; what the sandbox's memory picture draws.
+
+    `accesses=True` also keeps, for the traced programs, each access in the order the program made it: the
+    launch record's "accesses" is a list of {"program": [x, y, z], "kind": "load"|"store"|"atomic", "tensor":
+    name, "line": kernel line, "offsets": [element offsets of the active lanes], "masked": [offsets the
+    masked-off lanes computed, which may lie outside the tensor]}, and "values" holds {name: the elements of
+    each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements.
     """
 
-    def __init__(self, trace_programs=None):
+    def __init__(self, trace_programs=None, accesses: bool = False):
         self.trace_programs = list(trace_programs or [])
+        self.accesses = bool(accesses)
 
     def __enter__(self) -> Recording:
         self.recording = Recording()
         self.recording.trace_programs = self.trace_programs
+        self.recording.accesses = self.accesses
         _recorders.append(self.recording)
         return self.recording
 
@@ -80,9 +93,12 @@ _KIND2 = {"load": "load", "store": "store", "atomic": "store"}  # atomics count 
 class LaunchCounters:
     """Counter arrays for one launch, indexed by linear program id; an observer of memory events."""
 
-    def __init__(self, n_programs: int, traced=()):
+    def __init__(self, n_programs: int, traced=(), accesses: bool = False):
         self.n = n_programs
         self.traced = {int(p): {} for p in traced}   # linear program id -> {(alloc index, kind): [offsets]}
+        self.accesses = accesses and bool(self.traced)
+        self.access_log: list = []       # (program, kind, alloc, line, offsets, masked) of committed groups
+        self.pending_accesses: list = []  # ... of the running group
         self.tensors: dict = {}
         self.unique: dict = {}   # (alloc index, "load"/"store") -> distinct bytes per program
         self.seen: dict = {}     # (alloc index, "load"/"store", itemsize) -> elements touched by the launch
@@ -117,14 +133,39 @@ class LaunchCounters:
             active = np.count_nonzero(mm, axis=1).astype(np.int64)
             keys = keys[mm]
         self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, keys, span))
+        if self.accesses:
+            self._keep_accesses(group, event)
+
+    def _keep_accesses(self, group, event):
+        """Each traced program's lanes of one access, with the kernel line it came from."""
+        line = kernel_line()
+        alloc, g = event.alloc, group.size
+        size, unit = event.elem.itemsize, alloc.dtype.itemsize
+        for pid in self.traced:
+            position = int(np.searchsorted(group.pids, pid))
+            if position >= g or group.pids[position] != pid:
+                continue
+            row = min(position, event.index.shape[0] - 1)
+            index = np.broadcast_to(event.index[row], event.shape).reshape(-1)
+            raw = np.broadcast_to(event.raw[min(position, event.raw.shape[0] - 1)], event.shape).reshape(-1)
+            if event.mask is None:
+                on = np.ones(index.shape, bool)
+            else:
+                on = np.broadcast_to(event.mask[min(position, event.mask.shape[0] - 1)], event.shape).reshape(-1)
+            offsets = index[on].astype(np.int64) * size // unit - alloc.base_offset
+            masked = raw[~on].astype(np.int64) * size // unit - alloc.base_offset
+            self.pending_accesses.append((pid, event.kind, alloc, line, offsets, masked))
 
     def discard(self, group):
         """The group's pass is undone: forget its events."""
         self.pending = []
+        self.pending_accesses = []
 
     def commit(self, group):
         """The group's pass finished: add its events to the launch's counts."""
         events, self.pending = self.pending, []
+        self.access_log.extend(self.pending_accesses)
+        self.pending_accesses = []
         pids = group.pids
         touched: dict = {}
         for event in events:
@@ -208,7 +249,7 @@ class LaunchCounters:
                     entry[label] = distinct(np.concatenate(chunks)).tolist() if chunks else []
                 per_tensor[alloc.name] = entry
             trace.append({"program": list(launch.pid_tuple(pid)), "tensors": per_tensor})
-        return {
+        record = {
             "trace": trace,
             "kernel": launch.kernel.__name__,
             "grid": list(launch.grid),
@@ -217,6 +258,15 @@ class LaunchCounters:
             "tensors": tensors,
             "dot_flops": {"per_program": self.flops.tolist(), "total": int(self.flops.sum())},
         }
+        if self.accesses:
+            order = sorted(range(len(self.access_log)), key=lambda i: self.access_log[i][0])  # stable: per program
+            record["accesses"] = [
+                {"program": list(launch.pid_tuple(pid)), "kind": kind, "tensor": alloc.name, "line": line,
+                 "offsets": offsets.tolist(), "masked": masked.tolist()}
+                for pid, kind, alloc, line, offsets, masked in (self.access_log[i] for i in order)]
+            record["values"] = {alloc.name: _values(alloc) for alloc in launch.allocations
+                                if alloc.array.size <= MAX_VALUES}
+        return record
 
 
 def _distinct(keys: np.ndarray, slots: int) -> np.ndarray:
@@ -240,6 +290,17 @@ def _byte_keys(keys, itemsize, span, byte_span):
     position, element = np.divmod(keys, span)
     first_byte = position * byte_span + element * itemsize
     return (first_byte[:, None] + np.arange(itemsize, dtype=np.int64)).reshape(-1)
+
+
+def _values(alloc) -> list:
+    """The elements of a tensor argument as Python numbers (bf16 as floats; NaN and inf as strings for JSON)."""
+    array = alloc.array.reshape(-1)
+    if alloc.dtype.is_bf16():
+        array = bf16_bits_to_f32(array)
+    values = array.tolist()
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        values = [v if math.isfinite(v) else str(v) for v in values]
+    return values
 
 
 def _jsonable(v):

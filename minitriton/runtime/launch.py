@@ -19,7 +19,7 @@ from minitriton.values import programs
 from minitriton.observers import counters
 from minitriton.semantics import numerics
 from minitriton import errors
-from minitriton.frontend.source import JIT_CODES
+from minitriton.values.programs import KERNEL_CODES
 from minitriton.runtime.arguments import convert_argument
 from minitriton.runtime.group import Group
 from minitriton.values.programs import Diverged, OverBudget
@@ -43,7 +43,8 @@ class Launch:
         self.recorder = None
         if self.recording is not None:
             traced = [self.linear_id(p) for p in getattr(self.recording, "trace_programs", [])]
-            self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None])
+            self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None],
+                                                    getattr(self.recording, "accesses", False))
         self.options = options()             # read once per launch, as Triton reads its settings per compile
         self.debug = bool(kernel.debug) or self.options.debug
         self.f32_default = self.options.f32_default
@@ -327,7 +328,7 @@ def _kernel_frames(tb):
     """The traceback entries that are inside @jit functions, outermost first."""
     frames = []
     while tb is not None:
-        jit_fn = JIT_CODES.get(tb.tb_frame.f_code)
+        jit_fn = KERNEL_CODES.get(tb.tb_frame.f_code)
         if jit_fn is not None:
             frames.append((tb, jit_fn))
         tb = tb.tb_next
