@@ -14,6 +14,8 @@ import os
 import runpy
 import sys
 
+import minitriton
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m minitriton", description=__doc__.splitlines()[0])
@@ -31,7 +33,6 @@ def main(argv=None) -> int:
     else:
         args = parser.parse_args(argv)
 
-    import minitriton
     os.environ["TRITON_INTERPRET"] = "1"
     if args.tf32 or tf32:
         os.environ["TRITON_F32_DEFAULT"] = "tf32"
