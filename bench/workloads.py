@@ -1,6 +1,6 @@
 """The seven benchmark workloads: kernels, input data and float64 references.
 
-The workloads re-create /work/shared/research/baseline-interpreter.md section 3 exactly: same seed, same
+The workloads re-create the CPU baseline measured for Triton's interpreter (bench/README.md) exactly: same seed, same
 draw order, shapes, grids, strides, block sizes and tolerances. The kernels are plain Triton source; which
 Triton runs them is decided by the process before this module is imported (``TRITON_INTERPRET=1`` for
 Triton's interpreter, ``minitriton.install()`` for minitriton).

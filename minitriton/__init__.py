@@ -36,7 +36,7 @@ from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileT
                                DescriptorError, DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError,
                                OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
-from minitriton.semantics.elementwise import constexpr
+from minitriton.semantics.constexpr import constexpr
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,4 @@
-"""Command line: `python -m minitriton run SCRIPT [ARGS]` or `python -m minitriton run -m MODULE [ARGS]`;
-`python -m minitriton serve [--port P] [--no-browser]` starts the sandbox's lab server (sandbox/server.py).
+"""Command line: `python -m minitriton run SCRIPT [ARGS]` or `python -m minitriton run -m MODULE [ARGS]`.
 
 Runs unmodified Triton code on minitriton: `import triton` resolves to the emulator and TRITON_INTERPRET=1
 is set, so scripts that pick the CPU under Triton's interpreter do the same here.
@@ -15,6 +14,8 @@ import os
 import runpy
 import sys
 
+import minitriton
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m minitriton", description=__doc__.splitlines()[0])
@@ -23,12 +24,7 @@ def main(argv=None) -> int:
     run.add_argument("--tf32", action="store_true", help="fp32 tl.dot defaults to TF32, as on the GPU")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
-    sub.add_parser("serve", help="the exercise sandbox in lab mode: a local server on 127.0.0.1 "
-                                 "(serve --help for its options)", add_help=False)
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["serve"]:  # the sandbox ships in the same wheel; imported only for this command
-        from sandbox import server
-        return server.main(argv[1:])
     tf32 = len(argv) > 1 and argv[0] == "run" and argv[1] == "--tf32"
     if tf32:
         del argv[1]
@@ -37,7 +33,6 @@ def main(argv=None) -> int:
     else:
         args = parser.parse_args(argv)
 
-    import minitriton
     os.environ["TRITON_INTERPRET"] = "1"
     if args.tf32 or tf32:
         os.environ["TRITON_F32_DEFAULT"] = "tf32"

@@ -2,8 +2,8 @@
 
 Runs the sections on minitriton (NumPy, child processes) and on real Triton (interpreter on the CPU, or CUDA),
 prints a table and writes parity/results/<target>-<date>.json and .md. Exit status: 0 when every difference is
-explained (match, expected divergence, known gap), 1 on any MISMATCH/ERROR or fuzz mismatch, 3 when the
-reference backend cannot start. See parity/README.md.
+explained (match, expected divergence, known gap, classified), 1 on any MISMATCH/ERROR or a fuzz mismatch no
+rule explains, 3 when the reference backend cannot start. See parity/README.md.
 """
 from __future__ import annotations
 
@@ -35,18 +35,21 @@ def parse(argv):
     p.add_argument("--target", choices=["interpreter", "cuda"], required=True)
     p.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections: " + ", ".join(SECTIONS))
     p.add_argument("--fuzz-examples", type=int, default=None,
-                   help="random fragments (default 300 on the interpreter, 12000 on cuda)")
+                   help="random fragments per seed (default 300 on the interpreter, 12000 on cuda)")
     p.add_argument("--jobs", type=int, default=None, help="reference worker processes (default: 2 / 14 on cuda)")
     p.add_argument("--mt-jobs", type=int, default=None, help="minitriton worker processes (default: jobs // 3 + 1)")
     p.add_argument("--per-kernel", type=int, default=None, help="fuzz fragments packed per kernel (8 / 16 on cuda)")
-    p.add_argument("--shards", type=int, default=None, help="hypothesis generation processes (default: cores)")
-    p.add_argument("--seed", type=int, default=20251129)
+    p.add_argument("--shards", type=int, default=None, help="hypothesis generation processes per seed (default: cores, "
+                   "at most 8)")
+    p.add_argument("--seed", default=None,
+                   help="fuzz seed(s), comma-separated, to replay a run (default: fresh seeds, printed)")
+    p.add_argument("--fuzz-seeds", type=int, default=1, help="fresh fuzz seeds when --seed is not given (default 1)")
     p.add_argument("--fuzz-seconds", type=float, default=None,
                    help="time for generating and running the fuzz cases (default 330 s on cuda, no limit otherwise)")
-    p.add_argument("--shrink-max", type=int, default=None, help="distinct fuzz mismatches to shrink (3 / 2 on cuda)")
-    p.add_argument("--shrink-seconds", type=float, default=None, help="time per shrink (30 / 45 s on cuda)")
+    p.add_argument("--shrink-seconds", type=float, default=None,
+                   help="time for shrinking the fuzz mismatches, all at once (default 240 s)")
     p.add_argument("--max-seconds", type=float, default=None,
-                   help="no shrink starts after this many seconds of the run (default 450 on cuda)")
+                   help="shrinking stops after this many seconds of the run (default: no limit)")
     p.add_argument("--bench-budget", type=float, default=330.0, help="seconds for the GPU benchmark")
     p.add_argument("--no-compile", action="store_true", help="GPU benchmark without torch.compile")
     p.add_argument("--quick-bench", action="store_true", help="interpreter bench: one timed launch each")
@@ -63,12 +66,10 @@ def parse(argv):
     a.mt_jobs = a.mt_jobs or (a.jobs // 3 + 1)
     a.per_kernel = a.per_kernel or (16 if gpu else 8)
     a.shards = a.shards or min(os.cpu_count() or 1, 8)
-    a.shrink_seconds = a.shrink_seconds or (45.0 if gpu else 10.0 if a.smoke else 30.0)
-    a.shrink_max = a.shrink_max if a.shrink_max is not None else (2 if gpu else 1 if a.smoke else 3)
+    a.shrink_seconds = a.shrink_seconds or 240.0
+    a.seeds = [int(s) for s in a.seed.split(",")] if a.seed else []
     if a.fuzz_seconds is None and gpu:
-        a.fuzz_seconds = 300.0
-    if a.max_seconds is None and gpu:
-        a.max_seconds = 450.0
+        a.fuzz_seconds = 300.0 * max(len(a.seeds), a.fuzz_seeds)
     a.started = time.monotonic()
     if a.fuzz_examples is None:
         a.fuzz_examples = 12000 if gpu else (40 if a.smoke else 300)
@@ -97,19 +98,26 @@ def section_probes(target, pools):
 
 def section_fuzz(a, pools, out_dir):
     from parity import fuzz
-    rep = fuzz.run(a.target, a.fuzz_examples, pools, per_kernel=a.per_kernel, shards=a.shards, seed=a.seed,
-                   shrink_max=a.shrink_max, shrink_budget_s=a.shrink_seconds, out_dir=out_dir, log=log,
-                   budget_s=a.fuzz_seconds, wave=a.jobs * a.per_kernel * 8,
+    seeds = a.seeds or [fuzz.fresh_seed() for _ in range(a.fuzz_seeds)]
+    log(f"fuzz: seed(s) {', '.join(map(str, seeds))}" + ("" if a.seeds else " (fresh; replay with --seed)"))
+    rep = fuzz.run(a.target, a.fuzz_examples, pools, per_kernel=a.per_kernel, shards=a.shards, seeds=seeds,
+                   shrink_seconds=a.shrink_seconds, out_dir=out_dir, log=log, budget_s=a.fuzz_seconds,
+                   wave=a.jobs * a.per_kernel * 8,
                    stop_at=None if a.max_seconds is None else a.started + a.max_seconds)
     d = rep.as_dict()
-    rows = [Row("fuzz", f"fuzz ({d['fragments']} fragments, {d['kernels']} kernels)", "hypothesis",
-                comparison="exact / bound", max_err=str(len(d["mismatches"])),
-                status="match" if not d["mismatches"] else "MISMATCH",
-                detail=f"{d['matches']} match, {len(d['mismatches'])} mismatch, {len(d['invalid'])} invalid, "
-                       f"{d['unresolved']} unresolved; {d['outputs']} outputs ({d['bounded_outputs']} bounded); "
+    found = len(d["mismatches"])
+    rows = [Row("fuzz", f"fuzz ({d['fragments']} fragments, {d['kernels']} kernels)", "hypothesis, seeds " +
+                ", ".join(str(s["seed"]) for s in d["seeds"]), comparison="exact / bound", max_err=str(d["unexplained"]),
+                status="match" if not d["unexplained"] else "MISMATCH",
+                detail=f"{d['matches']} match, {found} mismatch ({found - d['unexplained']} explained by a rule, "
+                       f"{len(d['distinct'])} distinct), {len(d['invalid'])} invalid, {d['unresolved']} unresolved; "
+                       f"{d['outputs']} outputs ({d['bounded_outputs']} bounded); "
                        f"{d['generated'] - d['fragments'] - d['unresolved']} generated but not run (time budget)")]
-    rows += [Row("fuzz", f"fuzz mismatch {k}", "hypothesis", status="MISMATCH",
-                 detail=f"{m['detail'][:300]} -> {m.get('file', '')}") for k, m in enumerate(d["mismatches"])]
+    for k, m in enumerate(d["distinct"]):
+        rows.append(Row("fuzz", f"fuzz distinct mismatch {k}", m["rule"] or "no rule", comparison="exact / bound",
+                        max_err=str(len(m["members"])), status="classified" if m["rule"] else "MISMATCH",
+                        detail=f"{len(m['members'])} fragment(s), shrunk to {m['lines']} lines: {m['detail'][:200]}"
+                               f" -> {m.get('file', '')}"))
     return rows, d
 
 
@@ -144,6 +152,10 @@ def main(argv=None) -> int:
                                                  if a.smoke else RESULTS)
     part = "" if set(a.sections) == set(SECTIONS) else "-" + "+".join(a.sections)
     stem = f"{a.target}{'-smoke' if a.smoke else ''}{part}-{date}"
+    if a.sections == ["fuzz"]:
+        from parity import fuzz
+        a.seeds = a.seeds or [fuzz.fresh_seed() for _ in range(a.fuzz_seeds)]
+        stem += f"-seed{a.seeds[0]}"
     rows, fuzz_report, bench, info = [], None, None, {"minitriton": {}, "reference": {}}
     need_pools = any(s in a.sections for s in ("kernels", "probes", "fuzz"))
     if need_pools:

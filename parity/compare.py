@@ -7,6 +7,7 @@ measured ones (docs/semantics.md S1.33, S12), with a little headroom; see TOLERA
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,7 +147,9 @@ def within(mt, ref, bound) -> Outcome:
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(a - b)
         ok = (nm & nr) | (a == b) | (np.isfinite(a) & np.isfinite(b) & (diff <= bound))
-    worst = float(np.nanmax(np.where(nm & nr, 0.0, np.where(nm ^ nr, np.inf, diff)))) if diff.size else 0.0
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # an all-NaN slice: both sides NaN everywhere
+        worst = float(np.nanmax(np.where(nm & nr, 0.0, np.where(nm ^ nr, np.inf, diff)))) if diff.size else 0.0
     good = bool(np.all(ok))
     return Outcome(good, worst, "" if good else f"max |diff| {worst:.3g} over the bound: {_where(~ok, mt, ref)}")
 

@@ -12,7 +12,10 @@ loads with `other`, sum/max reductions, small dots, a runtime-bounded `for` loop
 What is never generated (undefined behaviour, or a known interpreter divergence): integer division or
 modulo by 0 (and INT_MIN // -1); float -> int casts of NaN or out-of-range values (clamped first); shifts by
 the width or more (amounts masked); bf16, TF32 dots and float kernel arguments on the interpreter target.
-Integer overflow is generated freely: it wraps on every side.
+Integer overflow is generated freely: it wraps on every side. Nor float `%` of two constant expressions
+unless both are literal blocks (`tl.full(...)`): Triton's compiler folds `%` of constants with IEEE fmod
+(a zero remainder keeps the sign of x) where the run-time lowering gives +0.0, and minitriton folds only
+operands written as constants (Python numbers, `tl.full`, `tl.zeros`), not casts or arithmetic of them.
 
 Determinism: a value is compared exactly when both sides must produce the same bits. On the GPU that rules
 out, inside a tree, the approximate exp/log/sqrt and fp32 `/`, sums and dots whose partial sums may round
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,6 +102,21 @@ def literal_type(code: str) -> str:
         else "fp64"
 
 
+def constant_expression(code: str) -> bool:
+    """Whether source `code` reads nothing at run time (no load, argument, program id or loop index)."""
+    return P not in code and "pid" not in code
+
+
+def literal_block(code: str) -> bool:
+    return re.fullmatch(r"tl\.full\(\([0-9, ]*\), -?[0-9.e+-]+, tl\.\w+\)", code) is not None
+
+
+def folded_by_compiler(a: str, b: str) -> bool:
+    """`a % b` (floats) that Triton's compiler folds while minitriton computes it at run time: both operands
+    constant expressions, not both written as literal blocks (see the module docstring)."""
+    return constant_expression(a) and constant_expression(b) and not (literal_block(a) and literal_block(b))
+
+
 @dataclass
 class Node:
     code: str
@@ -123,6 +142,7 @@ class Fragment:
     inputs: list                   # (name, array (PROGRAMS, *shape) or BF16 bits, dtype)
     scalars: list                  # (name, value)
     outputs: list                  # Output
+    shape: tuple = ()              # the fragment's block shape S (rows and columns of S are loaded as views)
 
     def key(self) -> str:
         import hashlib
@@ -398,6 +418,8 @@ class Builder:
             a, b = self.expr(depth - 1, shape), self.expr(depth - 1, shape)
             if op == "%f" and not (is_float(a.dtype) or is_float(b.dtype)):
                 op = "%i"
+            if op == "%f" and folded_by_compiler(a.code, b.code):
+                op = "max"
             if op in ("+", "-", "*", "max", "min", "/", "%f") and "int1" in (a.dtype, b.dtype):
                 a, b = (self.cast(x, "int8") if x.dtype == "int1" else x for x in (a, b))
             node = self.binary(op, a, b)
@@ -662,4 +684,4 @@ def fragments(draw, target):
             b.store(b.expr(depth, S))
     if kind == "dot":
         b.dot_root(depth)
-    return Fragment(b.lines, b.inputs, b.scalars, b.outputs)
+    return Fragment(b.lines, b.inputs, b.scalars, b.outputs, S)

@@ -96,21 +96,35 @@ def bench_markdown(bench: dict) -> str:
 def fuzz_markdown(fz: dict) -> str:
     if not fz:
         return ""
-    lines = [f"- fragments (random expressions/programs) run and compared: **{fz['fragments']}** (generated: "
+    found = len(fz["mismatches"])
+    seeds = "; ".join(f"{s['seed']} ({s.get('run', s['generated'])} fragments; replay: `{s['replay']}`)"
+                      for s in fz["seeds"])
+    lines = [f"- seeds: {seeds}",
+             f"- fragments (random expressions/programs) run and compared: **{fz['fragments']}** (generated: "
              f"{fz['generated']}; unresolved: {fz['unresolved']}), outputs compared: {fz['outputs']} "
              f"({fz['bounded_outputs']} within a bound, the rest bit for bit)",
              f"- compiled kernels: {fz['kernels']} (fragments packed per kernel, plus one-fragment re-runs) + "
              f"{fz['shrink_runs']} shrink candidates",
-             f"- match: {fz['matches']}, **mismatch: {len(fz['mismatches'])}**, invalid (both sides raise; a generator "
-             f"bug): {len(fz['invalid'])}",
+             f"- match: {fz['matches']}, mismatch: {found} ({found - fz['unexplained']} explained by a rule, "
+             f"**{fz['unexplained']} unexplained**; {len(fz['distinct'])} distinct), invalid (both sides raise; a "
+             f"generator bug): {len(fz['invalid'])}",
              f"- seconds: {fz['seconds']}"]
-    for k, m in enumerate(fz["mismatches"]):
-        lines += ["", f"#### fuzz mismatch {k}{' (shrunk)' if m.get('minimal') else ''}", "",
-                  m["detail"][:1500], "", f"reproducer: `{m.get('file', '')}`", "", "```python",
-                  (m["source"] or "(source not kept)").strip()[:6000], "```"]
-        if k >= 20:
-            lines += ["", f"... {len(fz['mismatches']) - k - 1} more mismatches in the JSON"]
-            break
+    if fz.get("rules"):
+        lines += ["", "### rules", ""]
+        for r in fz["rules"]:
+            run = r.get("this_run") or {}
+            state = "not run (no difference to explain)" if not run else \
+                ("live" if run.get("live") else "NOT LIVE") + f": {run.get('detail')}"
+            lines += [f"- **{r['name']}**: {r['reason']}", f"  - evidence: {r['recorded']}",
+                      f"  - this run: {state}", "", "```python", r["probe"].strip(), "```", ""]
+    for k, m in enumerate(fz["distinct"]):
+        lines += ["", f"#### distinct mismatch {k}: {m['rule'] or 'UNEXPLAINED'} ({len(m['members'])} fragment(s); "
+                  f"shrunk to {m['lines']} lines{'' if m['finished'] else ', shrinking cut short'}"
+                  f"{'' if m['alone'] else ', differs only inside its packed kernel'})", "",
+                  m["detail"][:1500], ""]
+        lines += [f"- {ln['output']} at {tuple(ln['lane'])}: minitriton {ln['minitriton']}, triton {ln['triton']}"
+                  for ln in m.get("lanes", [])]
+        lines += ["", f"reproducer: `{m.get('file', '')}`", "", "```python", m["source"].strip()[:6000], "```"]
     for k, m in enumerate(fz["invalid"][:5]):
         lines += ["", f"#### invalid program {k}", "", m["detail"][:800]]
     return "\n".join(lines)

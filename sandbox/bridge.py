@@ -1,17 +1,23 @@
 """The one entry point the page calls: `handle(op, request_json) -> response_json`. It never raises.
 
 Ops (each request may carry "lang": "ru" | "en"; Russian by default):
-  exercises {}                                     -> {"exercises": [{id, title, statement, starter, hints, tests, ...}]}
+  exercises {}                                     -> {"exercises": [{id, title, statement, starter, starter_hash,
+                                                       hints, hint_texts, tests, ...}]}
+  solutions {}                                     -> {"solutions": {id: code}} (a file of the built site, so
+                                                       Solution works while Python is not up)
   run       {exercise, code}                       -> {ok, stdout, error, launches, seconds}
   check     {exercise, code}                       -> {passed, tests: [{id, name, passed, message, tolerance}], stdout,
                                                        error, launches, seconds}
   hint      {exercise, index}                      -> {hint, index, total}
   solution  {exercise}                             -> {code}
-  memory    {exercise, code, program, launch}      -> {launch, program, tensors: {name: {shape, strides, dtype, loaded,
-                                                       stored, ideal_bytes, program_counters}}, traffic, seconds}
+  memory    {exercise, code, source, launch, grid} -> {source, launch_index, launches, launch, tensors: {name: {shape,
+                                                       strides, dtype, itemsize}}, programs: [{program, linear,
+                                                       tensors: {name: {loaded, stored, atomic}}, counters}],
+                                                       traced, traffic, stdout, seconds} (offsets as runs)
   gpu       {exercise, code}                       -> {available: false, reason} here; the lab server answers it
-Failures become {"error": Error}, Error = {type, message, line, col, program, traceback}: the line is in the
-learner's code, the program is [x, y, z].
+Failures become {"error": Error}, Error = {type, message, line, col, program, traceback} (+ program_text): the
+line is in the learner's code, the program is [x, y, z] and program_text writes it as the messages do ("96" on
+a 1-D grid, "(0, 5)" on a 2-D one).
 
 The learner's code runs as a module named "<exercise>.py" (registered with linecache, so @triton.jit can read
 its source and errors can quote it) in which `import triton` / `import triton.language` resolve to minitriton.
@@ -22,12 +28,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import hashlib
 import io
 import json
 import linecache
-import math
 import os
-import re
 import time
 import traceback
 import types
@@ -36,12 +41,14 @@ import numpy as np
 
 import minitriton
 
+from . import memory_picture
 from . import messages as M
+from .explain import summarize
 from .exercises import EXERCISES, get as get_exercise
 from .exercises._base import Fail, Session
 
 STDOUT_LIMIT = 20_000
-OPS = ("exercises", "run", "check", "hint", "solution", "memory", "gpu")
+OPS = ("exercises", "solutions", "run", "check", "hint", "solution", "memory", "gpu")
 
 
 class RequestError(Exception):
@@ -79,6 +86,8 @@ def dispatch(op: str, request: dict) -> dict:
     try:
         if op == "exercises":
             return {"exercises": [describe(ex, lang) for ex in EXERCISES]}
+        if op == "solutions":
+            return {"solutions": {ex.id: ex.solution[lang] for ex in EXERCISES}}
         if op not in OPS:
             raise RequestError(M.say("unknown_op", lang, op=op, known=", ".join(OPS + ("stop",))))
         ex = _exercise(request, lang)
@@ -102,10 +111,24 @@ def dispatch(op: str, request: dict) -> dict:
 
 
 def describe(ex, lang: str) -> dict:
+    hints = hint_list(ex)
     return {"id": ex.id, "title": ex.title[lang], "statement": ex.statement[lang], "starter": ex.starter[lang],
-            "hints": len(ex.hints), "tests": [t.title[lang] for t in ex.tests], "test_ids": [t.id for t in ex.tests],
+            "starter_hash": starter_hash(ex), "hints": len(hints), "hint_texts": [h[lang] for h in hints],
+            "tests": [t.title[lang] for t in ex.tests], "test_ids": [t.id for t in ex.tests],
             "tolerances": [(t.tolerance or {}).get(lang) for t in ex.tests],
             "kernels": {name: list(params) for name, params in ex.kernels.items()}}
+
+
+def hint_list(ex) -> list:
+    """The exercise's hints, each {"ru", "en"}, in the order they are revealed (one hint alone counts as a list)."""
+    return [ex.hints] if isinstance(ex.hints, dict) else list(ex.hints)
+
+
+def starter_hash(ex) -> str:
+    """A name for the starter in every language at once: saved code remembers it, and a new one means the starter
+    changed (not the page's language)."""
+    text = "\0".join(ex.starter[lang] for lang in M.LANGS)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _exercise(request: dict, lang: str):
@@ -117,10 +140,11 @@ def _exercise(request: dict, lang: str):
 
 
 def hint(ex, request: dict, lang: str) -> dict:
+    hints = hint_list(ex)
     index = request.get("index", 0)
-    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(ex.hints):
-        raise RequestError(M.say("bad_hint", lang, index=index, total=len(ex.hints)))
-    return {"hint": ex.hints[index][lang], "index": index, "total": len(ex.hints)}
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(hints):
+        raise RequestError(M.say("bad_hint", lang, index=index, total=len(hints)))
+    return {"hint": hints[index][lang], "index": index, "total": len(hints)}
 
 
 # ---------------------------------------------------------------- run, check, memory
@@ -178,85 +202,51 @@ def _result(test, lang, passed, message):
 
 
 def memory(ex, code: str, request: dict, lang: str) -> dict:
-    """The demo again, tracing one program: which elements of each tensor it loaded and stored."""
+    """One launch of the last Run or Check again, every program traced: the page's memory picture
+    (sandbox/memory_picture.py). The launch is named by its source ("run" or "check"), its index among that
+    source's launches and its grid."""
     started = time.perf_counter()
-    program = request.get("program", [0, 0, 0])
-    which = request.get("launch", 0)
-    if (not isinstance(program, list) or not 1 <= len(program) <= 3
-            or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in program)):
-        raise RequestError(M.say("bad_request", lang, message="`program` must be a list of 1 to 3 ints >= 0"))
+    source, which, grid = request.get("source", "run"), request.get("launch", 0), request.get("grid")
+    if source not in ("run", "check"):
+        raise RequestError(M.say("bad_request", lang, message="`source` must be \"run\" or \"check\""))
     if not isinstance(which, int) or isinstance(which, bool) or which < 0:
         raise RequestError(M.say("bad_request", lang, message="`launch` must be an int >= 0"))
-    program = list(program) + [0] * (3 - len(program))
+    if (not isinstance(grid, list) or not 1 <= len(grid) <= 3
+            or not all(isinstance(g, int) and not isinstance(g, bool) and g >= 1 for g in grid)):
+        raise RequestError(M.say("bad_request", lang, message="`grid` must be a list of 1 to 3 ints >= 1"))
     out = Capture()
-    with _op(out, trace=[tuple(program)]):
+    error = None
+    with _op(out), memory_picture.trace_launch(which, grid) as tracer:
         try:
-            mod = load(ex, code, as_main=False)
-            ex.demo(mod, lang)
+            if source == "run":
+                ex.demo(load(ex, code, as_main=True), lang)
+            else:
+                mod = load(ex, code, as_main=False)
+                for test in ex.tests:                  # as Check runs them, until the launch is made
+                    Session.label, Session.counters = test.id, test.counters
+                    try:
+                        test.fn(mod, lang)
+                    except Exception:                   # a failing test made its launches all the same
+                        pass
+                    if len(Session.launches) > which:
+                        break
         except Fail as f:
-            return {"error": _error("ExerciseError", str(f)), "stdout": out.text(lang)}
+            error = _error("ExerciseError", str(f))
         except Exception as exc:
-            return {"error": error_info(exc, ex, lang), "stdout": out.text(lang)}
-        launches = list(Session.launches)
-    if which >= len(launches):
-        return {"error": _error("BadRequest", M.say("no_launch", lang, launch=which, count=len(launches)))}
-    record = launches[which]
-    grid = list(record["grid"])
-    trace = next((t for t in record.get("trace", []) if _pad(t["program"]) == program), None)
-    if trace is None:
-        return {"error": _error("BadRequest", M.say("outside_grid", lang, program=M.program(program),
-                                                    grid=M.program(grid)))}
-    linear = (program[0] * grid[1] + program[1]) * grid[2] + program[2]
-    tensors, traffic = {}, {}
-    total = {"loaded_bytes": 0, "stored_bytes": 0, "ideal_bytes": 0}
-    for name, info in record["tensors"].items():
-        shape = list(info["shape"])
-        size = _itemsize(info)
-        numel = math.prod(int(n) for n in shape)
-        t = info["totals"]
-        pp = info["per_program"]
-        ideal = numel * size * ((t["loaded_elements"] > 0) + (t["stored_elements"] + t["atomic_elements"] > 0))
-        prog = {k: int(pp[k][linear]) for k in ("loaded_elements", "loaded_bytes", "masked_load_lanes",
-                                                "stored_elements", "stored_bytes", "masked_store_lanes")}
-        tensors[name] = {"shape": shape, "strides": _contiguous_strides(shape), "dtype": info["dtype"],
-                         "loaded": trace["tensors"][name]["loaded"], "stored": trace["tensors"][name]["stored"],
-                         "ideal_bytes": ideal or None, "program_counters": prog}
-        moved = t["loaded_bytes"] + t["stored_bytes"]
-        traffic[name] = {"loaded_bytes": t["loaded_bytes"], "unique_loaded_bytes": t["unique_loaded_bytes"],
-                         "stored_bytes": t["stored_bytes"], "ideal_bytes": ideal,
-                         "ratio": round(moved / ideal, 2) if ideal else None,
-                         "masked_load_lanes": t["masked_load_lanes"], "masked_store_lanes": t["masked_store_lanes"],
-                         "program_loaded_bytes": prog["loaded_bytes"], "program_stored_bytes": prog["stored_bytes"]}
-        total["loaded_bytes"] += t["loaded_bytes"]
-        total["stored_bytes"] += t["stored_bytes"]
-        total["ideal_bytes"] += ideal
-    moved = total["loaded_bytes"] + total["stored_bytes"]
-    total["ratio"] = round(moved / total["ideal_bytes"], 2) if total["ideal_bytes"] else None
-    traffic["total"] = total
-    launch = {k: v for k, v in record.items() if k != "trace"}
-    return {"launch": launch, "launch_index": which, "program": program, "tensors": tensors, "traffic": traffic,
-            "stdout": out.text(lang), "seconds": round(time.perf_counter() - started, 4)}
+            error = error_info(exc, ex, lang)
+        kept = list(Session.launches)
+    count = len(kept)
+    if tracer.record is None or which >= count:
+        return {"error": error or _error("BadRequest", M.say("no_launch", lang, launch=which + 1, count=count)),
+                "stdout": out.text(lang)}
+    record = {**tracer.record, **{k: v for k, v in kept[which].items() if k == "test"}}   # the copy kept names it
+    return {"source": source, "launch_index": which, "launches": count, **memory_picture.picture(record),
+            "traced": len(record.get("trace", [])), "stdout": out.text(lang),
+            "seconds": round(time.perf_counter() - started, 4)}
 
 
 def _pad(p):
     return list(p) + [0] * (3 - len(p))
-
-
-def _contiguous_strides(shape):
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.insert(0, step)
-        step *= max(int(n), 1)
-    return strides
-
-
-def _itemsize(info) -> int:
-    t = info["totals"]
-    for e, b in (("loaded_elements", "loaded_bytes"), ("stored_elements", "stored_bytes")):
-        if t[e]:
-            return t[b] // t[e]
-    bits = re.search(r"\d+", info["dtype"])
-    return max(1, int(bits.group()) // 8) if bits else 4
 
 
 def _launches():
@@ -350,60 +340,15 @@ def error_info(exc: BaseException, ex, lang: str) -> dict:
         col = getattr(frames[-1], "colno", None)
     kind = type(exc).__name__
     summary = summarize(exc, kind, line, program, bool(frames) or line is not None, lang)
+    program_text = None
     if program is not None:
+        program_text = M.program(program)
         program = _pad([int(p) for p in program])
     tb = "".join(traceback.format_list(frames)) if frames else ""
     tb = ("Traceback (most recent call last):\n" + tb if tb else "") + "".join(
         traceback.format_exception_only(type(exc), exc)).replace("minitriton.errors.", "")
-    return {"type": kind, "message": summary, "line": line, "col": col, "program": program, "traceback": tb}
-
-
-_OOB_HEAD = re.compile(r"tl\.(\w+) (?:reads|writes|updates) (past the end of|before the start of) `([^`]+)`")
-_OOB_BODY = re.compile(r"offsets (.+?) from `[^`]+`, but `[^`]+` has (\d+) elements")
-
-
-def summarize(exc, kind: str, line, program, ours: bool, lang: str) -> str:
-    """One sentence: what happened, where (line, program), and for memory errors the offsets and the fix."""
-    text = str(exc)
-    first = text.strip().splitlines()[0] if text.strip() else kind
-    if isinstance(exc, minitriton.OutOfBoundsError):
-        head, body = _OOB_HEAD.search(text), _OOB_BODY.search(text)
-        if head and body:
-            op = head.group(1)
-            verb = "oob_load" if op == "load" else "oob_store" if op == "store" else "oob_atomic"
-            offsets = re.sub(r"-?\d+", lambda m: M.num(m.group()), body.group(1))
-            fix = M.say("fix_mask" if "fix: mask the tail" in text else "fix_bound", lang)
-            return M.say("oob", lang, program=M.program(program), verb=M.say(verb, lang), offsets=offsets,
-                         where=M.say("oob_past" if head.group(2).startswith("past") else "oob_before", lang),
-                         tensor=head.group(3), n=M.num(body.group(2)), line=line, fix=fix)
-    if isinstance(exc, minitriton.CompilationError):
-        return M.say("compile_error", lang, kernel=getattr(exc, "kernel", "?"), line=line,
-                     message=_compile_message(text))
-    if isinstance(exc, SyntaxError):
-        return M.say("host_error", lang, type=kind, line=line, message=exc.msg)
-    if getattr(exc, "kernel", None) is not None and program is not None:
-        return M.say("kernel_error", lang, type=kind, kernel=exc.kernel, line=line, program=M.program(program),
-                     message=_strip_location(first))
-    if ours and line is not None:
-        return M.say("host_error", lang, type=kind, line=line, message=first)
-    if isinstance(exc, minitriton.MiniTritonError):
-        return M.say("error_plain", lang, type=kind, message=first)
-    return M.say("internal_error", lang, message=f"{kind}: {first}")
-
-
-def _compile_message(text: str) -> str:
-    """The message part of Triton's compile-error layout (after the caret line, before 'in kernel')."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == "^":
-            rest = [l for l in lines[i + 1:] if not l.startswith("  in kernel")]
-            # no message (a tl.static_assert without one): the statement that failed says it
-            return " ".join(l.strip() for l in rest[:2] if l.strip()) or (lines[i - 1].strip() if i else text)
-    return lines[-1] if lines else text
-
-
-def _strip_location(first: str) -> str:
-    return re.sub(r" \([^()]*\.py:\d+, program \([^)]*\)\)", "", first)
+    return {"type": kind, "message": summary, "line": line, "col": col, "program": program,
+            "program_text": program_text, "traceback": tb}
 
 
 # ---------------------------------------------------------------- JSON

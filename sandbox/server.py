@@ -1,15 +1,19 @@
-"""Lab mode: the sandbox page served by a local CPython process (`python -m minitriton serve`).
+"""Lab mode: the sandbox page served by a local CPython process (`python -m sandbox`).
 
 * Listens on 127.0.0.1 only. A random token is made at start and printed in the page's URL
   (http://127.0.0.1:PORT/?token=...); `POST /api/<op>` needs it in the `X-Token` header, and a request
-  whose `Origin` (or `Host`) is not this server's own is refused with 403. Static files are public.
-* `POST /api/<op>` takes the bridge's JSON (sandbox/bridge.py). exercises/hint/solution answer in this
-  process; run/check/memory/gpu each run in a fresh subprocess with a wall-clock limit, so `POST /api/stop`
-  (or the limit) ends a `while True:` at once. A spare subprocess is started ahead, with NumPy and minitriton
-  already imported, so a request does not wait for Python to start.
-* The extra op "gpu" runs the learner's code with real Triton on CUDA and compares its outputs with the
-  emulator's; it answers {"available": false, "reason"} when Triton + CUDA do not import.
-* Serves web/dist when it exists (build it with `node web/build.mjs`), else a page saying how to build it.
+  whose `Origin` (or `Host`) is not this server's own is refused with 403 (the error names the reason:
+  "host", "origin" or "token", so the page can say it in its language). Static files are public, and so is
+  `GET /api/info` ({"lab": true}), by which a page opened without its token learns that it is in lab mode.
+* Every request's body is read before it is answered, refused or not, so a kept-alive connection stays in
+  step (a body over MAX_BODY gets 413 and the connection is closed).
+* `POST /api/<op>` takes the bridge's JSON (sandbox/bridge.py). exercises/solutions/hint/solution answer in
+  this process, and "info" checks the token; run/check/memory/gpu each run in a fresh subprocess with a
+  wall-clock limit, so `POST /api/stop` (or the limit) ends a `while True:` at once. A spare subprocess is
+  started ahead, with NumPy and minitriton already imported, so a request does not wait for Python to start.
+* The extra op "gpu" (sandbox/gpu.py) runs the learner's code with real Triton on CUDA and compares its
+  outputs with the emulator's; it answers {"available": false, "reason"} when Triton + CUDA do not import.
+* Serves the built page (web/dist, from `node web/build.mjs`); without it the server does not start.
 
 CPython only (threads, subprocesses, sockets): the bridge never imports this module.
 """
@@ -26,16 +30,16 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import webbrowser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "web" / "dist"
-LOCAL_OPS = ("exercises", "hint", "solution")
+LOCAL_OPS = ("exercises", "solutions", "hint", "solution")
 WORKER_OPS = ("run", "check", "memory", "gpu")
 MAX_BODY = 2**20
+MAX_DRAIN = 16 * 2**20    # a larger refused body is not read: the connection is cut instead
 SERIAL_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}   # latency, not BLAS
 CONTENT_TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
                  ".json": "application/json", ".whl": "application/octet-stream", ".zip": "application/zip"}
@@ -146,44 +150,6 @@ def _kill(proc):
         pass
 
 
-GPU_PROBE = r"""
-import json
-try:
-    import torch
-except Exception as e:
-    print(json.dumps({"ok": False, "reason": f"torch does not import ({type(e).__name__}: {e})"})); raise SystemExit
-if not torch.cuda.is_available():
-    print(json.dumps({"ok": False, "reason": f"CUDA is not available to torch {torch.__version__}"})); raise SystemExit
-try:
-    import triton
-except Exception as e:
-    print(json.dumps({"ok": False, "reason": f"real Triton does not import ({type(e).__name__}: {e})"})); raise SystemExit
-print(json.dumps({"ok": True, "reason": "", "device": torch.cuda.get_device_name(0), "triton": triton.__version__,
-                  "torch": torch.__version__}))
-"""
-
-
-class GpuProbe:
-    """Whether real Triton + CUDA import in a subprocess (asked once, then remembered)."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.result = None
-
-    def get(self) -> dict:
-        with self.lock:
-            if self.result is None:
-                try:
-                    done = subprocess.run([sys.executable, "-c", GPU_PROBE], capture_output=True, timeout=120,
-                                          env=worker_env(), cwd=str(ROOT))
-                    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
-                    self.result = json.loads(lines[-1]) if lines else {
-                        "ok": False, "reason": "the probe printed nothing: " + done.stderr.decode()[-300:]}
-                except (subprocess.TimeoutExpired, OSError, ValueError) as e:
-                    self.result = {"ok": False, "reason": f"the probe failed ({type(e).__name__}: {e})"}
-            return self.result
-
-
 # ---------------------------------------------------------------- HTTP
 
 class LabServer(http.server.ThreadingHTTPServer):
@@ -196,13 +162,19 @@ class LabServer(http.server.ThreadingHTTPServer):
         self.token = token or secrets.token_urlsafe(24)
         self.dist = Path(dist) if dist else DIST
         self.workers = Workers(time_limit)
-        self.gpu = GpuProbe()
+        self.gpu = None
         self.origins = {f"http://127.0.0.1:{self.port}", f"http://localhost:{self.port}"}
         self.hosts = {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/?token={self.token}"
+
+    def gpu_probe(self):
+        if self.gpu is None:
+            from .gpu import GpuProbe
+            self.gpu = GpuProbe(worker_env(), str(ROOT))
+        return self.gpu.get()
 
     def server_close(self):
         self.workers.close()
@@ -226,6 +198,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        if self.close_connection:
+            self.send_header("Connection", "close")
         for k, v in (extra or {}).items():
             self.send_header(k, v)
         self.end_headers()
@@ -234,24 +208,55 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _json(self, status: int, data: dict):
         from .bridge import dumps
-        self._send(status, dumps(data).encode("utf-8"), "application/json; charset=utf-8", {"Cache-Control": "no-store"})
+        self._send(status, dumps(data).encode("utf-8"), "application/json; charset=utf-8",
+                   {"Cache-Control": "no-store"})
 
-    def _forbidden(self, why: str):
-        self._json(403, _error("Forbidden", why))
+    def _refuse(self, status: int, type_: str, message: str, reason: str | None = None):
+        answer = _error(type_, message)
+        if reason:
+            answer["error"]["reason"] = reason
+        self._json(status, answer)
 
     def _host_ok(self) -> bool:
         return self.headers.get("Host", "") in self.server.hosts
 
+    def _read_body(self) -> bytes | None:
+        """The request's body, read whatever the answer will be: an unread body would be parsed as the next
+        request on this kept-alive connection. None when it cannot be read in full (the connection closes)."""
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            return None
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            return None
+        if length > MAX_BODY:
+            self.close_connection = True
+            if length <= MAX_DRAIN:   # drained, so the client reads the 413 instead of a reset connection
+                left = length
+                while left > 0:
+                    chunk = self.rfile.read(min(left, 2**16))
+                    if not chunk:
+                        break
+                    left -= len(chunk)
+            return None
+        return self.rfile.read(length) if length else b""
+
     # -------------------------------------------------- static files
     def do_GET(self):
+        if self.command == "GET" and self.headers.get("Content-Length"):
+            self._read_body()
         if not self._host_ok():
-            return self._forbidden("unknown Host header (the lab server answers 127.0.0.1 only)")
+            return self._refuse(403, "Forbidden", "unknown Host header (the lab server answers 127.0.0.1 only)", "host")
         path = unquote(urlsplit(self.path).path)
+        if path == "/api/info":
+            return self._json(200, {"lab": True})
         if path.startswith("/api/"):
-            return self._json(405, _error("MethodNotAllowed", "use POST /api/<op>"))
+            return self._refuse(405, "MethodNotAllowed", "use POST /api/<op>")
         dist = self.server.dist
-        if not (dist / "index.html").is_file():
-            return self._send(200, NOT_BUILT.encode("utf-8"), "text/html; charset=utf-8")
         target = (dist / path.lstrip("/")).resolve()
         if path.endswith("/"):
             target = target / "index.html"
@@ -265,26 +270,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     # -------------------------------------------------- the API
     def do_POST(self):
+        body = self._read_body()
         path = urlsplit(self.path).path
+        if body is None:
+            if self.headers.get("Transfer-Encoding"):
+                return self._refuse(411, "LengthRequired", "send the body with a Content-Length")
+            return self._refuse(413, "TooLarge", f"the request is over {MAX_BODY} bytes")
         if not path.startswith("/api/"):
-            return self._json(404, _error("NotFound", "POST /api/<op> only"))
+            return self._refuse(404, "NotFound", "POST /api/<op> only")
         if not self._host_ok():
-            return self._forbidden("unknown Host header (the lab server answers 127.0.0.1 only)")
+            return self._refuse(403, "Forbidden", "unknown Host header (the lab server answers 127.0.0.1 only)", "host")
         origin = self.headers.get("Origin")
         if origin is not None and origin not in self.server.origins:
-            return self._forbidden(f"requests from {origin} are refused")
+            return self._refuse(403, "Forbidden", f"requests from {origin} are refused", "origin")
         token = self.headers.get("X-Token", "")
         if not hmac.compare_digest(token.encode(), self.server.token.encode()):
-            return self._forbidden("missing or wrong X-Token (open the URL the server printed)")
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            return self._json(413, _error("TooLarge", f"the request is over {MAX_BODY} bytes"))
+            return self._refuse(403, "Forbidden", "missing or wrong X-Token (open the URL the server printed)", "token")
         try:
-            request = json.loads(self.rfile.read(length) or b"{}")
+            request = json.loads(body or b"{}")
             if not isinstance(request, dict):
                 raise ValueError("the request must be a JSON object")
         except ValueError as e:
-            return self._json(400, _error("BadRequest", str(e)))
+            return self._refuse(400, "BadRequest", str(e))
         self._json(200, self.server_op(path[len("/api/"):], request))
 
     def server_op(self, op: str, request: dict) -> dict:
@@ -292,11 +299,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         lang = messages.lang_of(request)
         if op == "stop":
             return {"stopped": self.server.workers.stop()}
+        if op == "info":
+            return {"lab": True, "python": sys.version.split()[0]}
         if op in LOCAL_OPS:
             from . import bridge
             return bridge.dispatch(op, request)
         if op == "gpu":
-            probe = self.server.gpu.get()
+            probe = self.server.gpu_probe()
             if not probe.get("ok"):
                 return {"available": False, "reason": probe.get("reason", "")}
         if op in WORKER_OPS:
@@ -305,29 +314,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return bridge.dispatch(op, request)   # the bridge's own "unknown op" answer
 
 
-NOT_BUILT = """<!doctype html>
-<html lang="ru"><meta charset="utf-8"><title>minitriton lab</title>
-<body style="font: 16px/1.5 system-ui, sans-serif; max-width: 46em; margin: 3em auto">
-<h1>minitriton lab</h1>
-<p>Сервер работает, но страница песочницы ещё не собрана. Соберите её и перезапустите сервер:</p>
-<p>The server is up, but the sandbox page is not built yet. Build it, then restart the server:</p>
-<pre>cd web &amp;&amp; npm ci &amp;&amp; node build.mjs
-python -m minitriton serve</pre>
-<p>API: <code>POST /api/&lt;op&gt;</code> (exercises, run, check, hint, solution, memory, gpu, stop) with the
-header <code>X-Token</code> from the URL the server printed.</p>
-</body></html>
-"""
-
-
 # ---------------------------------------------------------------- entry points
 
 def serve(port: int = 0, open_browser: bool = True, time_limit: float = 60.0, dist: str | None = None) -> int:
-    """Run the lab server until Ctrl-C; prints the URL (with the token) first."""
-    server = LabServer(port, time_limit, Path(dist) if dist else None)
+    """Run the lab server until Ctrl-C; prints the URL (with the token) first. Without a built page it says
+    so in one line on stderr and returns 2."""
+    where = Path(dist) if dist else DIST
+    if not (where / "index.html").is_file():
+        print(f"python -m sandbox: no built page at {where} (index.html is missing): run `node web/build.mjs` "
+              "in a checkout of the repository, or pass --dist DIR", file=sys.stderr, flush=True)
+        return 2
+    server = LabServer(port, time_limit, where)
     server.workers.warm()
     print(f"minitriton lab: {server.url}", flush=True)
-    if not (server.dist / "index.html").is_file():
-        print(f"  (the page is not built: {server.dist} has no index.html; run `node web/build.mjs`)", flush=True)
     print("  listening on 127.0.0.1 only; Ctrl-C stops it", flush=True)
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
@@ -347,17 +346,14 @@ def _interrupt(signum, frame):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m minitriton serve", description="the sandbox in lab mode")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    return serve(args.port, not args.no_browser, args.time_limit, args.dist)
-
-
-def add_arguments(parser):
+    parser = argparse.ArgumentParser(prog="python -m sandbox", description="the exercise sandbox in lab mode: "
+                                     "the page and a local Python on 127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds one run/check may take (default 60)")
     parser.add_argument("--dist", default=None, help="the built page (default: web/dist next to the package)")
+    args = parser.parse_args(argv)
+    return serve(args.port, not args.no_browser, args.time_limit, args.dist)
 
 
 # ---------------------------------------------------------------- the subprocess side
@@ -371,104 +367,13 @@ def worker_main() -> int:
     data = json.loads(sys.stdin.buffer.read() or b"{}")
     op, request = data.get("op"), data.get("request") or {}
     if op == "gpu":
+        from .gpu import gpu_compare
         result = gpu_compare(request)
     else:
         result = bridge.dispatch(op, request)
     answer.write(bridge.dumps(result))
     answer.flush()
     return 0
-
-
-class TorchCuda:
-    """NumPy arrays to and from CUDA tensors, for the demos' `backend`."""
-
-    name = "triton"
-
-    def __init__(self, torch):
-        self.torch = torch
-
-    def put(self, a):
-        import numpy as np
-        return self.torch.from_numpy(np.ascontiguousarray(a)).to("cuda")
-
-    def get(self, t):
-        self.torch.cuda.synchronize()
-        return t.detach().cpu().numpy()
-
-
-def gpu_compare(request: dict) -> dict:
-    """Run the exercise's demo on the emulator and with real Triton on the GPU; compare the outputs."""
-    from . import bridge, messages
-    from .exercises._base import Fail
-    lang = messages.lang_of(request)
-    ex = bridge.get_exercise(request.get("exercise"))
-    code = request.get("code")
-    if ex is None or not isinstance(code, str):
-        return _error("BadRequest", messages.say("bad_request", lang, message="`exercise` and `code` are needed"))
-    out = bridge.Capture()
-    with bridge._op(out):
-        print("--- minitriton ---")
-        started = time.perf_counter()
-        try:
-            emulated = ex.demo(bridge.load(ex, code, as_main=False), lang)
-        except Fail as f:
-            return {"available": True, **_error("ExerciseError", str(f)), "stdout": out.text(lang)}
-        except Exception as exc:
-            return {"available": True, "error": bridge.error_info(exc, ex, lang), "stdout": out.text(lang)}
-        emu_seconds = time.perf_counter() - started
-        import torch
-        import triton
-        print(f"--- GPU: {torch.cuda.get_device_name(0)}, Triton {triton.__version__} ---")
-        started = time.perf_counter()
-        try:
-            gpu_mod = _load_real(ex, code)
-            on_gpu = ex.demo(gpu_mod, lang, TorchCuda(torch))
-        except Fail as f:
-            return {"available": True, **_error("ExerciseError", str(f)), "stdout": out.text(lang)}
-        except Exception as exc:
-            info = bridge.error_info(exc, ex, lang)
-            info["message"] = "GPU: " + (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            return {"available": True, "error": info, "stdout": out.text(lang)}
-        gpu_seconds = time.perf_counter() - started
-    rows = compare_outputs(emulated, on_gpu)
-    return {"available": True, "device": torch.cuda.get_device_name(0), "triton": triton.__version__,
-            "outputs": rows, "emulator_seconds": round(emu_seconds, 4), "gpu_seconds": round(gpu_seconds, 4),
-            "stdout": out.text(lang)}
-
-
-def compare_outputs(emulated, on_gpu) -> list:
-    """Per output: equal bits?, the largest absolute difference and the largest relative one (to |gpu| + 1e-6)
-    where both sides are numbers, how many elements each side left unwritten (the demos pre-fill outputs with a
-    NaN sentinel), and where one side is finite and the other not."""
-    import numpy as np
-
-    from .exercises._base import unwritten
-    rows = []
-    for (label, a), (_, b) in zip(emulated, on_gpu):
-        a, b = np.asarray(a), np.asarray(b)
-        with np.errstate(all="ignore"):
-            a64, b64 = a.astype(np.float64), b.astype(np.float64)
-            both = np.isfinite(a64) & np.isfinite(b64)
-            diff = np.abs(a64 - b64)[both]
-            rel = diff / (np.abs(b64[both]) + 1e-6)
-        rows.append({"output": label, "shape": list(a.shape), "bitwise_equal": a.tobytes() == b.tobytes(),
-                     "max_abs_diff": float(diff.max()) if diff.size else 0.0,
-                     "max_rel_diff": float(rel.max()) if rel.size else 0.0,
-                     "unwritten_emulator": int(unwritten(a).sum()), "unwritten_gpu": int(unwritten(b).sum()),
-                     "nonfinite_mismatch": int((np.isfinite(a64) != np.isfinite(b64)).sum())})
-    return rows
-
-
-def _load_real(ex, code: str):
-    """The learner's module with `import triton` giving real Triton (its jit reads the source via linecache)."""
-    import linecache
-    import types
-    filename = f"{ex.id}.py"
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-    mod = types.ModuleType(f"sandbox_gpu_{ex.id}")
-    mod.__file__ = filename
-    exec(compile(code, filename, "exec"), mod.__dict__)
-    return mod
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 //   wheels/<sha12>/minitriton-*.whl (minitriton + kernels + sandbox, built from the repo root with pip),
 //   config.json (package base URL for numpy, the wheel's name, the build id),
 //   exercises.<lang>.json (the exercise list rendered by sandbox.bridge under CPython, so the lesson shows
-//   before Pyodide is ready; skipped with a note when sandbox/ is not importable).
+//   before Pyodide is ready) and solutions.<lang>.json (skipped with a note when sandbox/ is not importable).
 //
 // Usage: node build.mjs [--packages=URL] [--python=PATH] [--if-changed]
 //   --packages  the default package base URL for numpy (default: the official Pyodide CDN for the pinned
@@ -125,16 +125,16 @@ export function addWheelToLock(lock, info, fileName, sha) {
   };
 }
 
-function exercisesFor(python, lang) {
+function bridgeOp(python, op, lang) {
   const script = `
 import sys
 sys.path.insert(0, sys.argv[1])
 from sandbox import bridge
-print(bridge.handle("exercises", '{"lang": "${lang}"}'))
+print(bridge.handle("${op}", '{"lang": "${lang}"}'))
 `;
   const out = execFileSync(python, ["-c", script, ROOT], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   const data = JSON.parse(out);
-  if (!data.exercises) throw new Error(`sandbox.bridge exercises gave ${out.slice(0, 300)}`);
+  if (!data[op]) throw new Error(`sandbox.bridge ${op} gave ${out.slice(0, 300)}`);
   return data;
 }
 
@@ -201,11 +201,13 @@ async function main() {
   const ourLock = addWheelToLock(lock, info, wheelRel, sha);
   fs.writeFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), JSON.stringify(ourLock));
 
-  // 3. The exercises, pre-rendered so the lesson shows at once.
+  // 3. The exercises, pre-rendered so the lesson shows at once, and their solutions (Solution is text: it
+  //    works while Python is not up).
   const langs = [];
   for (const lang of ["ru", "en"]) {
     try {
-      fs.writeFileSync(path.join(DIST, `exercises.${lang}.json`), JSON.stringify(exercisesFor(python, lang)));
+      fs.writeFileSync(path.join(DIST, `exercises.${lang}.json`), JSON.stringify(bridgeOp(python, "exercises", lang)));
+      fs.writeFileSync(path.join(DIST, `solutions.${lang}.json`), JSON.stringify(bridgeOp(python, "solutions", lang)));
       langs.push(lang);
     } catch (e) {
       log(`exercises.${lang}.json skipped (sandbox.bridge not usable: ${String(e.stderr || e.message).trim().split("\n").pop()})`);

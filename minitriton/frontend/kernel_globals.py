@@ -16,7 +16,8 @@ import numpy as np
 from minitriton.options import options
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.debug import device_print
-from minitriton.semantics.elementwise import constexpr, maximum, minimum, unwrap
+from minitriton.semantics.constexpr import constexpr, unwrap
+from minitriton.semantics.elementwise import maximum, minimum
 from minitriton.values.tensor import tensor
 
 

@@ -17,9 +17,6 @@ import inspect
 import linecache
 from functools import cached_property
 
-# Code objects of kernel functions (the decorated function and its rewritten copy) -> their JITFunction: the
-# launcher finds the kernel's frames in a traceback with it.
-JIT_CODES: dict = {}
 
 EXCERPT_LINES = 12   # source lines Triton's CompilationError shows above the caret
 

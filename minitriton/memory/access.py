@@ -13,9 +13,12 @@ from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
 from minitriton.memory.events import Access
-from minitriton.memory import atomics
+from minitriton.memory import rmw
 from minitriton.memory.allocation import SLOT_SHIFT
-from minitriton.semantics.elementwise import (broadcast_data, broadcast_shapes, cast, expand, from_storage, to_storage, to_tensor, unwrap)
+from minitriton.semantics.casts import cast, from_storage, to_storage
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.semantics.shape import broadcast_data, broadcast_shapes, expand
+from minitriton.values.registry import builtin
 from minitriton.values.factored import outer, pointer_block, tile_view
 from minitriton.values.tensor import tensor
 
@@ -245,6 +248,7 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     return True
 
 
+@builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load a block (or scalar) through pointers.
@@ -304,6 +308,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     return tensor(values, elem, shape)
 
 
+@builtin(method=True)
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     """Store `value` (cast to the pointee type, RTNE for floats) through pointers where `mask` is on.
 
@@ -367,7 +372,7 @@ def _check_rmw_type(elem, op):
 
 def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
     """Read-modify-write atomics (`op`: add, max, min, and, or, xor, xchg): every active lane's update is
-    applied once, and each lane gets the value memory held just before its own update (memory/atomics.py)."""
+    applied once, and each lane gets the value memory held just before its own update (memory/rmw.py)."""
     group = programs.current(f"atomic_{op}")
     for value, kind in ((sem, "semantic"), (scope, "semantic")):
         value = unwrap(value)
@@ -380,6 +385,7 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
     return _atomic_apply(group, op, ptr, mask, shape, elem, broadcast_data(v, shape))
 
 
+@builtin(method=True)
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """`tl.atomic_cas`: where memory holds the bit pattern of `cmp`, write `val`; returns the old values."""
     group = programs.current("atomic_cas")
@@ -415,7 +421,7 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, operand):
         group.before_store(alloc)
         if group.journal is not None:
             group.journal.append((flat, targets, flat[targets]))
-        old = atomics.apply(flat, targets, operand if lanes is None else operand[lanes], op, elem)
+        old = rmw.apply(flat, targets, operand if lanes is None else operand[lanes], op, elem)
         if lanes is None:
             old_all = old
         else:

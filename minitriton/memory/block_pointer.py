@@ -16,8 +16,10 @@ import numpy as np
 
 from minitriton.values import programs
 from minitriton.semantics import dtypes as T
-from minitriton.semantics.elementwise import broadcast_to_shape, cast, to_tensor, unwrap
-from minitriton.semantics.shape import validate_block_shape
+from minitriton.semantics.casts import cast
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.semantics.shape import broadcast_to_shape, validate_block_shape
+from minitriton.values.registry import builtin
 from minitriton.values.tensor import block_type, tensor
 
 
@@ -110,6 +112,7 @@ def _ir_values(list_like, require_i64=True):
     return [_ir_value(list_like, require_i64)]
 
 
+@builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     """`tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`."""
     programs.current("make_block_ptr")
@@ -138,6 +141,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     return block_pointer(base, tuple(shape), tuple(strides), tuple(offsets), tuple(block_shape), tuple(order))
 
 
+@builtin(method=True)
 def advance(base, offsets):
     """`tl.advance(ptr, offsets)`: the same block pointer moved by `offsets` (int32 arithmetic)."""
     programs.current("advance")

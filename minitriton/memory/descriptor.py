@@ -24,11 +24,13 @@ from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory import access as ops_memory
-from minitriton.semantics.elementwise import cast, to_tensor, unwrap
-from minitriton.values.tensor import block_type, tensor
 from minitriton.memory.allocation import as_array
-from minitriton.memory.host_descriptor import validate_block_shape
+from minitriton.semantics.casts import cast
+from minitriton.semantics.constexpr import to_tensor, unwrap
 from minitriton.semantics.shape import arange, expand_dims
+from minitriton.values.registry import builtin
+from minitriton.values.tensor import block_type, tensor
+from minitriton.memory.host_descriptor import validate_block_shape
 
 
 class tensor_descriptor_type:
@@ -278,6 +280,7 @@ def _scalar(value, ty: T.dtype, what: str):
     return tensor(np.array([value], ty.np_compute), ty, ())
 
 
+@builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     """`tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero")`."""
     group = programs.current("make_tensor_descriptor")
@@ -363,11 +366,13 @@ def _host_int(value, ty):
     return tensor(np.array([int(value)], ty.np_compute), ty, ())
 
 
+@builtin
 def load_tensor_descriptor(desc, offsets):
     """`tl.load_tensor_descriptor(desc, offsets)`: `desc.load(offsets)`."""
     return desc.load(offsets)
 
 
+@builtin
 def store_tensor_descriptor(desc, offsets, value):
     """`tl.store_tensor_descriptor(desc, offsets, value)`: `desc.store(offsets, value)`."""
     return desc.store(offsets, value)

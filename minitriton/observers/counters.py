@@ -7,11 +7,16 @@ that `tl.load`/`tl.store` used for the access itself, committed only when a grou
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 
 from minitriton.memory.access import distinct
 from minitriton.memory.events import Flops
+from minitriton.semantics.numerics import bf16_bits_to_f32
+from minitriton.values.programs import kernel_line
+
+MAX_VALUES = 65536  # elements of a tensor whose values a record with accesses=True keeps
 
 _FIELDS = ("loaded_elements", "loaded_bytes", "masked_load_lanes", "stored_elements", "stored_bytes",
            "masked_store_lanes", "atomic_elements", "atomic_bytes", "masked_atomic_lanes")
@@ -52,14 +57,22 @@ class record:
     are kept too: each launch record then has "trace", a list of {"program": [x, y, z], "tensors": {name:
     {"loaded": [...], "stored": [...], "atomic": [...]}}} with the element offsets (from the argument's
     pointer) that the program touched; what the sandbox's memory picture draws.
+
+    `accesses=True` also keeps, for the traced programs, each access in the order the program made it: the
+    launch record's "accesses" is a list of {"program": [x, y, z], "kind": "load"|"store"|"atomic", "tensor":
+    name, "line": kernel line, "offsets": [element offsets of the active lanes], "masked": [offsets the
+    masked-off lanes computed, which may lie outside the tensor]}, and "values" holds {name: the elements of
+    each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements.
     """
 
-    def __init__(self, trace_programs=None):
+    def __init__(self, trace_programs=None, accesses: bool = False):
         self.trace_programs = list(trace_programs or [])
+        self.accesses = bool(accesses)
 
     def __enter__(self) -> Recording:
         self.recording = Recording()
         self.recording.trace_programs = self.trace_programs
+        self.recording.accesses = self.accesses
         _recorders.append(self.recording)
         return self.recording
 
@@ -73,14 +86,22 @@ def active() -> Recording | None:
     return _recorders[-1] if _recorders else None
 
 
-class LaunchCounters:
-    """Counter arrays for one launch, indexed by linear program id."""
+_SCRATCH_SLOTS = 2**24  # largest programs x elements index space counted with a scatter instead of a sort
+_KIND2 = {"load": "load", "store": "store", "atomic": "store"}  # atomics count as stores for unique bytes
 
-    def __init__(self, n_programs: int, traced=()):
+
+class LaunchCounters:
+    """Counter arrays for one launch, indexed by linear program id; an observer of memory events."""
+
+    def __init__(self, n_programs: int, traced=(), accesses: bool = False):
         self.n = n_programs
         self.traced = {int(p): {} for p in traced}   # linear program id -> {(alloc index, kind): [offsets]}
+        self.accesses = accesses and bool(self.traced)
+        self.access_log: list = []       # (program, kind, alloc, line, offsets, masked) of committed groups
+        self.pending_accesses: list = []  # ... of the running group
         self.tensors: dict = {}
-        self.keys: dict = {}
+        self.unique: dict = {}   # (alloc index, "load"/"store") -> distinct bytes per program
+        self.seen: dict = {}     # (alloc index, "load"/"store", itemsize) -> elements touched by the launch
         self.flops = np.zeros(n_programs, np.int64)
         self.pending: list = []  # the running group's summarised events
 
@@ -89,55 +110,120 @@ class LaunchCounters:
         if arrays is None:
             arrays = {f: np.zeros(self.n, np.int64) for f in _FIELDS}
             self.tensors[alloc.index] = arrays
-            self.keys[alloc.index] = {"load": [], "store": []}
         return arrays
 
     def on_event(self, group, event):
-        """Summarise one event of a running group; it counts once the group commits."""
+        """Summarise one event of a running group; it counts once the group commits.
+
+        Each active lane becomes a key `position in group * span + element`, so that one pass over the keys
+        finds the distinct elements of every program at once."""
         if isinstance(event, Flops):
             self.pending.append(("flops", event.per_program))
             return
         g, idx, m, shape = group.size, event.index, event.mask, event.shape
         lanes = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        span = event.alloc.numel(event.elem)
+        rows = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, lanes)
+        keys = rows + (np.arange(g, dtype=np.int64) * span)[:, None]
         if m is None:
             active = np.full(g, lanes, np.int64)
-            sel_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)
-            prog = np.broadcast_to(np.arange(g).reshape(g, 1), sel_idx.shape)
-            sel_idx, prog = sel_idx.ravel(), prog.ravel()
+            keys = keys.reshape(-1)
         else:
-            mm = np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, -1)
-            active = mm.sum(axis=1).astype(np.int64)
-            sel_idx = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, -1)[mm]
-            prog = np.broadcast_to(np.arange(g).reshape(g, 1), mm.shape)[mm]
-        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, prog, sel_idx))
+            mm = np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, lanes)
+            active = np.count_nonzero(mm, axis=1).astype(np.int64)
+            keys = keys[mm]
+        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, keys, span))
+        if self.accesses:
+            self._keep_accesses(group, event)
+
+    def _keep_accesses(self, group, event):
+        """Each traced program's lanes of one access, with the kernel line it came from."""
+        line = kernel_line()
+        alloc, g = event.alloc, group.size
+        size, unit = event.elem.itemsize, alloc.dtype.itemsize
+        for pid in self.traced:
+            position = int(np.searchsorted(group.pids, pid))
+            if position >= g or group.pids[position] != pid:
+                continue
+            row = min(position, event.index.shape[0] - 1)
+            index = np.broadcast_to(event.index[row], event.shape).reshape(-1)
+            raw = np.broadcast_to(event.raw[min(position, event.raw.shape[0] - 1)], event.shape).reshape(-1)
+            if event.mask is None:
+                on = np.ones(index.shape, bool)
+            else:
+                on = np.broadcast_to(event.mask[min(position, event.mask.shape[0] - 1)], event.shape).reshape(-1)
+            offsets = index[on].astype(np.int64) * size // unit - alloc.base_offset
+            masked = raw[~on].astype(np.int64) * size // unit - alloc.base_offset
+            self.pending_accesses.append((pid, event.kind, alloc, line, offsets, masked))
 
     def discard(self, group):
         """The group's pass is undone: forget its events."""
         self.pending = []
+        self.pending_accesses = []
 
     def commit(self, group):
         """The group's pass finished: add its events to the launch's counts."""
         events, self.pending = self.pending, []
+        self.access_log.extend(self.pending_accesses)
+        self.pending_accesses = []
         pids = group.pids
+        touched: dict = {}
         for event in events:
             if event[0] == "flops":
                 self.flops[pids] += event[1]
                 continue
-            kind, alloc, itemsize, active, masked, prog, idx = event
+            kind, alloc, itemsize, active, masked, keys, span = event
             a = self._arrays(alloc)
             prefix = {"load": "loaded", "store": "stored", "atomic": "atomic"}[kind]
             a[f"{prefix}_elements"][pids] += active
             a[f"{prefix}_bytes"][pids] += active * itemsize
-            mask_key = {"load": "masked_load_lanes", "store": "masked_store_lanes", "atomic": "masked_atomic_lanes"}
-            a[mask_key[kind]][pids] += masked
-            byte_start = idx.astype(np.int64) * itemsize
-            keys = self.keys[alloc.index]["store" if kind != "load" else "load"]
-            keys.append((pids[prog], byte_start, itemsize))
-            for pid, seen in self.traced.items():
-                hit = pids[prog] == pid
-                if hit.any():
-                    offsets = byte_start[hit] // alloc.dtype.itemsize - alloc.base_offset
-                    seen.setdefault((alloc.index, kind), []).append(offsets)
+            a[f"masked_{kind}_lanes"][pids] += masked
+            touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, span, keys))
+            if self.traced:
+                self._trace(pids, alloc, kind, itemsize, span, keys)
+        for (alloc, kind2), parts in touched.items():
+            self._count_unique(pids, alloc, kind2, parts)
+
+    def _count_unique(self, pids, alloc, kind2, parts):
+        """Distinct bytes each program of the group touched in `alloc`, and the elements the launch touched."""
+        sizes = {itemsize for itemsize, _, _ in parts}
+        if len(sizes) == 1:
+            itemsize, span = parts[0][0], parts[0][1]
+            keys = parts[0][2] if len(parts) == 1 else np.concatenate([k for _, _, k in parts])
+        else:  # one program read the array through pointers of several element sizes: count bytes
+            itemsize, span = 1, alloc.nbytes
+            keys = np.concatenate([_byte_keys(k, s, sp, span) for s, sp, k in parts])
+        first = _distinct(keys, len(pids) * span)
+        per_position = np.bincount(first // span, minlength=len(pids))
+        unique = self.unique.get((alloc.index, kind2))
+        if unique is None:
+            unique = self.unique[(alloc.index, kind2)] = np.zeros(self.n, np.int64)
+        unique[pids] += per_position * itemsize
+        seen = self.seen.get((alloc.index, kind2, itemsize))
+        if seen is None:
+            seen = self.seen[(alloc.index, kind2, itemsize)] = np.zeros(span, bool)
+        seen[first % span] = True
+
+    def _trace(self, pids, alloc, kind, itemsize, span, keys):
+        for pid, found in self.traced.items():
+            position = int(np.searchsorted(pids, pid))
+            if position < len(pids) and pids[position] == pid:
+                mine = keys[(keys >= position * span) & (keys < (position + 1) * span)] - position * span
+                offsets = mine * itemsize // alloc.dtype.itemsize - alloc.base_offset
+                found.setdefault((alloc.index, kind), []).append(offsets)
+
+    def _unique_total(self, alloc, kind2) -> int:
+        """Distinct bytes of `alloc` the launch touched (element bitmaps, combined in bytes when sizes mix)."""
+        maps = [(size, seen) for (index, k, size), seen in self.seen.items() if index == alloc.index and k == kind2]
+        if not maps:
+            return 0
+        if len(maps) == 1:
+            size, seen = maps[0]
+            return int(np.count_nonzero(seen)) * size
+        covered = np.zeros(alloc.nbytes, bool)
+        for size, seen in maps:
+            covered[: seen.size * size] |= np.repeat(seen, size)
+        return int(np.count_nonzero(covered))
 
     def report(self, launch) -> dict:
         """The JSON-serialisable launch record."""
@@ -148,10 +234,10 @@ class LaunchCounters:
             for f in _FIELDS:
                 entry["per_program"][f] = arrays[f].tolist()
             entry["totals"] = {f: int(arrays[f].sum()) for f in _FIELDS}
-            for kind, name in (("load", "unique_loaded_bytes"), ("store", "unique_stored_bytes")):
-                per_prog, total = _unique_bytes(self.keys[alloc.index][kind], self.n)
-                entry["per_program"][name] = per_prog.tolist()
-                entry["totals"][name] = total
+            for kind2, name in (("load", "unique_loaded_bytes"), ("store", "unique_stored_bytes")):
+                per_prog = self.unique.get((alloc.index, kind2))
+                entry["per_program"][name] = [0] * self.n if per_prog is None else per_prog.tolist()
+                entry["totals"][name] = self._unique_total(alloc, kind2)
             tensors[alloc.name] = entry
         trace = []
         for pid, seen in self.traced.items():
@@ -163,7 +249,7 @@ class LaunchCounters:
                     entry[label] = distinct(np.concatenate(chunks)).tolist() if chunks else []
                 per_tensor[alloc.name] = entry
             trace.append({"program": list(launch.pid_tuple(pid)), "tensors": per_tensor})
-        return {
+        record = {
             "trace": trace,
             "kernel": launch.kernel.__name__,
             "grid": list(launch.grid),
@@ -172,43 +258,49 @@ class LaunchCounters:
             "tensors": tensors,
             "dot_flops": {"per_program": self.flops.tolist(), "total": int(self.flops.sum())},
         }
+        if self.accesses:
+            order = sorted(range(len(self.access_log)), key=lambda i: self.access_log[i][0])  # stable: per program
+            record["accesses"] = [
+                {"program": list(launch.pid_tuple(pid)), "kind": kind, "tensor": alloc.name, "line": line,
+                 "offsets": offsets.tolist(), "masked": masked.tolist()}
+                for pid, kind, alloc, line, offsets, masked in (self.access_log[i] for i in order)]
+            record["values"] = {alloc.name: _values(alloc) for alloc in launch.allocations
+                                if alloc.array.size <= MAX_VALUES}
+        return record
 
 
-def _unique_bytes(chunks, n_programs):
-    """Per-program and launch-wide counts of distinct bytes touched, from (program, byte, size) chunks."""
-    if not chunks:
-        return np.zeros(n_programs, np.int64), 0
-    per_prog = np.zeros(n_programs, np.int64)
-    progs, starts, sizes = [], [], []
-    for prog, start, size in chunks:
-        progs.append(prog)
-        starts.append(start)
-        sizes.append(np.full(start.shape, size, np.int64))
-    prog = np.concatenate(progs).astype(np.int64)
-    start = np.concatenate(starts)
-    size = np.concatenate(sizes)
-    if size.size == 0:  # every access was masked off
-        return per_prog, 0
-    if size.min() == size.max():  # one element size: count distinct elements
-        s = int(size[0])
-        span = int(start.max()) // s + 1 if start.size else 1
-        keys = prog * span + start // s
-        uniq = distinct(keys)
-        per_prog += np.bincount(uniq // span, minlength=n_programs) * s
-        total = int(distinct(start).size) * s
-    else:  # mixed element sizes through casts: expand to bytes
-        byte = np.repeat(start, size) + _ranges(size)
-        prog_b = np.repeat(prog, size)
-        span = int(byte.max()) + 1
-        uniq = distinct(prog_b * span + byte)
-        per_prog += np.bincount(uniq // span, minlength=n_programs)
-        total = int(distinct(byte).size)
-    return per_prog, total
+def _distinct(keys: np.ndarray, slots: int) -> np.ndarray:
+    """The distinct values of `keys` (each in [0, slots)), in no particular order.
+
+    Up to _SCRATCH_SLOTS slots: every key writes its lane number into an uninitialised scratch array, and the
+    lanes that read their own number back are one per distinct key (whichever duplicate wrote last), with no
+    sort. Past that, a sort."""
+    if keys.size == 0:
+        return keys
+    if slots <= _SCRATCH_SLOTS and keys.size < 2**31:
+        lane = np.arange(keys.size, dtype=np.int32)
+        scratch = np.empty(slots, np.int32)
+        scratch[keys] = lane
+        return keys[scratch[keys] == lane]
+    return distinct(keys)
 
 
-def _ranges(sizes):
-    offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.arange(int(sizes.sum()), dtype=np.int64) - offsets
+def _byte_keys(keys, itemsize, span, byte_span):
+    """Element keys (position * span + element) as the keys of each of their bytes (position * byte_span + byte)."""
+    position, element = np.divmod(keys, span)
+    first_byte = position * byte_span + element * itemsize
+    return (first_byte[:, None] + np.arange(itemsize, dtype=np.int64)).reshape(-1)
+
+
+def _values(alloc) -> list:
+    """The elements of a tensor argument as Python numbers (bf16 as floats; NaN and inf as strings for JSON)."""
+    array = alloc.array.reshape(-1)
+    if alloc.dtype.is_bf16():
+        array = bf16_bits_to_f32(array)
+    values = array.tolist()
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        values = [v if math.isfinite(v) else str(v) for v in values]
+    return values
 
 
 def _jsonable(v):

@@ -10,7 +10,7 @@ from minitriton.frontend.kernel_globals import KernelInterface
 from minitriton.memory.allocation import as_array
 from minitriton.memory.descriptor import from_host
 from minitriton.semantics import dtypes as T
-from minitriton.semantics.elementwise import constexpr, to_tensor
+from minitriton.semantics.constexpr import constexpr, to_tensor
 from minitriton.memory.host_descriptor import TensorDescriptor
 from minitriton.values.tensor import tensor
 

@@ -14,9 +14,10 @@ from minitriton import errors
 from minitriton.frontend import refusals, rewrite
 from minitriton.frontend.kernel_globals import KernelGlobals, KernelInterface
 from minitriton.frontend.scopes import find_loop_scoped_names
-from minitriton.frontend.source import JIT_CODES, KernelSource
+from minitriton.frontend.source import KernelSource
+from minitriton.values.programs import KERNEL_CODES
 from minitriton.runtime import launch
-from minitriton.semantics.elementwise import constexpr, to_tensor
+from minitriton.semantics.constexpr import constexpr, to_tensor
 from minitriton.values import programs
 from minitriton.values.tensor import tensor
 
@@ -51,7 +52,7 @@ class JITFunction(KernelInterface):
         self.cache = {}
         self.source = KernelSource(fn)
         self.file_name = fn.__code__.co_filename
-        JIT_CODES[fn.__code__] = self
+        KERNEL_CODES[fn.__code__] = self
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
@@ -74,7 +75,7 @@ class JITFunction(KernelInterface):
             kernel_globals = KernelGlobals(fn.__globals__)
             checked = rewrite.instrument(self.source, self, kernel_globals)
             if checked is not None:
-                JIT_CODES[checked.__code__] = self
+                KERNEL_CODES[checked.__code__] = self
                 self._kernel_fn = checked
             else:
                 self._kernel_fn = types.FunctionType(fn.__code__, kernel_globals, fn.__name__, fn.__defaults__,

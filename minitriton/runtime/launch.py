@@ -30,7 +30,8 @@ class Launch:
         self.recorder = None
         if self.recording is not None:
             traced = [self.linear_id(p) for p in getattr(self.recording, "trace_programs", [])]
-            self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None])
+            self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None],
+                                                    getattr(self.recording, "accesses", False))
         self.options = options()             # read once per launch, as Triton reads its settings per compile
         self.debug = bool(kernel.debug) or self.options.debug
         self.f32_default = self.options.f32_default

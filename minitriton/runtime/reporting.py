@@ -7,13 +7,13 @@ import os
 import types
 
 from minitriton import errors
-from minitriton.frontend.source import JIT_CODES
+from minitriton.values.programs import KERNEL_CODES
 
 def kernel_frames(tb):
     """The traceback entries that are inside @jit functions, outermost first."""
     frames = []
     while tb is not None:
-        jit_fn = JIT_CODES.get(tb.tb_frame.f_code)
+        jit_fn = KERNEL_CODES.get(tb.tb_frame.f_code)
         if jit_fn is not None:
             frames.append((tb, jit_fn))
         tb = tb.tb_next

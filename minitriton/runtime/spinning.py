@@ -17,7 +17,7 @@ import hashlib
 import numpy as np
 
 from minitriton import errors
-from minitriton.semantics.elementwise import constexpr
+from minitriton.semantics.constexpr import constexpr
 from minitriton.values.programs import Blocked
 from minitriton.values.tensor import tensor
 

@@ -5,13 +5,16 @@ import sys
 
 import numpy as np
 
-from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
-from minitriton.semantics.elementwise import broadcast_data, broadcast_shapes, to_tensor, unwrap
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.semantics.shape import broadcast_data, broadcast_shapes
+from minitriton.values import programs
+from minitriton.values.registry import builtin
 from minitriton.values.tensor import tensor
 
 
+@builtin
 def program_id(axis):
     """`tl.program_id(axis)`: this program's int32 index along grid axis 0, 1 or 2."""
     group = programs.current("program_id")
@@ -23,6 +26,7 @@ def program_id(axis):
     return tensor(group.program_ids[axis], T.int32, ())
 
 
+@builtin
 def num_programs(axis):
     """`tl.num_programs(axis)`: the grid size along an axis (int32)."""
     group = programs.current("num_programs")
@@ -32,23 +36,27 @@ def num_programs(axis):
     return tensor(np.array([group.launch.grid[axis]], np.int32), T.int32, ())
 
 
+@builtin("multiple_of")
+@builtin("max_contiguous")
+@builtin("max_constancy")
 def _hint(input, *values, **kwargs):
+    """`tl.multiple_of`, `tl.max_contiguous`, `tl.max_constancy`: promises to the compiler; `input` itself."""
     return input
 
 
-multiple_of = max_contiguous = max_constancy = _hint
-
-
+@builtin
 def assume(cond):
     """`tl.assume(cond)`: a promise to the compiler; minitriton does not rely on it."""
     return None
 
 
+@builtin
 def debug_barrier():
     """`tl.debug_barrier()`: programs of a group already run in lock-step; nothing to do."""
     return None
 
 
+@builtin
 def static_range(arg1, arg2=None, step=None, **hints):
     """`tl.static_range`: an unrolled loop over constexpr bounds; the counter is a Python int."""
     values = [unwrap(v) for v in (arg1, arg2, step) if v is not None]
@@ -69,6 +77,7 @@ def _format_prefix(prefix: str, has_args: bool) -> str:
     return prefix
 
 
+@builtin
 def device_print(prefix, *args, hex=False):
     """`tl.device_print`: one line per program and element, as the GPU prints them."""
     group = programs.current("device_print")
@@ -100,6 +109,7 @@ def _fmt(v, ty):
     return str(int(v))
 
 
+@builtin
 def device_assert(cond, msg="", mask=None):
     """`tl.device_assert`: checked only in debug mode (TRITON_DEBUG=1, jit(debug=True) or options.debug)."""
     group = programs.current("device_assert")
@@ -125,10 +135,20 @@ def device_assert(cond, msg="", mask=None):
     return None
 
 
+def _kernel_frame():
+    """The frame of the kernel line that called a `tl` function: the first one up the stack outside
+    minitriton's modules (`tl.*` reaches the op through the outside-a-kernel guard)."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("minitriton."):
+        frame = frame.f_back
+    return frame
+
+
+@builtin
 def static_print(*values, sep=" ", end="\n", file=None, flush=False):
     """`tl.static_print`: printed once per compiled specialization, like Triton's compile-time print."""
     group = programs.current("static_print")
-    caller = sys._getframe(1)
+    caller = _kernel_frame()
     key = (caller.f_code, caller.f_lasti, tuple(sorted((k, repr(v)) for k, v in group.launch.constexprs.items())))
     cache = group.launch.kernel.cache.setdefault("static_print", set())
     if key in cache:
@@ -138,6 +158,7 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False):
     return None
 
 
+@builtin
 def static_assert(cond, msg=""):
     """`tl.static_assert`: a compile-time check on constexpr values."""
     cond = unwrap(cond)

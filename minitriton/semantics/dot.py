@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.values import programs
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import numerics
-from minitriton.semantics.elementwise import to_tensor, unwrap
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.values import programs
+from minitriton.values.registry import builtin
 from minitriton.values.tensor import tensor
 
 ALLOWED_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
@@ -26,6 +27,7 @@ def min_dot_size(bits: int):
     return (1, 1, 32) if bits == 8 else (1, 1, 16)
 
 
+@builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=None):
     """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""

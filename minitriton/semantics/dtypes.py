@@ -10,7 +10,8 @@ import numpy as np
 
 
 class dtype:
-    """A Triton scalar type. `str()` gives Triton's short name (`fp32`), `repr()` the Python spelling."""
+    """A Triton scalar type. `str()` gives Triton's short name (`fp32`), `repr()` the Python spelling.
+    Calling one (`tl.float32(x)`) casts: `__call__` is registered by `minitriton.semantics.casts`."""
 
     SINT_TYPES = ("int8", "int16", "int32", "int64")
     UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
@@ -108,11 +109,6 @@ class dtype:
 
     def __repr__(self):
         return f"triton.language.{self._CODEGEN.get(self.name, self.name)}"
-
-    def __call__(self, value):
-        """`tl.float32(x)` inside a kernel: a cast, as in Triton."""
-        from minitriton.semantics import elementwise as ops_basic
-        return ops_basic.cast(value, self)
 
 
 class pointer_type(dtype):

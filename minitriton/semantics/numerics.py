@@ -1,8 +1,8 @@
-"""Bit-exact numeric helpers for the minitriton engine: narrowing float conversions
+"""Bit-exact float numerics for the minitriton engine: narrowing float conversions
 (bf16, fp16, fp32, tf32) with round-to-nearest-even or round-toward-zero, the
-saturating float-to-int conversion of PTX ``cvt.rzi.sat``, C/PTX integer division,
-remainder and shifts (including the GPU's values for division by zero and oversized
-shift amounts), ``umulhi``, C ``fmod``, a correctly rounded ``fma`` and ``erf``.
+saturating float-to-int conversion of PTX ``cvt.rzi.sat``, C ``fmod``, a correctly
+rounded ``fma`` and ``erf``. (Integer division, shifts and ``umulhi`` are in
+``minitriton.semantics.integers``.)
 Every function works element-wise on NumPy arrays without Python loops over the
 elements (apart from a rare exact fallback in ``fma``), passes explicit dtypes so
 that it behaves the same under Pyodide, where NumPy's default integer is 32-bit,
@@ -25,14 +25,11 @@ __all__ = [
     "round_to_fp32",
     "tf32_truncate",
     "float_to_int",
-    "c_div",
-    "c_mod",
     "c_fmod",
     "erf",
     "fma",
-    "umulhi",
-    "shift_left",
-    "shift_right",
+    "add_round_odd",
+    "quiet",
 ]
 
 _MODES = ("rtne", "rtz")
@@ -41,7 +38,7 @@ _MODES = ("rtne", "rtz")
 already_quiet = False  # set by the engine while a launch runs under np.errstate(all="ignore")
 
 
-def _quiet(fn):
+def quiet(fn):
     """Run ``fn`` with all NumPy floating-point warnings off: NaN/inf operands (even
     signalling NaNs in a plain cast) and intended overflows must not warn."""
 
@@ -118,7 +115,7 @@ def _bf16_round_bits32(b: np.ndarray, mode: str) -> np.ndarray:
     return r if b.ndim else np.asarray(r)  # a 0-d input gives a 0-d array, as np.where would
 
 
-@_quiet
+@quiet
 def round_to_bf16(x, mode: str = "rtne") -> np.ndarray:
     """Round float32/float64 values to bfloat16 precision, returned as float32.
 
@@ -137,7 +134,7 @@ def round_to_bf16(x, mode: str = "rtne") -> np.ndarray:
     return _bf16_round_bits32(x.view(np.uint32), mode).view(np.float32)
 
 
-@_quiet
+@quiet
 def bf16_bits_to_f32(bits) -> np.ndarray:
     """Widen bfloat16 bit patterns (uint16 array) to the float32 values they denote (exact)."""
     bits = np.asarray(bits)
@@ -146,7 +143,7 @@ def bf16_bits_to_f32(bits) -> np.ndarray:
     return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
-@_quiet
+@quiet
 def f32_to_bf16_bits(x, mode: str = "rtne") -> np.ndarray:
     """Round float32 values to bfloat16 (``mode`` as in :func:`round_to_bf16`); return uint16 bit patterns."""
     _check_mode(mode)
@@ -159,7 +156,7 @@ def f32_to_bf16_bits(x, mode: str = "rtne") -> np.ndarray:
     return (r >> np.uint32(16)).astype(np.uint16)
 
 
-@_quiet
+@quiet
 def round_to_fp16(x, mode: str = "rtne") -> np.ndarray:
     """Round float32/float64 values to float16 (returned as a float16 array).
 
@@ -178,7 +175,7 @@ def round_to_fp16(x, mode: str = "rtne") -> np.ndarray:
     return t
 
 
-@_quiet
+@quiet
 def round_to_fp32(x, mode: str = "rtne") -> np.ndarray:
     """Round float64 values to float32 (rtne: nearest even, overflow +-inf; rtz: toward
     zero, overflow +-3.4028235e38). NaN and +-inf are preserved. float32/float16 input
@@ -190,7 +187,7 @@ def round_to_fp32(x, mode: str = "rtne") -> np.ndarray:
     return _as_float32(x)
 
 
-@_quiet
+@quiet
 def tf32_truncate(x) -> np.ndarray:
     """Reduce float32 values to TF32 precision by clearing the low 13 mantissa bits.
 
@@ -206,7 +203,7 @@ def tf32_truncate(x) -> np.ndarray:
     return r
 
 
-@_quiet
+@quiet
 def float_to_int(x, np_int_dtype) -> np.ndarray:
     """Convert floats to integers like PTX ``cvt.rzi.sat``: truncate toward zero,
     saturate to the integer range (negatives -> 0 for unsigned types), NaN -> 0.
@@ -234,107 +231,7 @@ def float_to_int(x, np_int_dtype) -> np.ndarray:
     return out
 
 
-def _int_pair(a, b) -> tuple[np.ndarray, np.ndarray]:
-    a_arr = isinstance(a, np.ndarray) or isinstance(a, np.generic)
-    b_arr = isinstance(b, np.ndarray) or isinstance(b, np.generic)
-    if a_arr and not b_arr:
-        a = np.asarray(a)
-        b = np.asarray(b).astype(a.dtype)
-    elif b_arr and not a_arr:
-        b = np.asarray(b)
-        a = np.asarray(a).astype(b.dtype)
-    else:
-        a = np.asarray(a)
-        b = np.asarray(b)
-    if a.dtype != b.dtype:
-        raise TypeError(f"operands must share one integer dtype, got {a.dtype} and {b.dtype}")
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"expected integer arrays, got dtype {a.dtype}")
-    return a, b
-
-
-def _c_divmod(a, b) -> tuple[np.ndarray, np.ndarray]:
-    a, b = _int_pair(a, b)
-    dt = a.dtype
-    signed = dt.kind == "i"
-    zero = b == 0
-    if signed:
-        minus1 = b == -1
-        # b == -1 is replaced too: INT_MIN // -1 overflows (numpy warns); a % 1 == 0
-        # already gives the right remainder and the quotient is set below.
-        s = np.where(zero | minus1, dt.type(1), b)
-    else:
-        s = np.where(zero, dt.type(1), b)
-    q, r = np.divmod(a, s)  # floor division
-    if signed:
-        # C truncation: -7 // 2 == -3, -7 % 2 == -1 (floor gives -4 and 1).
-        fix = (r != 0) & ((a < 0) != (s < 0))
-        q = q + fix.astype(dt)
-        r = r - np.where(fix, s, dt.type(0))
-        q = np.where(minus1, np.negative(a), q)  # wraps: INT_MIN // -1 == INT_MIN
-    ones = dt.type(-1) if signed else np.iinfo(dt).max
-    q = np.where(zero, ones, q)
-    r = np.where(zero, a, r)
-    return np.asarray(q, dtype=dt), np.asarray(r, dtype=dt)
-
-
-_BOOL = np.dtype(bool)
-
-
-def _int1_folded(result_of):
-    """Triton's int1 is a 1-bit unsigned integer, and LLVM folds its arithmetic on the only defined operands
-    (a divisor or a shift amount can only be 0 or 1, and 0 / a shift by 1 is undefined): `udiv i1 x, y` is x,
-    `urem` is 0, `shl`/`lshr` are x. Measured on the H200 (Triton 3.6, probe int1_div_mod_shift): 0 // 0 == 0,
-    1 % 0 == 0, 1 << 1 == 1. `result_of(a)` gives the folded result from the broadcast bool `a`."""
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(a, b):
-            if getattr(a, "dtype", None) == _BOOL or getattr(b, "dtype", None) == _BOOL:
-                a, b = np.broadcast_arrays(np.asarray(a, bool), np.asarray(b, bool))
-                return result_of(a)
-            return fn(a, b)
-        return wrapper
-    return decorate
-
-
-_int1_keeps_x = _int1_folded(lambda a: a.copy())
-
-
-@_quiet
-@_int1_keeps_x
-def c_div(a, b) -> np.ndarray:
-    """Integer division truncating toward zero (C / PTX ``div``): -7 / 2 == -3.
-
-    Both operands share one integer dtype (8..64 bit, signed or unsigned) and broadcast.
-    Division by zero gives all-ones bits (-1 signed, max unsigned) as the GPU does;
-    INT_MIN / -1 wraps to INT_MIN. Exact for 64-bit integers; no warnings.
-    """
-    a, b = _int_pair(a, b)
-    if _floor_is_trunc(a, b):
-        return np.asarray(np.floor_divide(a, b), dtype=a.dtype)
-    return _c_divmod(a, b)[0]
-
-
-@_quiet
-@_int1_folded(np.zeros_like)
-def c_mod(a, b) -> np.ndarray:
-    """Integer remainder with C semantics: the result has the sign of ``a``
-    (-7 % 2 == -1, 7 % -2 == 1). Remainder by zero gives ``a``; INT_MIN % -1 == 0."""
-    a, b = _int_pair(a, b)
-    if _floor_is_trunc(a, b):
-        return np.asarray(np.remainder(a, b), dtype=a.dtype)
-    return _c_divmod(a, b)[1]
-
-
-def _floor_is_trunc(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether NumPy's floor division is C's here, with no special divisor: the common case of
-    indexing arithmetic (a >= 0, b > 0), checked first because _c_divmod costs a dozen NumPy calls."""
-    if a.dtype.kind == "u":
-        return np.count_nonzero(b) == b.size
-    return np.count_nonzero(b > 0) == b.size and np.count_nonzero(a < 0) == 0
-
-
-@_quiet
+@quiet
 def c_fmod(a, b) -> np.ndarray:
     """C ``fmod`` for float arrays (result has the sign of ``a``: fmod(-7.5, 2) == -1.5).
 
@@ -354,7 +251,7 @@ def c_fmod(a, b) -> np.ndarray:
 _erf_obj = np.frompyfunc(math.erf, 1, 1)
 
 
-@_quiet
+@quiet
 def erf(x) -> np.ndarray:
     """Error function, element-wise, for float16/float32/float64 arrays (dtype kept).
 
@@ -398,7 +295,7 @@ def _two_prod(a, b):
     return p, e
 
 
-def _add_round_odd(a, b) -> np.ndarray:
+def add_round_odd(a, b) -> np.ndarray:
     """float64 a + b rounded to odd: truncate toward zero, set the last bit if inexact."""
     s, e = _two_sum(a, b)
     s = np.asarray(s, dtype=np.float64)
@@ -431,7 +328,7 @@ def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     a, b, c = np.broadcast_arrays(a, b, c)
     uh, ul = _two_prod(a, b)
     th, tl = _two_sum(c, uh)
-    r = np.asarray(th + _add_round_odd(tl, ul), dtype=np.float64)
+    r = np.asarray(th + add_round_odd(tl, ul), dtype=np.float64)
     au = np.abs(uh)
     # NaN/inf fail these comparisons too. The bounds keep the Dekker split and the
     # sums from overflowing and the product's low part and the result normal.
@@ -452,7 +349,7 @@ def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return r
 
 
-@_quiet
+@quiet
 def fma(a, b, c) -> np.ndarray:
     """Fused multiply-add ``a*b + c`` rounded once (to nearest even), element-wise.
 
@@ -470,82 +367,5 @@ def fma(a, b, c) -> np.ndarray:
     if dt == np.float64:
         return _fma64(np.asarray(a, dtype=dt), np.asarray(b, dtype=dt), np.asarray(c, dtype=dt))
     a64, b64, c64 = (np.asarray(v, dtype=dt).astype(np.float64) for v in (a, b, c))
-    v = _add_round_odd(a64 * b64, c64)  # the product is exact (<= 48 bits)
+    v = add_round_odd(a64 * b64, c64)  # the product is exact (<= 48 bits)
     return v.astype(dt)
-
-
-# --- integer bit operations ---------------------------------------------------------
-
-
-@_quiet
-def umulhi(a, b) -> np.ndarray:
-    """High half of the full 2N-bit product of two N-bit integers (CUDA __mulhi /
-    __umulhi / __mul64hi / __umul64hi), with signed semantics for signed dtypes.
-
-    int32/uint32 go through a 64-bit product; int64/uint64 through 32-bit limbs.
-    """
-    a, b = _int_pair(a, b)
-    dt = a.dtype
-    if dt.itemsize <= 4:
-        wide = np.int64 if dt.kind == "i" else np.uint64
-        p = a.astype(wide) * b.astype(wide)  # exact: fits in 64 bits
-        return np.asarray(p >> (8 * dt.itemsize), dtype=wide).astype(dt)
-    ua = a.astype(np.uint64)  # same bits (two's complement)
-    ub = b.astype(np.uint64)
-    m32 = np.uint64(0xFFFFFFFF)
-    s32 = np.uint64(32)
-    al, ah = ua & m32, ua >> s32
-    bl, bh = ub & m32, ub >> s32
-    ll = al * bl
-    lh = al * bh
-    hl = ah * bl
-    mid = (ll >> s32) + (lh & m32) + (hl & m32)  # < 3 * 2**32, no overflow
-    hi = ah * bh + (lh >> s32) + (hl >> s32) + (mid >> s32)
-    if dt.kind == "i":
-        # Two's complement: hi_signed = hi_unsigned - (a<0 ? b : 0) - (b<0 ? a : 0) mod 2**64.
-        hi = hi - np.where(a < 0, ub, np.uint64(0)) - np.where(b < 0, ua, np.uint64(0))
-    return np.asarray(hi, dtype=np.uint64).astype(dt)
-
-
-def _shift_amounts(a, s):
-    a = np.asarray(a)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"expected an integer array, got dtype {a.dtype}")
-    s = np.asarray(s)
-    if s.dtype.kind not in "iu":
-        raise TypeError(f"expected integer shift amounts, got dtype {s.dtype}")
-    width = 8 * a.dtype.itemsize
-    if s.dtype == np.uint64:
-        big = s >= np.uint64(width)
-    else:
-        s = s.astype(np.int64, copy=False)
-        # Negative amounts are huge when read as unsigned: clamped like >= width.
-        big = (s < 0) | (s >= width)
-    return a, s, big, width
-
-
-@_quiet
-@_int1_keeps_x
-def shift_left(a, s) -> np.ndarray:
-    """``a << s`` as PTX ``shl`` does it: amounts >= the bit width (or negative, i.e.
-    huge unsigned) give 0. The result keeps ``a``'s dtype and wraps."""
-    a, s, big, _ = _shift_amounts(a, s)
-    dt = a.dtype
-    sh = np.where(big, 0, s).astype(dt)
-    return np.asarray(np.where(big, dt.type(0), np.left_shift(a, sh)), dtype=dt)
-
-
-@_quiet
-@_int1_keeps_x
-def shift_right(a, s) -> np.ndarray:
-    """``a >> s`` as PTX ``shr`` does it: arithmetic for signed dtypes, logical for
-    unsigned. Amounts >= the bit width (or negative) give the sign fill (0 or -1) for
-    signed and 0 for unsigned."""
-    a, s, big, width = _shift_amounts(a, s)
-    dt = a.dtype
-    if dt.kind == "i":
-        # Shifting by width-1 yields the sign fill, so clamp instead of masking.
-        sh = np.where(big, width - 1, s).astype(dt)
-        return np.asarray(np.right_shift(a, sh), dtype=dt)
-    sh = np.where(big, 0, s).astype(dt)
-    return np.asarray(np.where(big, dt.type(0), np.right_shift(a, sh)), dtype=dt)

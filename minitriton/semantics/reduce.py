@@ -11,7 +11,9 @@ import numpy as np
 
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import numerics
-from minitriton.semantics.elementwise import cast, to_tensor, unwrap
+from minitriton.semantics.casts import cast
+from minitriton.semantics.constexpr import to_tensor, unwrap
+from minitriton.values.registry import builtin
 from minitriton.values.tensor import tensor
 
 
@@ -112,6 +114,7 @@ def _rounded(fn, ty):
     return fn
 
 
+@builtin(method=True)
 def sum(input, axis=None, keep_dims=False, dtype=None):
     """`tl.sum`: narrow ints accumulate in (u)int32; floats add pairwise in their own type (NaN propagates)."""
     x = to_tensor(input)
@@ -125,6 +128,7 @@ def _int_sum(data, axis):
     return np.add.reduce(data, axis=axis, dtype=data.dtype)
 
 
+@builtin(method=True)
 def xor_sum(input, axis=None, keep_dims=False):
     """`tl.xor_sum`: bitwise xor reduction of an integer block."""
     x = to_tensor(input)
@@ -176,6 +180,7 @@ def _signed_zero_reduce(fn, data, axis, keep_negative):
     return r
 
 
+@builtin(method=True)
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """`tl.max`: NaN is ignored (maxnum), narrow types compute in fp32/int32; optionally with indices."""
     if unwrap(return_indices):
@@ -186,6 +191,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     return _reduce_data(x, axis, keep_dims, np.maximum, reduce_np=np.maximum.reduce)
 
 
+@builtin(method=True)
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """`tl.min`: NaN is ignored (minnum), narrow types compute in fp32/int32; optionally with indices."""
     if unwrap(return_indices):
@@ -196,11 +202,13 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     return _reduce_data(x, axis, keep_dims, np.minimum, reduce_np=np.minimum.reduce)
 
 
+@builtin(method=True)
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
     """`tl.argmax`: index of the largest value; ties go to the first index, NaN never wins."""
     return _with_indices(input, axis, keep_dims, "max")[1]
 
 
+@builtin(method=True)
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
     """`tl.argmin`: index of the smallest value; ties go to the first index, NaN never wins."""
     return _with_indices(input, axis, keep_dims, "min")[1]
@@ -242,6 +250,7 @@ def _call_combine(combine_fn, left, right, dtypes, shape):
             for o in out]
 
 
+@builtin(method=True)
 def reduce(input, axis, combine_fn, keep_dims=False):
     """`tl.reduce(x or tuple, axis, combine_fn)`: tree reduction with a @triton.jit combine function."""
     single = isinstance(input, tensor)
@@ -266,6 +275,7 @@ def reduce(input, axis, combine_fn, keep_dims=False):
     return results[0] if single else tuple(results)
 
 
+@builtin(method=True)
 def associative_scan(input, axis, combine_fn, reverse=False):
     """`tl.associative_scan`: inclusive scan with a @triton.jit combine function (log-step, Hillis–Steele)."""
     single = isinstance(input, tensor)
@@ -314,6 +324,7 @@ def _np_scan(x: tensor, axis, reverse, out: T.dtype, fn):
     return tensor(np.ascontiguousarray(data), out, x.shape)
 
 
+@builtin(method=True)
 def cumsum(input, axis=0, reverse=False, dtype=None):
     """`tl.cumsum`: inclusive prefix sum; bf16 is summed in fp32 and stays fp32, narrow ints accumulate in
     (u)int32 unless `dtype` says otherwise (Triton 3.6 standard.py)."""
@@ -321,6 +332,7 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
     return _np_scan(x, axis, reverse, _sum_dtype(x.dtype, unwrap(dtype)), np.add)
 
 
+@builtin(method=True)
 def cumprod(input, axis=0, reverse=False):
     """`tl.cumprod`: inclusive prefix product in the input's type (Triton 3.6: no `dtype=`, narrow ints are not
     widened and wrap); bf16 is multiplied in fp32 and stays fp32."""

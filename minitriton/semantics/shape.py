@@ -1,4 +1,5 @@
-"""Block creation and shape manipulation: arange, full/zeros, indexing with None, reshape, trans, broadcast.
+"""Block shapes: broadcasting (the rules every op uses), creation (arange, full/zeros), indexing with None,
+reshape, trans, join/split.
 
 Uniform values (the same in every program) keep a program axis of length 1, and constant blocks are
 read-only broadcast views, so `tl.zeros((128, 128))` costs no memory until it is combined with something.
@@ -8,12 +9,74 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton.semantics import dtypes as T
-from minitriton.semantics.elementwise import (_remember, _scalar_key, broadcast_data, broadcast_shapes, broadcast_to_shape, cast,
-                        scalar_array, to_tensor, unwrap)
+from minitriton.semantics.casts import cast
+from minitriton.semantics.constexpr import remember, scalar_array, scalar_key, to_tensor, unwrap
+from minitriton.values.registry import builtin, operator
 from minitriton.values.tensor import tensor
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
+
+# ---------------------------------------------------------------- broadcasting
+
+_BROADCAST_CACHE: dict = {}  # (shape, shape) -> broadcast shape, for the few shapes a kernel uses
+
+
+def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """NumPy-style broadcasting of block shapes, with Triton's error text."""
+    if a == b:
+        return a
+    found = _BROADCAST_CACHE.get((a, b))
+    if found is not None:
+        return found
+    out = _broadcast_shapes(a, b)
+    if len(_BROADCAST_CACHE) > 4096:  # bounded: shapes are compile-time constants, so this rarely fills
+        _BROADCAST_CACHE.clear()
+    _BROADCAST_CACHE[(a, b)] = out
+    return out
+
+
+def _broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    if len(a) < len(b):
+        a = (1,) * (len(b) - len(a)) + a
+    elif len(b) < len(a):
+        b = (1,) * (len(a) - len(b)) + b
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x == 1:
+            out.append(y)
+        elif y == 1 or x == y:
+            out.append(x)
+        else:
+            raise ValueError(f"Cannot make_shape_compatible: incompatible dimensions at index {i}: {x} and {y}")
+    return tuple(out)
+
+
+def expand(data: np.ndarray, shape: tuple, nd: int) -> np.ndarray:
+    """`data` (program axis + `shape`) with size-1 axes inserted so the block part has `nd` dims."""
+    missing = nd - len(shape)
+    if missing <= 0 or data.ndim == 0:
+        return data
+    return data.reshape((data.shape[0],) + (1,) * missing + shape)
+
+
+def broadcast_data(t: tensor, shape: tuple) -> np.ndarray:
+    """`t.data` broadcast (as a view) to the block shape `shape`, keeping its program axis."""
+    data = expand(t.data, t.shape, len(shape))
+    return np.broadcast_to(data, (data.shape[0],) + shape)
+
+
+def broadcast_to_shape(t: tensor, shape: tuple) -> tensor:
+    """Triton's `broadcast_impl_shape`: `t` viewed with block shape `shape`."""
+    if t.shape == shape:
+        return t
+    if broadcast_shapes(t.shape, shape) != shape:
+        raise ValueError(f"Cannot broadcast, the expanded size of the tensor ({t.shape}) "
+                         f"must match the existing size ({shape})")
+    return tensor(broadcast_data(t, shape), t.dtype, shape, t.alloc)
+
+
+# ---------------------------------------------------------------- block shapes
 
 def _is_pow2(n: int) -> bool:
     return n > 0 and (n & (n - 1)) == 0
@@ -44,6 +107,7 @@ def _shape_arg(shape):
 _ARANGES: dict = {}  # (start, end) -> read-only data of a valid arange (kernels call it with the same bounds)
 
 
+@builtin
 def arange(start, end):
     """`tl.arange(start, end)`: int32 [start, end); both constexpr, end - start a power of 2."""
     if type(start) is int and type(end) is int:
@@ -69,6 +133,7 @@ def arange(start, end):
     return tensor(data, T.int32, (n,))
 
 
+@builtin
 def full(shape, value, dtype):
     """`tl.full(shape, value, dtype)`: a block filled with `value` (a constant or a scalar tensor)."""
     shape = validate_block_shape(_shape_arg(shape))
@@ -80,35 +145,38 @@ def full(shape, value, dtype):
         v = cast(value, dtype)
         data = v.data.reshape((v.data.shape[0],) + (1,) * len(shape))
     else:
-        key = _scalar_key(value)
+        key = scalar_key(value)
         if key is not None and isinstance(dtype, T.dtype):
             key = (shape, key, dtype.name)
-            found = _FULLS.get(key)
+            found = FULLS.get(key)
             if found is None:
-                found = _remember(_FULLS, key, _full_data(scalar_array(value, dtype), shape))
+                found = remember(FULLS, key, _full_data(scalar_array(value, dtype), shape))
             return tensor(found, dtype, shape)
         data = scalar_array(value, dtype).reshape((1,) + (1,) * len(shape))
     return tensor(np.broadcast_to(data, (data.shape[0],) + shape), dtype, shape)
 
 
-_FULLS: dict = {}  # (shape, scalar key, dtype name) -> the (read-only, broadcast) data of tl.full(shape, value, dtype)
+FULLS: dict = {}  # (shape, scalar key, dtype name) -> the (read-only, broadcast) data of tl.full(shape, value, dtype)
 
 
 def _full_data(value: np.ndarray, shape: tuple) -> np.ndarray:
     return np.broadcast_to(value.reshape((1,) + (1,) * len(shape)), (1,) + shape)
 
 
+@builtin
 def zeros(shape, dtype):
     """`tl.zeros(shape, dtype)`."""
     return full(shape, 0, dtype)
 
 
+@builtin
 def zeros_like(input):
     """`tl.zeros_like(x)`: zeros of x's shape and dtype."""
     x = to_tensor(input)
     return full(x.shape, 0, x.dtype)
 
 
+@operator("__getitem__")
 def getitem(x, index):
     """`x[None, :]`-style indexing: `None` inserts a size-1 axis, `:` keeps one; nothing else is allowed."""
     if not isinstance(index, tuple):
@@ -138,6 +206,7 @@ def getitem(x, index):
 _ALL = slice(None)
 
 
+@builtin(method=True)
 def reshape(input, *shape, can_reorder=False):
     """`tl.reshape(x, shape)`: same elements, new power-of-two shape (row-major order)."""
     x = to_tensor(input)
@@ -151,17 +220,20 @@ def reshape(input, *shape, can_reorder=False):
     return tensor(x.data.reshape((x.data.shape[0],) + shape), x.dtype, shape, x.alloc)
 
 
+@builtin(method=True)
 def view(input, *shape):
     """`tl.view`: like reshape (Triton allows reordering; minitriton keeps row-major order)."""
     return reshape(input, *shape)
 
 
+@builtin(method=True)
 def ravel(x, can_reorder=False):
     """`tl.ravel(x)`: flatten to 1-D."""
     x = to_tensor(x)
     return reshape(x, (x.numel,))
 
 
+@builtin(method=True)
 def permute(input, *dims):
     """`tl.permute(x, dims)`: reorder the axes."""
     x = to_tensor(input)
@@ -176,6 +248,7 @@ def permute(input, *dims):
     return tensor(np.transpose(x.data, order), x.dtype, tuple(x.shape[d] for d in dims), x.alloc)
 
 
+@builtin(method=True)
 def trans(input, *dims):
     """`tl.trans(x)`: swap the last two axes (a batched transpose for 3-D), or permute with `dims`."""
     x = to_tensor(input)
@@ -187,6 +260,7 @@ def trans(input, *dims):
     return permute(x, *range(n - 2), n - 1, n - 2)
 
 
+@builtin(method=True)
 def expand_dims(input, axis):
     """`tl.expand_dims(x, axis)`: insert size-1 axes at `axis` (an int or a sequence)."""
     x = to_tensor(input)
@@ -207,6 +281,7 @@ def expand_dims(input, axis):
     return tensor(x.data.reshape((x.data.shape[0],) + shape), x.dtype, shape, x.alloc)
 
 
+@builtin(method=True)
 def broadcast_to(input, *shape):
     """`tl.broadcast_to(x, shape)`."""
     x = to_tensor(input)
@@ -224,6 +299,7 @@ def broadcast_to(input, *shape):
     return broadcast_to_shape(x, shape)
 
 
+@builtin
 def broadcast(input, other):
     """`tl.broadcast(a, b)`: both broadcast to their common shape."""
     a, b = to_tensor(input), to_tensor(other)
@@ -231,6 +307,7 @@ def broadcast(input, other):
     return broadcast_to_shape(a, shape), broadcast_to_shape(b, shape)
 
 
+@builtin
 def cat(input, other, can_reorder=False):
     """`tl.cat(a, b, can_reorder=True)`: concatenate two 1-D blocks (result length must be a power of 2).
     Triton 3.6 refuses can_reorder=False, the default."""
@@ -246,6 +323,7 @@ def cat(input, other, can_reorder=False):
     return tensor(data, a.dtype, (n,))
 
 
+@builtin
 def join(a, b):
     """`tl.join(a, b)`: stack along a new minor axis of size 2."""
     a, b = to_tensor(a), to_tensor(b)
@@ -256,6 +334,7 @@ def join(a, b):
     return tensor(data, a.dtype, shape + (2,))
 
 
+@builtin(method=True)
 def split(a):
     """`tl.split(a)`: the inverse of join: split a last axis of size 2."""
     a = to_tensor(a)

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.values import programs
-from minitriton.semantics import dtypes as T
 from minitriton import errors
-from minitriton.semantics.elementwise import to_tensor, unwrap, where
-from minitriton.semantics.elementwise import broadcast_to_shape, cast
+from minitriton.semantics import dtypes as T
+from minitriton.semantics.casts import cast
+from minitriton.semantics.constexpr import to_tensor, unwrap
 from minitriton.semantics.debug import static_assert
+from minitriton.semantics.elementwise import where
 from minitriton.semantics.reduce import _reduce_data, xor_sum
 from minitriton.semantics.reduce import max as _max
 from minitriton.semantics.reduce import min as _min
-from minitriton.semantics.shape import arange, join, reshape, validate_block_shape
+from minitriton.semantics.shape import arange, broadcast_to, broadcast_to_shape, join, reshape, validate_block_shape
+from minitriton.values import programs
+from minitriton.values.registry import builtin
 from minitriton.values.tensor import tensor
 
 WARP_LANES = 32   # threads per warp on NVIDIA GPUs; tl.histogram pads its bins to one per lane
@@ -100,17 +102,20 @@ def _sort_impl(x, k=None, dim=None, descending=0):
     return reshape(h, list(x.shape[:-1]) + [2**log_k])
 
 
+@builtin
 def sort(x, dim=None, descending=0):
     """`tl.sort(x, dim=None, descending=0)`: 3.6's bitonic sort along the last dim (the only one supported)."""
     return _sort_impl(x, dim=dim, descending=descending)
 
 
+@builtin
 def topk(x, k, dim=None):
     """`tl.topk(x, k, dim=None)`: the 2**floor(log2(k)) largest along the last dim, largest first (3.6: bitonic
     top-k; max-reductions widen narrow types as tl.max does)."""
     return _sort_impl(x, k=k, dim=dim, descending=True)
 
 
+@builtin
 def bitonic_merge(x, dim=None, descending=0):
     """`tl.bitonic_merge(x, dim=None, descending=0)`: the last merge of a bitonic sort (input: bitonic rows)."""
     x = to_tensor(x)
@@ -119,6 +124,7 @@ def bitonic_merge(x, dim=None, descending=0):
     return _bitonic_merge(x, n_dims, unwrap(descending), n_dims)
 
 
+@builtin(method=True)
 def flip(x, dim=None):
     """`tl.flip(x, dim)`: 3.6 reverses along `dim` by xor swaps on a hypercube of the dim. 3.6 compares `dim`
     with the rank before defaulting it, so `dim=None` fails to compile there (3.9 accepts it)."""
@@ -139,6 +145,7 @@ def flip(x, dim=None):
     return cast(reshape(y, shape), x.dtype, bitcast=True)
 
 
+@builtin
 def interleave(a, b):
     """`tl.interleave(a, b)`: join(a, b) with the last two dims merged (two scalars give a 2-block)."""
     c = join(a, b)
@@ -149,6 +156,7 @@ def interleave(a, b):
 
 # ---------------------------------------------------------------------------------------------- reduce_or
 
+@builtin(method=True)
 def reduce_or(input, axis, keep_dims=False):
     """`tl.reduce_or(x, axis, keep_dims=False)`: bitwise-or reduction of an integer block (dtype kept)."""
     x = to_tensor(input)
@@ -158,6 +166,7 @@ def reduce_or(input, axis, keep_dims=False):
 
 # ---------------------------------------------------------------------------------------------- core builtins
 
+@builtin(method=True)
 def item(input):
     """`x.item()`: a single-element block as a scalar (a scalar is returned as it is)."""
     x = to_tensor(input)
@@ -167,6 +176,7 @@ def item(input):
     return tensor(x.data.reshape(x.data.shape[0]), x.dtype, ())
 
 
+@builtin(method=True)
 def histogram(input, num_bins, mask=None):
     """`tl.histogram(x, num_bins, mask=None)`: int32 counts per bin of a 1-D integer block; lanes whose mask is
     false are not counted.
@@ -187,8 +197,7 @@ def histogram(input, num_bins, mask=None):
     validate_block_shape((num_bins,))
     if mask is not None:
         if mask.shape != x.shape:
-            from minitriton.semantics.shape import broadcast_to as _broadcast_to
-            mask = _broadcast_to(mask, x.shape) if mask.shape else broadcast_to_shape(mask, x.shape)
+            mask = broadcast_to(mask, x.shape) if mask.shape else broadcast_to_shape(mask, x.shape)
         if not mask.dtype.is_bool():
             raise ValueError("Mask must have boolean scalar type")
     if x.dtype.primitive_bitwidth != 32:
@@ -209,6 +218,7 @@ def histogram(input, num_bins, mask=None):
     return tensor(counts, T.int32, (num_bins,))
 
 
+@builtin(method=True)
 def gather(src, index, axis):
     """`tl.gather(src, index, axis)`: out[..., i, ...] = src[..., index[..., i, ...], ...] along `axis`; the
     result has index's shape and src's dtype. An index outside the axis is an OutOfBoundsError (a GPU reads

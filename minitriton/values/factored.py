@@ -13,9 +13,9 @@ and does not keep it: loads and stores use it once, transiently.
 
 Two kinds exist:
 * pointer offsets into one allocation: the sum of int64 parts (exact; built as int32 when the bounds fit,
-  like ops_basic._ptr_offset);
+  like `minitriton.semantics.pointers.offset`);
 * masks (int1): the logical and of bool parts.
-Every other op sees an ordinary tensor through `data`, so it behaves exactly as before.
+Every other op sees an ordinary tensor through `data`.
 """
 from __future__ import annotations
 

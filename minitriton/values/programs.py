@@ -6,6 +6,7 @@ Pyodide has no threads), so the current group is a module-level variable rather 
 """
 from __future__ import annotations
 
+import sys
 import weakref
 
 import numpy as np
@@ -85,6 +86,21 @@ class Meter:
         self.live += nbytes
         if self.live + transient > self.live_peak:
             self.live_peak = self.live + transient
+
+
+# Code objects of kernel functions (a @jit function and its rewritten copy) -> their JITFunction: kernel
+# frames in a traceback, and the kernel line an op was called from.
+KERNEL_CODES: dict = {}
+
+
+def kernel_line(frame=None) -> int | None:
+    """The line of the innermost kernel frame above `frame` (default: the caller's), or None."""
+    frame = frame or sys._getframe(1)
+    while frame is not None:
+        if frame.f_code in KERNEL_CODES:
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 _current = None  # the running runtime.group.Group, or None outside a launch

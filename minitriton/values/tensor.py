@@ -6,6 +6,8 @@ constants, `tl.arange`, scalar arguments) or of the group's size; the rest of it
 offsets into it; pointers of unknown provenance are absolute addresses (`alloc is None`).
 Python control flow on a tensor (`if`, `while`, `range(n)`, `int(x)`) asks for its value, which must be the
 same in every program of the group: when it is not, the engine splits the group (`programs.Diverged`).
+The methods and operators (`x + y`, `x.to(...)`, `x.sum()`) are the ops' own functions, put on the class by
+`minitriton.language` from the op table (`minitriton.values.registry`).
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ class tensor:
         self.shape = shape
         self.alloc = alloc
         # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known
-        # (see ops_memory._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
+        # (see minitriton.memory.access._resolve); lets a load through `ptr + k` skip the min/max of its offsets.
         self.bounds = None
         m = programs.meter
         if m is not None:
@@ -76,8 +78,8 @@ class tensor:
 
     @property
     def T(self):
-        from minitriton.semantics import shape as ops_shape
-        return ops_shape.trans(self)
+        """`x.T`: `x.trans()`, the last two axes swapped."""
+        return self.trans()
 
     def __repr__(self):
         return f"tensor({block_type(self.dtype, self.shape)})"
@@ -90,8 +92,7 @@ class tensor:
                             f"reduce it first, e.g. tl.max(x) > 0, or use tl.where)")
         data = self.data
         if self.dtype.is_ptr():
-            from minitriton.semantics import elementwise as ops_basic
-            data = ops_basic.to_address(self)
+            data = to_address(self)
         if data.shape[0] == 1:
             return data[0]
         if what == "condition":
@@ -126,28 +127,8 @@ class tensor:
     __hash__ = object.__hash__  # tensors are used as dict keys by nothing, but keep hashing by identity
 
 
-def _install_operators():
-    """Attach the arithmetic operators (defined in ops_basic) to `tensor`."""
-    from minitriton.semantics import elementwise as ob
-    from minitriton.semantics import shape as ops_shape
-
-    def rev(fn):
-        return lambda self, other: fn(other, self)
-
-    ops = {
-        "__add__": ob.add, "__radd__": rev(ob.add), "__sub__": ob.sub, "__rsub__": rev(ob.sub),
-        "__mul__": ob.mul, "__rmul__": rev(ob.mul), "__truediv__": ob.truediv, "__rtruediv__": rev(ob.truediv),
-        "__floordiv__": ob.floordiv, "__rfloordiv__": rev(ob.floordiv), "__mod__": ob.mod, "__rmod__": rev(ob.mod),
-        "__and__": ob.and_, "__rand__": rev(ob.and_), "__or__": ob.or_, "__ror__": rev(ob.or_),
-        "__xor__": ob.xor_, "__rxor__": rev(ob.xor_), "__lshift__": ob.shl, "__rlshift__": rev(ob.shl),
-        "__rshift__": ob.shr, "__rrshift__": rev(ob.shr),
-        "__lt__": ob.less, "__le__": ob.less_equal, "__gt__": ob.greater, "__ge__": ob.greater_equal,
-        "__eq__": ob.equal, "__ne__": ob.not_equal,
-        "__neg__": ob.neg, "__pos__": lambda self: self, "__invert__": ob.invert,
-        "__getitem__": ops_shape.getitem,
-        "__pow__": lambda self, other: (_ for _ in ()).throw(
-            TypeError("`**` is not supported on tl.tensor; use tl.exp2/tl.log2, or libdevice.pow")),
-    }
-    for name, fn in ops.items():
-        setattr(tensor, name, fn)
-    tensor.__hash__ = object.__hash__
+def to_address(t: tensor) -> np.ndarray:
+    """Absolute virtual addresses (int64) of a pointer tensor."""
+    if t.alloc is None:
+        return t.data
+    return t.alloc.address_of(t.data, t.dtype.element_ty)

@@ -1,9 +1,10 @@
-"""Exercise 4, the boss: FlashAttention forward with a causal mask and the logsumexp, graded by the lesson's
-test_flash.py cases (T in {64, 100, 257}, causal or not, and the logsumexp test) on NumPy arrays.
+"""The boss: FlashAttention forward with a causal mask and the logsumexp, graded by the lesson's test_flash.py
+cases (T in {64, 100, 257}, causal or not, and the logsumexp test) on NumPy arrays, and by a traffic test:
+with the causal mask, the K and V blocks right of the diagonal are never loaded.
 
 As in the lesson's CPU run, the check is FP32 with atol = rtol = 1e-4, which needs exact FP32 products:
 both `tl.dot` calls pass input_precision="ieee" (minitriton, like the GPU, defaults FP32 dots to TF32, whose
-~1e-3 error the tolerance would reject; the failure message says so).
+~1e-3 error the tolerance would reject; when a re-run with exact products passes, the failure says so).
 """
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ import math
 import numpy as np
 
 from .. import messages as M
-from ._base import Exercise, Numpy, Test, both, compare, filled, kernel, launch, randn, rng, verdict
+from ._base import Exercise, Numpy, Test, both, kernel, launch, randn, rng, t
+from ._checks import compare, filled, verdict
+from ._diagnose import first_cause, ieee_dots, passes
+from ._traffic import expect_traffic
 
 PARAMS = ("q_ptr", "k_ptr", "v_ptr", "o_ptr", "l_ptr", "T", "scale", "stride_bh", "stride_t", "D", "BLOCK_M",
           "BLOCK_N", "CAUSAL")
@@ -43,7 +47,8 @@ COMMENTS = {
     "acc": {"ru": "ненормированный выход", "en": "the output, not yet normalised"},
     "hi": {"ru": "блоки K правее диагонали не нужны", "en": "K blocks right of the diagonal are not needed"},
     "s": {"ru": "оценки блока (BLOCK_M × BLOCK_N) в точном FP32", "en": "the block's scores (BLOCK_M x BLOCK_N), exact FP32"},
-    "online": {"ru": "online softmax, как в уроке 5.7.2", "en": "online softmax, as in lesson 5.7.2"},
+    "online": {"ru": "online softmax: новый максимум пересчитывает старые суммы",
+               "en": "online softmax: a new max rescales the old sums"},
     "lse": {"ru": "logsumexp — пригодится обратному проходу", "en": "the logsumexp, for the backward pass"},
     "host": {"ru": "Хост: как тесты запускают ядро (q, k, v — массивы NumPy формы (B, H, T, D) во FP32)",
              "en": "Host side: how the tests launch the kernel (q, k, v are NumPy arrays of shape (B, H, T, D), FP32)"},
@@ -121,8 +126,10 @@ SOLUTION = HEAD + '''\
 
 STATEMENT = {
     "ru": """\
-**Босс.** Перенесите FlashAttention из практики урока 5.7.2 в ядро Triton (по мотивам задания 2 Stanford
-CS336). Сетка — `(⌈T / BLOCK_M⌉, B·H)`: программа `(pid_m, bh)` считает блок из `BLOCK_M` запросов одной
+**Босс.** FlashAttention — внимание `softmax(Q·Kᵀ/√D)·V`, которое идёт по `K` и `V` блоками и никогда не
+держит в памяти матрицу оценок `T × T`: softmax считается «онлайн» — с бегущим максимумом и бегущей суммой,
+которые пересчитывают уже накопленное, когда приходит блок с бо́льшим максимумом. Напишите его прямой проход
+ядром Triton (по мотивам задания 2 курса Stanford CS336). Сетка — `(⌈T / BLOCK_M⌉, B·H)`: программа `(pid_m, bh)` считает блок из `BLOCK_M` запросов одной
 пары (пример батча, голова). Внутри — цикл по блокам `K` и `V` по `BLOCK_N` строк с online softmax:
 бегущий максимум `m_i`, бегущая сумма `l_i`, накопитель `acc`, два `tl.dot`. При причинной маске
 (`CAUSAL`) блоки правее диагонали пропускаются целиком, а внутри диагонального блока столбец `n` виден
@@ -141,11 +148,16 @@ atol = rtol = 1e-4. Такой точности нужны точные прои
 `input_precision="ieee"`: по умолчанию `tl.dot` во FP32 считает в TF32, как тензорные ядра GPU, и ошибка
 порядка 1e-3 тест не пройдёт.
 
-Уровень Strong — проходят тесты с `T = 64` (там маски не нужны); Boss — все семь.
+Восьмой тест считает трафик при причинной маске (`T = 200`, блоки по 64): блоки `K` и `V` правее диагонали
+не загружаются вовсе, поэтому программа `pid_m` читает только `min((pid_m + 1)·64, T)` строк `K` и `V`.
+
+Уровень Strong — проходят тесты с `T = 64` (там маски не нужны); Boss — все восемь.
 """,
     "en": """\
-**Boss.** Move the FlashAttention of lesson 5.7.2's practice into a Triton kernel (after Stanford CS336,
-assignment 2). The grid is `(⌈T / BLOCK_M⌉, B·H)`: program `(pid_m, bh)` computes a block of `BLOCK_M`
+**Boss.** FlashAttention is attention, `softmax(Q·Kᵀ/√D)·V`, computed over blocks of `K` and `V` without ever
+holding the `T × T` score matrix in memory: the softmax is "online", with a running max and a running sum that
+rescale what was accumulated when a block with a larger max arrives. Write its forward pass as a Triton kernel
+(after assignment 2 of Stanford's CS336). The grid is `(⌈T / BLOCK_M⌉, B·H)`: program `(pid_m, bh)` computes a block of `BLOCK_M`
 queries of one (batch element, head) pair. Inside, a loop over the blocks of `K` and `V`, `BLOCK_N` rows at a
 time, with an online softmax: a running max `m_i`, a running sum `l_i`, an accumulator `acc`, two `tl.dot`s.
 With the causal mask (`CAUSAL`) the blocks right of the diagonal are skipped entirely, and inside the
@@ -164,7 +176,10 @@ with the lesson's CPU tolerance, atol = rtol = 1e-4. That needs exact FP32 produ
 `input_precision="ieee"` to **both** `tl.dot` calls: by default an FP32 `tl.dot` computes in TF32, like a
 GPU's tensor cores, and an error around 1e-3 fails the tests.
 
-Level Strong: the `T = 64` tests pass (no masks needed there); Boss: all seven.
+The eighth test counts traffic with the causal mask (`T = 200`, blocks of 64): the `K` and `V` blocks right of
+the diagonal are never loaded, so program `pid_m` reads only `min((pid_m + 1)·64, T)` rows of `K` and `V`.
+
+Level Strong: the `T = 64` tests pass (no masks needed there); Boss: all eight.
 """,
 }
 
@@ -226,47 +241,83 @@ def _inputs(seed, shape):
     return tuple(randn(g, shape) for _ in range(3))
 
 
-def _diagnose(lang):
+def causes(mod, lang, rerun, causal):
+    """The detected cause of a failed comparison: TF32 dots (the test passes with exact products), or the causal
+    mask (the same data passes without it)."""
+    def tf32():
+        with ieee_dots():
+            return M.say("diag_tf32", lang) if passes(lambda: rerun(causal)) else None
+
+    def mask():
+        return M.say("diag_causal", lang) if causal and passes(lambda: rerun(False)) else None
+
     def diagnose(got, exp):
-        g = got.astype(np.float64)
-        if not np.isfinite(g).all():
-            return None
-        worst = float(np.abs(g - exp).max())
-        return M.say("diag_tf32", lang) if TOL < worst < 2e-2 else None
+        return first_cause(tf32, mask)
     return diagnose
 
 
-def sdpa_test(t, causal):
+def sdpa_test(t_, causal):
     def test(mod, lang):
-        q, k, v = _inputs(100 + t, (2, 3, t, 64))
-        o, _ = run_flash(mod, lang, q, k, v, causal)
-        ref, _ = reference(q, k, v, causal)
-        note = M.say("note_causal", lang) if causal else None
-        return compare("o", o, ref, lang, atol=TOL, rtol=TOL, style="bhtd", diagnose=_diagnose(lang), note=note)
-    test.__name__ = f"test_matches_sdpa_T{t}{'_causal' if causal else ''}"
+        q, k, v = _inputs(100 + t_, (2, 3, t_, 64))
+
+        def rerun(c, diagnose=None):
+            o, _ = run_flash(mod, lang, q, k, v, c)
+            ref, _ = reference(q, k, v, c)
+            return compare("o", o, ref, lang, atol=TOL, rtol=TOL, style="bhtd", diagnose=diagnose)
+        return rerun(causal, causes(mod, lang, rerun, causal))
+    test.__name__ = f"test_matches_sdpa_T{t_}{'_causal' if causal else ''}"
     return test
 
 
 def test_logsumexp(mod, lang):
     q, k, v = _inputs(1, (1, 2, 100, 32))
-    _, lse = run_flash(mod, lang, q, k, v, True)
-    _, ref = reference(q, k, v, True)
-    return compare("L", lse, ref, lang, atol=TOL, rtol=TOL, style="bht", diagnose=_diagnose(lang))
+
+    def rerun(c, diagnose=None):
+        _, lse = run_flash(mod, lang, q, k, v, c)
+        _, ref = reference(q, k, v, c)
+        return compare("L", lse, ref, lang, atol=TOL, rtol=TOL, style="bht", diagnose=diagnose)
+    return rerun(True, causes(mod, lang, rerun, True))
 
 
-def _t(ru, en):
-    return {"ru": ru, "en": en}
+def test_causal_skip(mod, lang):
+    """Traffic with the causal mask: program pid_m loads K and V rows 0 … min((pid_m + 1)·BLOCK_M, T) − 1 only."""
+    t_, d, block = 200, 16, 64
+    q, k, v = _inputs(7, (1, 1, t_, d))
+    kern = kernel(mod, "flash_fwd_kernel", PARAMS, lang)
+    records = []
+
+    def rerun(c, diagnose=None):
+        o = filled((1, t_, d), np.float32)
+        lse = filled((1, t_), np.float32)
+        records.append(launch(kern, (-(-t_ // block), 1), q[0], k[0], v[0], o, lse, t_, 1.0 / math.sqrt(d), t_ * d,
+                              d, D=d, BLOCK_M=block, BLOCK_N=block, CAUSAL=c))
+        ref, _ = reference(q, k, v, c)
+        return compare("o", o.reshape(1, 1, t_, d), ref, lang, atol=TOL, rtol=TOL, style="bhtd", diagnose=diagnose)
+    passed, message = rerun(True, causes(mod, lang, rerun, True))
+    if not passed:
+        return passed, message
+    seen = [min((p + 1) * block, t_) for p in range(-(-t_ // block))]
+    formula = "Σ min((pid_m + 1)·BLOCK_M, T)·D = (" + " + ".join(map(str, seen)) + f")·{d}"
+    rows = lambda p: min((p[0] + 1) * block, t_) * d   # noqa: E731
+    return expect_traffic(records[0], lang, [
+        ("k_ptr", "load", sum(seen) * d, formula, rows),
+        ("v_ptr", "load", sum(seen) * d, formula, rows),
+        ("q_ptr", "load", t_ * d, f"T·D = {t_}·{d}", lambda p: min(block, t_ - p[0] * block) * d),
+        ("o_ptr", "store", t_ * d, f"T·D = {t_}·{d}", lambda p: min(block, t_ - p[0] * block) * d),
+    ])
 
 
-_TOL = _t("atol = 1e-4, rtol = 1e-4", "atol = 1e-4, rtol = 1e-4")
+_TOL = t("atol = 1e-4, rtol = 1e-4", "atol = 1e-4, rtol = 1e-4")
 TESTS = tuple(
-    Test(f"sdpa_T{t}{'_causal' if causal else ''}",
-         _t(f"как SDPA: T = {t}{', причинная маска' if causal else ''}",
-            f"matches SDPA: T = {t}{', causal' if causal else ''}"),
-         sdpa_test(t, causal), _TOL, counters=False)
-    for t in (64, 100, 257) for causal in (False, True)
-) + (Test("logsumexp", _t("logsumexp: 1 × 2 × 100 × 32, причинная маска", "logsumexp: 1 x 2 x 100 x 32, causal"),
-          test_logsumexp, _TOL, counters=False),)
+    Test(f"sdpa_T{t_}{'_causal' if causal else ''}",
+         t(f"как SDPA: T = {t_}{', причинная маска' if causal else ''}",
+           f"matches SDPA: T = {t_}{', causal' if causal else ''}"),
+         sdpa_test(t_, causal), _TOL, counters=False)
+    for t_ in (64, 100, 257) for causal in (False, True)
+) + (Test("logsumexp", t("logsumexp: 1 × 2 × 100 × 32, причинная маска", "logsumexp: 1 x 2 x 100 x 32, causal"),
+          test_logsumexp, _TOL, counters=False),
+     Test("causal_skip", t("трафик: блоки K и V правее диагонали не читаются (T = 200)",
+                           "traffic: no K or V block right of the diagonal is read (T = 200)"), test_causal_skip))
 
 
 def demo(mod, lang, backend=Numpy):
@@ -281,7 +332,7 @@ def demo(mod, lang, backend=Numpy):
 
 EXERCISE = Exercise(
     id="flash_attention",
-    order=4,
+    order=13,
     title={"ru": "Босс: FlashAttention forward", "en": "Boss: FlashAttention forward"},
     statement=STATEMENT,
     starter=both(STARTER, COMMENTS),

@@ -1,15 +1,19 @@
-"""Exercise 1, the lesson's practice in real Triton syntax: vector add, row softmax, tiled matmul.
+"""The lesson's practice in real Triton syntax: vector add, row softmax, a first tiled matmul (2-D grid).
 
-Six tests; the last checks the matmul's traffic against the lesson's count: tile rows of A are read once per
-column of tiles and vice versa, M·K·cdiv(N, BN) + K·N·cdiv(M, BM) elements in all.
+Six tests; the last checks the matmul's traffic against the lesson's count (tile rows of A are read once per
+column of tiles and vice versa, M·K·cdiv(N, BN) + K·N·cdiv(M, BM) elements in all) and its addresses: each
+program reads exactly its strips of A and B and writes exactly its tile of C.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import messages as M
-from ._base import (Exercise, Numpy, Test, both, compare, expect_traffic, filled, kernel, launch, randn, rng,
-                    verdict)
+from ..explain import static_hint
+from ._base import Exercise, Numpy, Test, both, kernel, launch, randn, rng, t, traced
+from ._checks import close, compare, filled, verdict
+from ._diagnose import first_cause
+from ._traffic import expect_tiles, expect_traffic
 
 ADD = ("x_ptr", "y_ptr", "out_ptr", "n", "BLOCK")
 SOFTMAX = ("x_ptr", "out_ptr", "n_cols", "stride", "BLOCK")
@@ -118,7 +122,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 
 STATEMENT = {
     "ru": """\
-Три ядра из практики урока, но уже на настоящем синтаксисе Triton: `import triton`, `@triton.jit`,
+Три ядра из практики урока «Пишем ядра на Triton», но уже на настоящем синтаксисе Triton: `import triton`, `@triton.jit`,
 `tl.load`/`tl.store` с масками, запуск `kernel[grid](...)`. Здесь код исполняет **minitriton** — эмулятор
 Triton на NumPy, поэтому чтение мимо массива не проходит молча, а останавливает ядро с номером программы
 и строкой.
@@ -142,13 +146,14 @@ matmul_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 16))](a, b, c, M, N, K, BM=16,
 Всё во FP32. Сложение сверяется точно, softmax — с допуском atol = 1e-6, rtol = 1e-5. `tl.dot` по умолчанию
 считает во **TF32**, как тензорные ядра GPU (мантисса входов обрезается до 10 бит), поэтому допуск матмула
 это учитывает: 1e-5 + 2⁻⁹·Σ|a·b|. Последний тест считает трафик: матмул должен прочитать ровно
-M·K·⌈N/BN⌉ элементов A и K·N·⌈M/BM⌉ элементов B (замаскированные дорожки не в счёт) и записать M·N элементов C.
+M·K·⌈N/BN⌉ элементов A и K·N·⌈M/BM⌉ элементов B (замаскированные дорожки не в счёт) и записать M·N элементов C,
+причём каждая программа читает именно свои строки A и столбцы B и пишет именно свой тайл C.
 
 **Запустить** выполняет небольшой пример и показывает печать и счётчики памяти; **Проверить** гоняет все
 шесть тестов.
 """,
     "en": """\
-The three kernels of the lesson's practice, now in real Triton syntax: `import triton`, `@triton.jit`,
+The three kernels of the practice of the lesson "Writing Triton kernels", now in real Triton syntax: `import triton`, `@triton.jit`,
 `tl.load`/`tl.store` with masks, launches as `kernel[grid](...)`. The code runs on **minitriton**, a NumPy
 emulator of Triton, so a read past the end of an array does not go unnoticed: the kernel stops and names
 the program and the line.
@@ -173,7 +178,7 @@ Everything is FP32. The sum must match exactly, the softmax within atol = 1e-6, 
 `tl.dot` computes in **TF32**, as a GPU's tensor cores do (its inputs keep 10 mantissa bits), so the
 matmul's tolerance allows for it: 1e-5 + 2⁻⁹·Σ|a·b|. The last test counts traffic: the matmul must load
 exactly M·K·⌈N/BN⌉ elements of A and K·N·⌈M/BM⌉ elements of B (masked-off lanes do not count) and store
-M·N elements of C.
+M·N elements of C, each program reading exactly its rows of A and columns of B and writing exactly its tile of C.
 
 **Run** executes a small example and shows the prints and the memory counters; **Check** runs all six tests.
 """,
@@ -255,19 +260,40 @@ def test_add_tail(mod, lang):
     return compare("out", out, x + y, lang)
 
 
+def softmax_tail_as_zero(x: np.ndarray, block: int) -> np.ndarray:
+    """What a softmax whose block's tail came in as 0.0 computes: the zeros enter the max and the sum."""
+    x = x.astype(np.float64)
+    pad = block - x.shape[1]
+    m = np.maximum(x.max(axis=1, keepdims=True), 0.0 if pad else -np.inf)
+    e = np.exp(x - m)
+    return e / (e.sum(axis=1, keepdims=True) + pad * np.exp(-m))
+
+
+def softmax_without_max(x: np.ndarray) -> np.ndarray:
+    """What a softmax without the max subtracted computes in FP32: exp overflows to inf, inf / inf = NaN."""
+    with np.errstate(all="ignore"):
+        e = np.exp(x.astype(np.float32))
+        return e / e.sum(axis=1, keepdims=True, dtype=np.float32)
+
+
+def softmax_causes(x, block, lang):
+    def diagnose(got, exp):
+        return first_cause(
+            lambda: M.say("diag_tail_zero", lang) if close(got, softmax_tail_as_zero(x, block), 1e-6, 1e-5) else None,
+            lambda: M.say("diag_unstable", lang) if close(got, softmax_without_max(x)) else None)
+    return diagnose
+
+
 def test_softmax_rows(mod, lang):
     x = randn(rng(13), (64, 100))
     out, _ = run_softmax(mod, lang, x, 128)
-    return compare("out", out, softmax_ref(x), lang, atol=1e-6, rtol=1e-5)
+    return compare("out", out, softmax_ref(x), lang, atol=1e-6, rtol=1e-5, diagnose=softmax_causes(x, 128, lang))
 
 
 def test_softmax_stable(mod, lang):
     x = (randn(rng(14), (16, 100)) * 3 + 1000).astype(np.float32)
     out, _ = run_softmax(mod, lang, x, 128)
-
-    def diagnose(got, exp):
-        return M.say("diag_unstable", lang) if not np.isfinite(got.astype(np.float64)).all() else None
-    return compare("out", out, softmax_ref(x), lang, atol=1e-6, rtol=1e-5, diagnose=diagnose)
+    return compare("out", out, softmax_ref(x), lang, atol=1e-6, rtol=1e-5, diagnose=softmax_causes(x, 128, lang))
 
 
 def _matmul_inputs():
@@ -280,11 +306,33 @@ def tf32_bound(a, b):
     return 1e-5 + 2.0 ** -9 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
 
 
+def tile_rules(m, n, k, bm, bn):
+    """Program (pid_m, pid_n)'s tiles: rows of A × all K, all K × columns of B, its tile of C."""
+    def rows(p):
+        return np.arange(p[0] * bm, min(m, (p[0] + 1) * bm))
+
+    def cols(p):
+        return np.arange(p[1] * bn, min(n, (p[1] + 1) * bn))
+    return [("a_ptr", "load", (m, k), lambda p: (rows(p), np.arange(k))),
+            ("b_ptr", "load", (k, n), lambda p: (np.arange(k), cols(p))),
+            ("c_ptr", "store", (m, n), lambda p: (rows(p), cols(p)))]
+
+
 def test_matmul_values(mod, lang):
     a, b = _matmul_inputs()
     c, _ = run_matmul(mod, lang, a, b)
+
+    def diagnose(got, exp):
+        def addresses():
+            k = kernel(mod, "matmul_kernel", MATMUL, lang)
+            m, kk = a.shape
+            n = b.shape[1]
+            rec = traced(k, (-(-m // 16), -(-n // 16)), a, b, filled((m, n), np.float32), m, n, kk, BM=16, BN=16, BK=16)
+            ok, message = expect_tiles(rec, lang, tile_rules(m, n, kk, 16, 16), extra_only=True)
+            return None if ok else M.sentences(message, static_hint(mod.__file__, lang))
+        return first_cause(addresses)
     return compare("c", c, a.astype(np.float64) @ b.astype(np.float64), lang, atol=tf32_bound(a, b),
-                   tol=M.say("tolerance_tf32", lang, atol="1e-5"))
+                   tol=M.say("tolerance_tf32", lang, atol="1e-5"), diagnose=diagnose)
 
 
 def test_matmul_traffic(mod, lang):
@@ -292,7 +340,9 @@ def test_matmul_traffic(mod, lang):
     m, k = a.shape
     n = b.shape[1]
     bm = bn = 16
-    _, rec = run_matmul(mod, lang, a, b, bm, bn, 16)
+    kern = kernel(mod, "matmul_kernel", MATMUL, lang)
+    c = filled((m, n), np.float32)
+    rec = launch(kern, (-(-m // bm), -(-n // bn)), a, b, c, m, n, k, BM=bm, BN=bn, BK=16, trace_all=True)
     gm, gn = -(-m // bm), -(-n // bn)
 
     def rows(p):
@@ -300,29 +350,30 @@ def test_matmul_traffic(mod, lang):
 
     def cols(p):
         return min(bn, n - p[1] * bn)
-    return expect_traffic(rec, lang, [
+    ok, message = expect_traffic(rec, lang, [
         ("a_ptr", "load", m * k * gn, f"M·K·⌈N/BN⌉ = {m}·{k}·{gn}", lambda p: rows(p) * k),
         ("b_ptr", "load", k * n * gm, f"K·N·⌈M/BM⌉ = {k}·{n}·{gm}", lambda p: k * cols(p)),
         ("c_ptr", "store", m * n, f"M·N = {m}·{n}", lambda p: rows(p) * cols(p)),
     ])
-
-
-def _t(ru, en):
-    return {"ru": ru, "en": en}
+    if not ok:
+        return ok, message
+    ok_tiles, tiles = expect_tiles(rec, lang, tile_rules(m, n, k, bm, bn))
+    return (True, f"{message}; {tiles}") if ok_tiles else (False, tiles)
 
 
 TESTS = (
-    Test("add_exact", _t("сложение: n = 4096, целые блоки", "add: n = 4096, whole blocks"), test_add_exact,
-         _t("точно", "exact")),
-    Test("add_tail", _t("сложение: n = 98 432, хвост под маской", "add: n = 98 432, a masked tail"), test_add_tail,
-         _t("точно", "exact")),
-    Test("softmax_rows", _t("softmax: 64 × 100, блок 128", "softmax: 64 x 100, block 128"), test_softmax_rows,
-         _t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")),
-    Test("softmax_stable", _t("softmax: значения около 1000", "softmax: values near 1000"), test_softmax_stable,
-         _t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")),
-    Test("matmul_values", _t("матмул: 70 × 45 @ 45 × 50, тайлы 16", "matmul: 70 x 45 @ 45 x 50, 16-tiles"),
-         test_matmul_values, _t("1e-5 + 2⁻⁹·Σ|a·b| (TF32)", "1e-5 + 2⁻⁹·Σ|a·b| (TF32)")),
-    Test("matmul_traffic", _t("матмул: трафик M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", "matmul: traffic M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉"),
+    Test("add_exact", t("сложение: n = 4096, целые блоки", "add: n = 4096, whole blocks"), test_add_exact,
+         t("точно", "exact")),
+    Test("add_tail", t("сложение: n = 98 432, хвост под маской", "add: n = 98 432, a masked tail"), test_add_tail,
+         t("точно", "exact")),
+    Test("softmax_rows", t("softmax: 64 × 100, блок 128", "softmax: 64 x 100, block 128"), test_softmax_rows,
+         t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")),
+    Test("softmax_stable", t("softmax: значения около 1000", "softmax: values near 1000"), test_softmax_stable,
+         t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")),
+    Test("matmul_values", t("матмул: 70 × 45 @ 45 × 50, тайлы 16", "matmul: 70 x 45 @ 45 x 50, 16-tiles"),
+         test_matmul_values, t("1e-5 + 2⁻⁹·Σ|a·b| (TF32)", "1e-5 + 2⁻⁹·Σ|a·b| (TF32)")),
+    Test("matmul_traffic", t("матмул: трафик M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉ и адреса тайлов",
+                             "matmul: traffic M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉ and the tiles' addresses"),
          test_matmul_traffic),
 )
 
@@ -348,7 +399,7 @@ def demo(mod, lang, backend=Numpy):
 
 EXERCISE = Exercise(
     id="practice",
-    order=1,
+    order=6,
     title={"ru": "Практика: сложение, softmax и тайловый матмул",
            "en": "Practice: vector add, row softmax and a tiled matmul"},
     statement=STATEMENT,

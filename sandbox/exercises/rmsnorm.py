@@ -1,11 +1,13 @@
-"""Exercise 2: a fused RMSNorm forward, y = x / sqrt(mean(x²) + eps) · w, one program per row."""
+"""A fused RMSNorm forward, y = x / sqrt(mean(x²) + eps) · w, one program per row."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import messages as M
-from ._base import (Exercise, Numpy, Test, both, compare, expect_traffic, filled, kernel, launch, randn, rng,
-                    untouched_padding, verdict)
+from ._base import Exercise, Numpy, Test, both, kernel, launch, next_pow2, randn, rng, t
+from ._checks import close, compare, filled, untouched_padding, verdict
+from ._diagnose import first_cause, row_step_model
+from ._traffic import expect_traffic
 
 PARAMS = ("x_ptr", "w_ptr", "y_ptr", "n_cols", "stride", "eps", "BLOCK_SIZE")
 
@@ -53,7 +55,8 @@ SOLUTION = HEAD + '''\
 
 STATEMENT = {
     "ru": """\
-RMSNorm из урока 4.5.3: **y = x / √(mean(x²) + ε) · w** для каждой строки.
+RMSNorm — нормализация слоёв в LLaMA, Qwen и многих других LLM: каждая строка делится на своё
+среднеквадратичное значение и умножается на веса, **y = x / √(mean(x²) + ε) · w**.
 В PyTorch без компиляции это шесть ядер (pow, mean, add, rsqrt, два умножения) и шесть проходов по памяти.
 Напишите **одно** ядро по образцу softmax: одна программа — одна строка, строка целиком в одном блоке.
 
@@ -74,7 +77,8 @@ rmsnorm_kernel[(n_rows,)](x, w, y, n_cols, stride, eps, BLOCK_SIZE=triton.next_p
 Тест трафика проверяет слияние: каждый элемент `x` прочитан один раз и каждый элемент `y` записан один раз.
 """,
     "en": """\
-RMSNorm from lesson 4.5.3: **y = x / √(mean(x²) + ε) · w** for every row.
+RMSNorm, the layer normalisation of LLaMA, Qwen and many other LLMs: each row is divided by its root mean
+square and multiplied by the weights, **y = x / √(mean(x²) + ε) · w**.
 Without compilation PyTorch runs it as six kernels (pow, mean, add, rsqrt, two multiplications), six passes
 over memory. Write **one** kernel in the manner of softmax: one program per row, the whole row in one block.
 
@@ -118,14 +122,21 @@ def run_rmsnorm(mod, lang, x, w, eps, backend=Numpy):
     k = kernel(mod, "rmsnorm_kernel", PARAMS, lang)
     rows, cols = x.shape
     y = backend.put(filled(x.shape, x.dtype))
-    rec = launch(k, (rows,), backend.put(x), backend.put(w), y, cols, cols, eps,
-                 BLOCK_SIZE=1 << max(0, (cols - 1).bit_length()))
+    rec = launch(k, (rows,), backend.put(x), backend.put(w), y, cols, cols, eps, BLOCK_SIZE=next_pow2(cols))
     return backend.get(y), rec
 
 
-def reference(x, w, eps):
+def reference(x, w, eps, divide_by=None):
+    """float64 RMSNorm; `divide_by` replaces n_cols in the mean (what a kernel dividing by BLOCK_SIZE computes)."""
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
-    return x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + eps) * w64
+    mean = (x64 * x64).sum(axis=1, keepdims=True) / (divide_by or x.shape[1])
+    return x64 / np.sqrt(mean + eps) * w64
+
+
+def fp16_squares(x, w, eps):
+    """What a kernel squaring FP16 values computes: a row with |x| ≥ 256 has an infinite sum, so y = 0 there."""
+    overflow = (np.abs(x.astype(np.float64)) >= 256).any(axis=1, keepdims=True)
+    return np.where(overflow, 0.0, reference(x, w, eps))
 
 
 def _inputs(seed, rows, cols, scale=1.0, dtype=np.float32):
@@ -133,34 +144,62 @@ def _inputs(seed, rows, cols, scale=1.0, dtype=np.float32):
     return (randn(g, (rows, cols)) * scale).astype(dtype), randn(g, cols).astype(dtype)
 
 
+def block_mean_cause(x, w, eps, lang):
+    block = next_pow2(x.shape[1])
+
+    def detect(got):
+        if block != x.shape[1] and close(got, reference(x, w, eps, divide_by=block)):
+            return M.say("diag_block_mean", lang, block=block, n_cols=x.shape[1])
+        return None
+    return detect
+
+
+def check(x, w, eps, y, lang, *extra):
+    """compare() for y, with the causes this exercise can detect."""
+    mean = block_mean_cause(x, w, eps, lang)
+
+    def diagnose(got, exp):
+        return first_cause(lambda: mean(got), *(lambda d=d: d(got) for d in extra))
+    return compare("y", y, reference(x, w, eps), lang, atol=1e-5, rtol=1e-5, diagnose=diagnose)
+
+
 def test_small(mod, lang):
     x, w = _inputs(21, 4, 8)
     y, _ = run_rmsnorm(mod, lang, x, w, 1e-6)
-    return compare("y", y, reference(x, w, 1e-6), lang, atol=1e-5, rtol=1e-5)
+    return check(x, w, 1e-6, y, lang)
 
 
 def test_tail(mod, lang):
     x, w = _inputs(22, 64, 896)
     y, _ = run_rmsnorm(mod, lang, x, w, 1e-6)
-    return compare("y", y, reference(x, w, 1e-6), lang, atol=1e-5, rtol=1e-5)
+    return check(x, w, 1e-6, y, lang)
+
+
+def strided_rows(x, stride, fill):
+    """`x`'s rows `stride` elements apart in a larger buffer whose padding holds `fill`: (view, buffer)."""
+    buf = np.full((x.shape[0], stride), fill, dtype=x.dtype)
+    buf[:, :x.shape[1]] = x
+    return buf[:, :x.shape[1]], buf
 
 
 def test_strided_rows(mod, lang):
     rows, cols, stride = 32, 896, 1024
     g = rng(23)
-    xbuf = np.full((rows, stride), 1e3, dtype=np.float32)      # the padding would spoil any sum it got into
-    xbuf[:, :cols] = randn(g, (rows, cols))
-    w = randn(g, cols)
+    x, w = randn(g, (rows, cols)), randn(g, cols)
+    xview, xbuf = strided_rows(x, stride, 1e3)       # the padding would spoil any sum it got into
     ybuf = filled((rows, stride), np.float32)
-    x, yview = xbuf[:, :cols], ybuf[:, :cols]
-    note = M.say("note_stride", lang, stride=stride, n_cols=cols)
+    yview = ybuf[:, :cols]
     k = kernel(mod, "rmsnorm_kernel", PARAMS, lang)
-    launch(k, (rows,), x, w, yview, cols, stride, 1e-6, BLOCK_SIZE=1024)
-    passed, message = compare("y", yview, reference(x, w, 1e-6), lang, atol=1e-5, rtol=1e-5, note=note)
+    launch(k, (rows,), xview, w, yview, cols, stride, 1e-6, BLOCK_SIZE=1024)
+
+    def row_step_of_n_cols(_got=None):
+        model = row_step_model([xbuf], rows, cols, cols, lambda xr: reference(xr, w, 1e-6), ybuf.shape)
+        return M.say("diag_stride", lang, stride=stride, n_cols=cols) if close(ybuf, model, partial=True) else None
+    passed, message = check(x, w, 1e-6, yview, lang, row_step_of_n_cols)
     if not passed:
         return passed, message
     clean, outside = untouched_padding("y", ybuf, cols, lang)
-    return (True, message) if clean else (False, f"{outside} {note}")
+    return (True, message) if clean else (False, M.sentences(outside))
 
 
 def test_eps(mod, lang):
@@ -168,21 +207,34 @@ def test_eps(mod, lang):
     x[3] = 0.0                                  # a zero row: y must be 0, and only eps keeps it from 0/0
     y, _ = run_rmsnorm(mod, lang, x, w, 0.1)
 
-    def diagnose(got, exp):
-        return M.say("diag_eps", lang) if not np.isfinite(got[3].astype(np.float64)).all() else None
-    return compare("y", y, reference(x, w, 0.1), lang, atol=1e-5, rtol=1e-5, diagnose=diagnose)
+    def eps_misplaced(got):
+        x64, w64 = x.astype(np.float64), w.astype(np.float64)
+        root = np.sqrt((x64 * x64).mean(axis=1, keepdims=True))
+        with np.errstate(all="ignore"):
+            if close(got, x64 / root * w64):
+                return M.say("diag_eps", lang)
+            if close(got, x64 / (root + 0.1) * w64):
+                return M.text(EPS_OUTSIDE, lang)
+        return None
+    return check(x, w, 0.1, y, lang, eps_misplaced)
+
+
+EPS_OUTSIDE = t("Ответ совпадает с eps, прибавленным после корня, sqrt(mean(x²)) + eps: eps должен стоять под корнем, "
+                "sqrt(mean(x²) + eps).",
+                "The result matches eps added after the square root, sqrt(mean(x²)) + eps: it belongs under the root, "
+                "sqrt(mean(x²) + eps).")
 
 
 def test_fp16(mod, lang):
     x, w = _inputs(25, 16, 300, scale=400.0, dtype=np.float16)
     y, _ = run_rmsnorm(mod, lang, x, w, 1e-6)
-    exp = reference(x, w, 1e-6)
+
+    mean = block_mean_cause(x, w, 1e-6, lang)
 
     def diagnose(got, expected):
-        g = got.astype(np.float64)
-        off = ~np.isfinite(g) | (np.abs(g) < 0.01 * np.abs(expected))
-        return M.say("diag_fp16", lang) if off.mean() > 0.25 else None
-    return compare("y", y, exp, lang, atol=1e-5, rtol=1e-3, diagnose=diagnose)
+        return first_cause(lambda: M.say("diag_fp16", lang) if close(got, fp16_squares(x, w, 1e-6), 1e-3, 1e-2)
+                           else None, lambda: mean(got))
+    return compare("y", y, reference(x, w, 1e-6), lang, atol=1e-5, rtol=1e-3, diagnose=diagnose)
 
 
 def test_traffic(mod, lang):
@@ -197,25 +249,21 @@ def test_traffic(mod, lang):
     if not ok and rec is not None:
         got = rec["tensors"]["x_ptr"]["totals"]["loaded_elements"]
         if got > rows * cols and got % (rows * cols) == 0:
-            message += ". " + M.say("traffic_reread", lang, tensor="x_ptr", ratio=got // (rows * cols))
+            message = M.sentences(message, M.say("traffic_reread", lang, tensor="x_ptr", ratio=got // (rows * cols)))
     return ok, message
 
 
-def _t(ru, en):
-    return {"ru": ru, "en": en}
-
-
-FP32 = _t("atol = 1e-5, rtol = 1e-5", "atol = 1e-5, rtol = 1e-5")
+FP32 = t("atol = 1e-5, rtol = 1e-5", "atol = 1e-5, rtol = 1e-5")
 TESTS = (
-    Test("small", _t("4 × 8, целый блок", "4 x 8, a whole block"), test_small, FP32),
-    Test("tail", _t("64 × 896 (ширина Qwen2.5-0.5B), блок 1024", "64 x 896 (Qwen2.5-0.5B's width), block 1024"),
+    Test("small", t("4 × 8, целый блок", "4 x 8, a whole block"), test_small, FP32),
+    Test("tail", t("64 × 896 (ширина Qwen2.5-0.5B), блок 1024", "64 x 896 (Qwen2.5-0.5B's width), block 1024"),
          test_tail, FP32),
-    Test("strided_rows", _t("строки через stride = 1024 при n_cols = 896", "rows stride = 1024 apart, n_cols = 896"),
+    Test("strided_rows", t("строки через stride = 1024 при n_cols = 896", "rows stride = 1024 apart, n_cols = 896"),
          test_strided_rows, FP32),
-    Test("eps", _t("eps = 0.1 и нулевая строка", "eps = 0.1 and a zero row"), test_eps, FP32),
-    Test("fp16", _t("FP16 со значениями около 400: считать во FP32", "FP16 with values near 400: compute in FP32"),
-         test_fp16, _t("atol = 1e-5, rtol = 1e-3", "atol = 1e-5, rtol = 1e-3")),
-    Test("traffic", _t("трафик: x прочитан и y записан по одному разу", "traffic: x read once, y written once"),
+    Test("eps", t("eps = 0.1 и нулевая строка", "eps = 0.1 and a zero row"), test_eps, FP32),
+    Test("fp16", t("FP16 со значениями около 400: считать во FP32", "FP16 with values near 400: compute in FP32"),
+         test_fp16, t("atol = 1e-5, rtol = 1e-3", "atol = 1e-5, rtol = 1e-3")),
+    Test("traffic", t("трафик: x прочитан и y записан по одному разу", "traffic: x read once, y written once"),
          test_traffic),
 )
 
@@ -230,7 +278,7 @@ def demo(mod, lang, backend=Numpy):
 
 EXERCISE = Exercise(
     id="rmsnorm",
-    order=2,
+    order=8,
     title={"ru": "Слитый RMSNorm (прямой проход)", "en": "Fused RMSNorm (forward)"},
     statement=STATEMENT,
     starter=both(STARTER, COMMENTS),

@@ -1,11 +1,13 @@
-"""Exercise 3: the softmax backward pass, dx = y ⊙ (dy − ⟨dy, y⟩), one program per row."""
+"""The softmax backward pass, dx = y ⊙ (dy − ⟨dy, y⟩), one program per row."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import messages as M
-from ._base import (Exercise, Numpy, Test, both, compare, expect_traffic, filled, kernel, launch, randn, rng,
-                    unwritten_message, untouched_padding, verdict)
+from ._base import Exercise, Numpy, Test, both, kernel, launch, next_pow2, randn, rng, t
+from ._checks import close, compare, filled, unwritten_message, untouched_padding, verdict
+from ._diagnose import first_cause, row_step_model
+from ._traffic import expect_traffic
 
 PARAMS = ("y_ptr", "dy_ptr", "dx_ptr", "n_cols", "stride", "BLOCK_SIZE")
 
@@ -49,7 +51,7 @@ SOLUTION = HEAD + '''\
 STATEMENT = {
     "ru": """\
 Обратный проход softmax по строкам. Если `y = softmax(x)` и `dy` — градиент по выходу, то градиент по входу
-(якобиан softmax из урока 1.3.2):
+(произведение `dy` на якобиан softmax, `∂yᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ)`):
 
 **dx = y ⊙ (dy − ⟨dy, y⟩)**, где ⟨dy, y⟩ = Σⱼ dyⱼ·yⱼ — одно число на строку.
 
@@ -67,7 +69,7 @@ softmax_bwd_kernel[(n_rows,)](y, dy, dx, n_cols, stride, BLOCK_SIZE=triton.next_
 """,
     "en": """\
 The backward pass of a row softmax. If `y = softmax(x)` and `dy` is the gradient with respect to the
-output, the gradient with respect to the input (softmax's Jacobian, lesson 1.3.2) is
+output, the gradient with respect to the input (`dy` times softmax's Jacobian, `∂yᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ)`) is
 
 **dx = y ⊙ (dy − ⟨dy, y⟩)**, where ⟨dy, y⟩ = Σⱼ dyⱼ·yⱼ is one number per row.
 
@@ -120,27 +122,37 @@ def run_bwd(mod, lang, y, dy, backend=Numpy):
     k = kernel(mod, "softmax_bwd_kernel", PARAMS, lang)
     rows, cols = y.shape
     dx = backend.put(filled(y.shape, np.float32))
-    rec = launch(k, (rows,), backend.put(y), backend.put(dy), dx, cols, cols,
-                 BLOCK_SIZE=1 << max(0, (cols - 1).bit_length()))
+    rec = launch(k, (rows,), backend.put(y), backend.put(dy), dx, cols, cols, BLOCK_SIZE=next_pow2(cols))
     return backend.get(dx), rec
 
 
-def _diagnose(lang):
+def tail_as_minus_inf(y, dy):
+    """What a kernel reading the block's tail as -inf computes (IEEE arithmetic on infinities, as a GPU does)."""
+    pad = next_pow2(y.shape[1]) - y.shape[1]
+    y64, dy64 = y.astype(np.float64), dy.astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = (dy64 * y64).sum(axis=1, keepdims=True) + (np.inf if pad else 0.0)
+        return y64 * (dy64 - s)
+
+
+def _check(y, dy, dx, lang, *extra):
     def diagnose(got, exp):
-        return M.say("diag_tail_inf", lang) if not np.isfinite(got.astype(np.float64)).all() else None
-    return diagnose
+        return first_cause(
+            lambda: M.say("diag_tail_inf", lang) if close(got, tail_as_minus_inf(y, dy)) else None,
+            *(lambda d=d: d(got) for d in extra))
+    return compare("dx", dx, reference(y, dy), lang, atol=1e-6, rtol=1e-5, diagnose=diagnose)
 
 
 def test_small(mod, lang):
     y, dy = _inputs(31, 4, 8)
     dx, _ = run_bwd(mod, lang, y, dy)
-    return compare("dx", dx, reference(y, dy), lang, atol=1e-6, rtol=1e-5, diagnose=_diagnose(lang))
+    return _check(y, dy, dx, lang)
 
 
 def test_tail(mod, lang):
     y, dy = _inputs(32, 257, 781)
     dx, _ = run_bwd(mod, lang, y, dy)
-    return compare("dx", dx, reference(y, dy), lang, atol=1e-6, rtol=1e-5, diagnose=_diagnose(lang))
+    return _check(y, dy, dx, lang)
 
 
 def test_strided_rows(mod, lang):
@@ -152,12 +164,23 @@ def test_strided_rows(mod, lang):
     dxbuf = filled((rows, stride), np.float32)
     k = kernel(mod, "softmax_bwd_kernel", PARAMS, lang)
     launch(k, (rows,), ybuf[:, :cols], dybuf[:, :cols], dxbuf[:, :cols], cols, stride, BLOCK_SIZE=1024)
-    note = M.say("note_stride", lang, stride=stride, n_cols=cols)
-    passed, message = compare("dx", dxbuf[:, :cols], reference(y, dy), lang, atol=1e-6, rtol=1e-5, note=note)
+
+    def row_step_of_n_cols(_got=None):
+        model = row_step_model([ybuf, dybuf], rows, cols, cols, reference, dxbuf.shape)
+        return M.say("diag_stride", lang, stride=stride, n_cols=cols) if close(dxbuf, model, partial=True) else None
+    passed, message = _check(y, dy, dxbuf[:, :cols], lang, row_step_of_n_cols)
     if not passed:
         return passed, message
     clean, outside = untouched_padding("dx", dxbuf, cols, lang)
-    return (True, message) if clean else (False, f"{outside} {note}")
+    return (True, message) if clean else (False, M.sentences(outside))
+
+
+SUM_NOT_ZERO = t("строка {row}: сумма dx = {value}, а должна быть 0 (выходы softmax в сумме дают 1, поэтому градиент "
+                 "по входам в сумме даёт 0).",
+                 "row {row}: dx sums to {value}, not 0 (softmax's outputs sum to 1, so the gradient with respect to "
+                 "its inputs sums to 0).")
+SUM_ZERO = t("каждая строка dx в сумме даёт 0 (наибольшая |сумма| {value})",
+             "every row of dx sums to 0 (largest |sum| {value})")
 
 
 def test_rows_sum_to_zero(mod, lang):
@@ -172,8 +195,8 @@ def test_rows_sum_to_zero(mod, lang):
     bad = ~(np.abs(sums) <= bound)
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        return False, M.say("sum_not_zero", lang, row=r, value=M.real(sums[r]))
-    return True, M.say("ok_sum_zero", lang, value=M.err(np.abs(sums).max()))
+        return False, M.text(SUM_NOT_ZERO, lang, row=r, value=M.real(sums[r]))
+    return True, M.text(SUM_ZERO, lang, value=M.err(np.abs(sums).max()))
 
 
 def test_traffic(mod, lang):
@@ -188,19 +211,15 @@ def test_traffic(mod, lang):
     ])
 
 
-def _t(ru, en):
-    return {"ru": ru, "en": en}
-
-
-TOL = _t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")
+TOL = t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")
 TESTS = (
-    Test("small", _t("4 × 8, целый блок", "4 x 8, a whole block"), test_small, TOL),
-    Test("tail", _t("257 × 781, блок 1024", "257 x 781, block 1024"), test_tail, TOL),
-    Test("strided_rows", _t("строки через stride = 1024 при n_cols = 781", "rows stride = 1024 apart, n_cols = 781"),
+    Test("small", t("4 × 8, целый блок", "4 x 8, a whole block"), test_small, TOL),
+    Test("tail", t("257 × 781, блок 1024", "257 x 781, block 1024"), test_tail, TOL),
+    Test("strided_rows", t("строки через stride = 1024 при n_cols = 781", "rows stride = 1024 apart, n_cols = 781"),
          test_strided_rows, TOL),
-    Test("rows_sum_to_zero", _t("каждая строка dx в сумме даёт 0", "each row of dx sums to 0"), test_rows_sum_to_zero,
-         _t("|Σ dx| ≤ 1e-5·(1 + Σ|dx|)", "|Σ dx| ≤ 1e-5·(1 + Σ|dx|)")),
-    Test("traffic", _t("трафик: y и dy прочитаны, dx записан по одному разу", "traffic: y, dy read once, dx written once"),
+    Test("rows_sum_to_zero", t("каждая строка dx в сумме даёт 0", "each row of dx sums to 0"), test_rows_sum_to_zero,
+         t("|Σ dx| ≤ 1e-5·(1 + Σ|dx|)", "|Σ dx| ≤ 1e-5·(1 + Σ|dx|)")),
+    Test("traffic", t("трафик: y и dy прочитаны, dx записан по одному разу", "traffic: y, dy read once, dx written once"),
          test_traffic),
 )
 
@@ -215,7 +234,7 @@ def demo(mod, lang, backend=Numpy):
 
 EXERCISE = Exercise(
     id="softmax_bwd",
-    order=3,
+    order=7,
     title={"ru": "Обратный проход softmax", "en": "Softmax backward"},
     statement=STATEMENT,
     starter=both(STARTER, COMMENTS),

@@ -323,3 +323,50 @@ def test_trace_programs_lists_the_elements_one_program_touched():
     assert trace[(2,)]["out_ptr"]["loaded"] == []
     assert trace[(0,)]["y_ptr"]["loaded"] == list(range(1024))
     json.dumps(rec.last)
+
+
+# ------------------------------------------------------------------------------------ per-access detail
+
+
+@minitriton.jit
+def _rows_twice(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for step in range(2):
+        acc += tl.load(x_ptr + offs, mask=mask, other=0.0)   # line A: loaded twice
+    tl.store(out_ptr + offs, acc, mask=mask)                  # line B
+
+
+@pytest.mark.parametrize("group_size", [None, 1])
+def test_accesses_in_program_order_with_lines_and_masked_lanes(group_size):
+    n, block = 10, 4
+    x = np.arange(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    with minitriton.set_options(group_size=group_size), \
+            minitriton.record(trace_programs=[(2,), 0], accesses=True) as rec:
+        _rows_twice[(3,)](x, out, n, BLOCK=block)
+    record = rec.last
+    lines = [a["line"] for a in record["accesses"]]
+    source = open(__file__).read().splitlines()
+    load_line = next(i for i, text in enumerate(source, 1) if text.rstrip().endswith("# line A: loaded twice"))
+    assert [a["program"] for a in record["accesses"]] == [[0]] * 3 + [[2]] * 3   # by program, in order
+    assert [a["kind"] for a in record["accesses"]] == ["load", "load", "store"] * 2
+    assert lines == [load_line, load_line, load_line + 1] * 2
+    last = record["accesses"][3:]
+    assert all(a["offsets"] == [8, 9] and a["masked"] == [10, 11] for a in last)   # past the end: ghost lanes
+    assert record["accesses"][0]["offsets"] == [0, 1, 2, 3] and record["accesses"][0]["masked"] == []
+    assert record["values"]["out_ptr"] == (2 * x).tolist()
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_accesses_need_traced_programs_and_are_off_by_default():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    with minitriton.record(trace_programs=[0]) as rec:
+        _rows_twice[(2,)](x, out, 8, BLOCK=4)
+    assert "accesses" not in rec.last and "values" not in rec.last
+    with minitriton.record(accesses=True) as rec:
+        _rows_twice[(2,)](x, out, 8, BLOCK=4)
+    assert "accesses" not in rec.last     # no program traced: nothing to detail

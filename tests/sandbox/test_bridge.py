@@ -24,24 +24,25 @@ def call(op: str, request) -> dict:
 
 
 def error_keys(err):
-    assert set(err) == {"type", "message", "line", "col", "program", "traceback"}, err
+    assert set(err) - {"program_text"} == {"type", "message", "line", "col", "program", "traceback"}, err
     return err
 
 
 # ---------------------------------------------------------------- exercises, hint, solution
 
-def test_exercises_lists_the_four_in_order_in_each_language():
+def test_exercises_lists_the_course_in_order_in_each_language():
     for lang in ("ru", "en"):
         data = call("exercises", {"lang": lang})["exercises"]
-        assert [e["id"] for e in data] == ["practice", "rmsnorm", "softmax_bwd", "flash_attention"]
+        assert [e["id"] for e in data] == [ex.id for ex in EXERCISES]
         for e, ex in zip(data, EXERCISES):
             assert e["title"] == ex.title[lang] and e["statement"] == ex.statement[lang]
             assert e["starter"] == ex.starter[lang]
-            assert e["hints"] == len(ex.hints)
+            assert e["hints"] == len(ex.hints) == len(e["hint_texts"])
+            assert e["hint_texts"] == [h[lang] for h in ex.hints]
             assert e["tests"] == [t.title[lang] for t in ex.tests] and e["test_ids"] == [t.id for t in ex.tests]
             compile(e["starter"], "starter.py", "exec")
-    assert call("exercises", {})["exercises"][0]["title"] == get("practice").title["ru"]   # Russian by default
-    assert call("exercises", {"lang": "de"})["exercises"][0]["title"] == get("practice").title["ru"]
+    assert call("exercises", {})["exercises"][0]["title"] == EXERCISES[0].title["ru"]   # Russian by default
+    assert call("exercises", {"lang": "de"})["exercises"][0]["title"] == EXERCISES[0].title["ru"]
 
 
 def test_hints_come_one_at_a_time():
@@ -52,6 +53,17 @@ def test_hints_come_one_at_a_time():
     for bad in (len(ex.hints), -1, "0", True, None):
         err = error_keys(call("hint", {"exercise": "rmsnorm", "index": bad, "lang": "en"})["error"])
         assert err["type"] == "BadRequest" and err["message"].startswith("there is no hint")
+
+
+def test_the_starter_hash_names_the_starter_in_both_languages():
+    ru, en = (call("exercises", {"lang": lang})["exercises"] for lang in ("ru", "en"))
+    assert [e["starter_hash"] for e in ru] == [e["starter_hash"] for e in en]
+    assert len({e["starter_hash"] for e in ru}) == len(ru)
+
+
+def test_solutions_come_all_at_once_for_the_built_site():
+    for lang in ("ru", "en"):
+        assert call("solutions", {"lang": lang}) == {"solutions": {ex.id: ex.solution[lang] for ex in EXERCISES}}
 
 
 def test_solution_returns_the_hidden_reference():
@@ -66,11 +78,11 @@ def test_solution_returns_the_hidden_reference():
     ("run", "[1, 2]", "неверный запрос: the request must be a JSON object"),
     ("run", "{not json", "неверный запрос: "),
     ("teleport", "{}", "неизвестная операция «teleport»"),
-    ("run", '{"exercise": "nope", "code": ""}', "нет упражнения «nope» (есть: practice, rmsnorm, softmax_bwd, "
-                                                 "flash_attention)"),
+    ("run", '{"exercise": "nope", "code": ""}', f"нет упражнения «nope» (есть: {', '.join(e.id for e in EXERCISES)})"),
     ("check", '{"exercise": "practice"}', "неверный запрос: `code` must be a string"),
-    ("memory", '{"exercise": "practice", "code": "", "program": [-1]}', "неверный запрос: `program` must be"),
-    ("memory", '{"exercise": "practice", "code": "", "program": [0], "launch": "x"}', "неверный запрос: `launch`"),
+    ("memory", '{"exercise": "practice", "code": "", "source": "demo"}', "неверный запрос: `source` must be"),
+    ("memory", '{"exercise": "practice", "code": "", "launch": "x"}', "неверный запрос: `launch`"),
+    ("memory", '{"exercise": "practice", "code": "", "launch": 0, "grid": [2, -1]}', "неверный запрос: `grid`"),
 ])
 def test_bad_requests_become_errors(op, text, message):
     answer = json.loads(bridge.handle(op, text))
@@ -80,7 +92,7 @@ def test_bad_requests_become_errors(op, text, message):
 
 def test_gpu_is_a_lab_only_op():
     assert call("gpu", {"exercise": "practice", "code": PRACTICE, "lang": "en"}) == {
-        "available": False, "reason": "running on the GPU needs lab mode (python -m minitriton serve)"}
+        "available": False, "reason": "running on the GPU needs lab mode (python -m sandbox)"}
 
 
 # ---------------------------------------------------------------- run
@@ -116,12 +128,25 @@ def test_run_points_at_the_line_and_program_of_a_kernel_error():
     assert not r["ok"]
     err = error_keys(r["error"])
     assert (err["type"], err["line"], err["program"]) == ("OutOfBoundsError", line, [2, 0, 0])
-    assert err["message"] == (f"программа 2 читает смещения 10…11 за концом `y_ptr` (в нём n = 10 элементов), строка "
+    assert err["message"] == (f"программа 2 читает смещения 10…11 за концом `y_ptr` (в нём 10 элементов), строка "
                               f"{line}. Закройте хвост маской: mask=offs < n.")
     # the traceback keeps the learner's frames only
     assert f'File "practice.py", line {line}, in add_kernel' in err["traceback"]
     assert "minitriton/" not in err["traceback"] and "sandbox/" not in err["traceback"]
     assert err["traceback"].rstrip().splitlines()[-1].startswith("  fix: mask the tail")
+
+
+def test_the_program_is_written_as_the_message_writes_it():
+    """A 2-D grid's program is "(0, 0)" in the message, so the error's program_text says the same (the padded
+    [x, y, z] stays for the editor)."""
+    start = PRACTICE.index("        b = tl.load(b_ptr + ks[:, None] * N + offs_n[None, :],")
+    end = PRACTICE.index("\n", PRACTICE.index("\n", start) + 1)
+    code = PRACTICE[:start] + "        b = tl.load(b_ptr + ks[:, None] * N + offs_n[None, :])" + PRACTICE[end:]
+    err = error_keys(call("run", {"exercise": "practice", "code": code, "lang": "en"})["error"])
+    assert err["type"] == "OutOfBoundsError" and err["program"] == [0, 0, 0]
+    assert err["program_text"] == "(0, 0)" and err["message"].startswith("program (0, 0) reads")
+    one_d = PRACTICE.replace("    y = tl.load(y_ptr + offs, mask=mask)\n", "    y = tl.load(y_ptr + offs)\n")
+    assert call("run", {"exercise": "practice", "code": one_d, "lang": "en"})["error"]["program_text"] == "2"
 
 
 def test_host_errors_point_at_the_line():
@@ -185,56 +210,140 @@ def test_check_answer_shape():
 
 
 def test_value_only_tests_run_without_counters():
-    """The boss's tests compare values only: their launches run unrecorded (the counters' bookkeeping would
-    double the check's time), so Check lists no launches; Run still shows the demo's counters."""
+    """The boss's value tests run unrecorded (the counters' bookkeeping would double the check's time), so Check
+    lists the launch of its traffic test only; Run still shows the demo's counters."""
     code = get("flash_attention").solution["en"]
-    assert call("check", {"exercise": "flash_attention", "code": code})["launches"] == []
+    assert [x["test"] for x in call("check", {"exercise": "flash_attention", "code": code})["launches"]] == [
+        "causal_skip"]
     assert [x["grid"] for x in call("run", {"exercise": "flash_attention", "code": code})["launches"]] == [[2, 2, 1]]
 
 
 # ---------------------------------------------------------------- memory
 
-def test_memory_picture_of_the_last_add_program():
-    r = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [2, 0, 0], "launch": 0, "lang": "en"})
-    assert r["program"] == [2, 0, 0] and r["launch"]["kernel"] == "add_kernel" and "trace" not in r["launch"]
-    t = r["tensors"]
-    # n = 10, BLOCK = 4: program 2 owns offsets 8…11, of which 10 and 11 are masked off
-    assert (t["x_ptr"]["loaded"], t["x_ptr"]["stored"]) == ([8, 9], [])
-    assert (t["out_ptr"]["loaded"], t["out_ptr"]["stored"]) == ([], [8, 9])
-    assert t["x_ptr"]["program_counters"]["masked_load_lanes"] == 2
-    assert t["out_ptr"]["program_counters"]["masked_store_lanes"] == 2
-    assert t["x_ptr"]["shape"] == [10] and t["x_ptr"]["strides"] == [1] and t["x_ptr"]["dtype"] == "fp32"
-    assert t["x_ptr"]["ideal_bytes"] == 40
+def offsets(runs):
+    """The offsets of the bridge's runs [start, length, ...]."""
+    return [o for s, n in zip(runs[0::2], runs[1::2]) for o in range(s, s + n)]
+
+
+def memory(source, launch, code=PRACTICE, exercise="practice", lang="en"):
+    made = call(source, {"exercise": exercise, "code": code, "lang": lang})
+    grid = made["launches"][launch]["grid"]
+    return call("memory", {"exercise": exercise, "code": code, "source": source, "launch": launch, "grid": grid,
+                           "lang": lang})
+
+
+def test_memory_picture_traces_every_program_of_a_run_launch():
+    r = memory("run", 0)
+    assert r["source"] == "run" and r["launch_index"] == 0 and r["launches"] == 3
+    assert r["launch"]["kernel"] == "add_kernel" and "trace" not in r["launch"]
+    assert r["traced"] == 3 and [p["program"] for p in r["programs"]] == [[0, 0, 0], [1, 0, 0], [2, 0, 0]]
+    assert r["tensors"]["x_ptr"] == {"shape": [10], "strides": [1], "dtype": "fp32", "itemsize": 4}
+    # n = 10, BLOCK = 4: program p owns offsets 4p…4p+3; program 2's 10 and 11 are masked off
+    for p in range(3):
+        own = list(range(4 * p, min(4 * p + 4, 10)))
+        t = r["programs"][p]["tensors"]
+        assert offsets(t["x_ptr"]["loaded"]) == own and t["x_ptr"]["stored"] == []
+        assert offsets(t["out_ptr"]["stored"]) == own and t["out_ptr"]["loaded"] == []
+    assert r["programs"][2]["tensors"]["x_ptr"]["loaded"] == [8, 2]                   # one run of two
+    assert r["programs"][2]["counters"]["x_ptr"]["masked_load_lanes"] == 2
+    assert r["programs"][2]["counters"]["out_ptr"]["masked_store_lanes"] == 2
     assert r["traffic"]["total"] == {"loaded_bytes": 80, "stored_bytes": 40, "ideal_bytes": 120, "ratio": 1.0}
 
 
 def test_memory_picture_of_a_matmul_tile():
-    r = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [1, 2], "launch": 2, "lang": "en"})
-    t = r["tensors"]
-    # the demo: A 40 x 20, B 20 x 36, 16-tiles; program (1, 2) computes C rows 16…31, columns 32…35
-    assert t["a_ptr"]["loaded"] == sorted(r_ * 20 + k for r_ in range(16, 32) for k in range(20))
-    assert t["b_ptr"]["loaded"] == sorted(k * 36 + c for k in range(20) for c in range(32, 36))
-    assert t["c_ptr"]["stored"] == sorted(r_ * 36 + c for r_ in range(16, 32) for c in range(32, 36))
-    assert t["a_ptr"]["shape"] == [40, 20] and t["a_ptr"]["strides"] == [20, 1]
+    r = memory("run", 2)
+    # the demo: A 40 x 20, B 20 x 36, 16-tiles, grid (3, 3); program (1, 2) computes C rows 16…31, columns 32…35
+    prog = next(p for p in r["programs"] if p["program"] == [1, 2, 0])
+    assert prog["linear"] == 1 * 3 + 2 and len(r["programs"]) == 9
+    t = prog["tensors"]
+    assert offsets(t["a_ptr"]["loaded"]) == sorted(r_ * 20 + k for r_ in range(16, 32) for k in range(20))
+    assert offsets(t["b_ptr"]["loaded"]) == sorted(k * 36 + c for k in range(20) for c in range(32, 36))
+    assert offsets(t["c_ptr"]["stored"]) == sorted(r_ * 36 + c for r_ in range(16, 32) for c in range(32, 36))
+    assert r["tensors"]["a_ptr"]["shape"] == [40, 20] and r["tensors"]["a_ptr"]["strides"] == [20, 1]
     # each row of A tiles is read once per column of tiles (3), each column of B once per row of tiles (3)
     assert r["traffic"]["a_ptr"]["loaded_bytes"] == 40 * 20 * 4 * 3 and r["traffic"]["a_ptr"]["ratio"] == 3.0
     assert r["traffic"]["b_ptr"]["loaded_bytes"] == 20 * 36 * 4 * 3
-    assert r["traffic"]["a_ptr"]["program_loaded_bytes"] == 16 * 20 * 4
+    assert prog["counters"]["a_ptr"]["loaded_bytes"] == 16 * 20 * 4
 
 
-def test_memory_refuses_programs_outside_the_grid_and_missing_launches():
-    err = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [5], "launch": 2, "lang": "en"})["error"]
-    assert err["message"] == "program (5, 0, 0) is outside the grid (3, 3, 1)"
-    err = call("memory", {"exercise": "practice", "code": PRACTICE, "program": [0], "launch": 3, "lang": "en"})["error"]
-    assert err["message"] == "there is no launch 3: the demo made 3"
+def test_memory_picture_of_a_check_launch_is_the_tests_own():
+    check = call("check", {"exercise": "practice", "code": PRACTICE, "lang": "en"})
+    k, launch = next((i, L) for i, L in enumerate(check["launches"]) if L["test"] == "add_tail")
+    r = memory("check", k)
+    assert r["source"] == "check" and r["launch"]["test"] == "add_tail" and r["launch"]["grid"] == launch["grid"]
+    n, block = 98_432, 1024
+    assert len(r["programs"]) == -(-n // block)
+    last = r["programs"][-1]
+    assert offsets(last["tensors"]["y_ptr"]["loaded"]) == list(range((len(r["programs"]) - 1) * block, n))
+    assert last["counters"]["y_ptr"]["masked_load_lanes"] == len(r["programs"]) * block - n
+    # every element is stored by exactly one program
+    stored = sorted(o for p in r["programs"] for o in offsets(p["tensors"]["out_ptr"]["stored"]))
+    assert stored == list(range(n))
+
+
+def test_only_the_pictured_launch_is_traced():
+    """The other launches of the op keep their usual records (no per-program trace)."""
+    from sandbox import memory_picture
+    from sandbox.exercises._base import Session
+    kept = []
+    with bridge._op(bridge.Capture()), memory_picture.trace_launch(1, [4]) as tracer:
+        get("practice").demo(bridge.load(get("practice"), PRACTICE, as_main=False), "en")
+        kept = list(Session.launches)
+    assert [bool(L.get("trace")) for L in kept] == [False, True, False]
+    assert tracer.record["kernel"] == "softmax_kernel" and len(tracer.record["trace"]) == 4
+
+
+def test_memory_refuses_missing_launches_and_bad_grids():
+    err = call("memory", {"exercise": "practice", "code": PRACTICE, "source": "run", "launch": 3, "grid": [1],
+                          "lang": "en"})["error"]
+    assert err["message"] == "there is no launch 4: the demo made 3"
+    err = call("memory", {"exercise": "practice", "code": PRACTICE, "source": "run", "launch": 0, "grid": [0],
+                          "lang": "en"})["error"]
+    assert err["type"] == "BadRequest" and "`grid`" in err["message"]
     starter_oob = PRACTICE.replace("    x = tl.load(x_ptr + offs, mask=mask)\n", "    x = tl.load(x_ptr + offs)\n")
-    err = call("memory", {"exercise": "practice", "code": starter_oob, "program": [0], "lang": "en"})["error"]
+    err = call("memory", {"exercise": "practice", "code": starter_oob, "source": "run", "launch": 0, "grid": [3],
+                          "lang": "en"})["error"]
     assert err["type"] == "OutOfBoundsError" and err["program"] == [2, 0, 0]
+
+
+def test_per_access_detail_becomes_steps_masked_lanes_and_values():
+    """The picture's steps, masked lanes and values from a record that carries per-access detail (the format the
+    page draws; the recorder's part is its own)."""
+    from sandbox.memory_picture import picture
+    zeros = [0, 0]
+    per_program = {f: zeros for f in ("loaded_bytes", "stored_bytes", "masked_load_lanes", "masked_store_lanes")}
+    totals = {f: 0 for f in ("loaded_elements", "loaded_bytes", "stored_elements", "stored_bytes", "atomic_elements",
+                             "unique_loaded_bytes", "masked_load_lanes", "masked_store_lanes")}
+    record = {
+        "kernel": "copy", "grid": [2, 1, 1], "num_programs": 2,
+        "tensors": {"x_ptr": {"dtype": "fp32", "shape": [6], "per_program": per_program, "totals": totals}},
+        "trace": [{"program": [1], "tensors": {"x_ptr": {"loaded": [4, 5], "stored": [], "atomic": []}}},
+                  {"program": [0], "tensors": {"x_ptr": {"loaded": [0, 1, 2, 3], "stored": [], "atomic": []}}}],
+        "accesses": [{"program": [1, 0, 0], "kind": "load", "tensor": "x_ptr", "line": 7, "offsets": [4],
+                      "masked": [6, 7]},
+                     {"program": [1, 0, 0], "kind": "load", "tensor": "x_ptr", "line": 7, "offsets": [5],
+                      "masked": [8, 9]}],
+        "values": {"x_ptr": [0.5, 1.5, 2.5, 3.5, 4.5, 5.5]},
+    }
+    d = picture(record)
+    assert [p["program"] for p in d["programs"]] == [[0, 0, 0], [1, 0, 0]]
+    one = d["programs"][1]
+    assert one["steps"] == [{"line": 7, "kind": "load", "tensor": "x_ptr", "offsets": [4, 1], "masked": [6, 2]},
+                            {"line": 7, "kind": "load", "tensor": "x_ptr", "offsets": [5, 1], "masked": [8, 2]}]
+    assert one["tensors"]["x_ptr"]["masked"] == [6, 4] and "steps" not in d["programs"][0]
+    assert d["values"] == {"x_ptr": [0.5, 1.5, 2.5, 3.5, 4.5, 5.5]}
+    assert "accesses" not in d["launch"] and "values" not in d["launch"]
+
+
+def test_runs_are_sorted_distinct_consecutive_offsets():
+    from sandbox.memory_picture import runs
+    assert runs([]) == []
+    assert runs([5, 3, 4, 4, 9, 10, -2]) == [-2, 1, 3, 3, 9, 2]
 
 
 # ---------------------------------------------------------------- what the browser can run
 
-BROWSER_MODULES = ["bridge.py", "messages.py", "__init__.py"] + [
+BROWSER_MODULES = ["bridge.py", "memory_picture.py", "messages.py", "__init__.py"] + [
     f"exercises/{p.name}" for p in sorted((SANDBOX / "exercises").glob("*.py"))]
 FORBIDDEN = {"threading", "subprocess", "signal", "multiprocessing", "socket", "http", "asyncio", "concurrent",
              "torch", "triton"}
@@ -250,8 +359,8 @@ def test_browser_side_imports_numpy_stdlib_and_minitriton_only(module):
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             names.add(node.module.split(".")[0])
     assert not names & FORBIDDEN
-    assert names <= {"__future__", "builtins", "contextlib", "io", "json", "linecache", "math", "os", "re", "time",
-                     "traceback", "types", "dataclasses", "typing", "math", "numpy", "minitriton"}
+    assert names <= {"__future__", "builtins", "contextlib", "hashlib", "io", "json", "linecache", "math", "os", "re",
+                     "time", "traceback", "types", "dataclasses", "typing", "itertools", "numpy", "minitriton"}
 
 
 def test_importing_the_bridge_does_not_import_the_server():

@@ -1,4 +1,4 @@
-"""The lab server (`python -m minitriton serve`) in a subprocess on a free 127.0.0.1 port: token and Origin
+"""The lab server (`python -m sandbox`) in a subprocess on a free 127.0.0.1 port: token and Origin
 checks, the API round trips, Stop and the time limit ending a `while True:`, and the GPU op's answer here."""
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ class Server:
     def __init__(self, *args, dist=None):
         env = {k: v for k, v in os.environ.items() if not k.startswith("MINITRITON_")}
         env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        cmd = [sys.executable, "-m", "minitriton", "serve", "--no-browser", *args]
+        cmd = [sys.executable, "-m", "sandbox", "--no-browser", *args]
         if dist is not None:
             cmd += ["--dist", str(dist)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -108,7 +108,7 @@ def test_the_api_refuses_other_origins_and_hosts(server):
     assert server.api("exercises", {}, origin="null")[0] == 403
     assert server.api("exercises", {}, host=f"evil.example:{server.port}")[0] == 403     # DNS rebinding
     status, body = server.api("exercises", {"lang": "en"})
-    assert status == 200 and [e["id"] for e in body["exercises"]][0] == "practice"
+    assert status == 200 and [e["id"] for e in body["exercises"]][0] == "copy"
     assert server.api("exercises", {}, origin=False)[0] == 200                            # curl, same-origin GET
 
 
@@ -183,11 +183,9 @@ def test_gpu_op_reports_why_it_is_unavailable(server):
     assert body["reason"].startswith(expected)
 
 
-def test_time_limit_unbuilt_page_and_a_clean_exit(tmp_path):
-    s = Server("--time-limit", "1.5", dist=tmp_path / "nowhere")
+def test_time_limit_and_a_clean_exit(dist):
+    s = Server("--time-limit", "1.5", dist=dist)
     try:
-        status, _, page = s.request("GET", "/")
-        assert status == 200 and b"not built yet" in page and b"node build.mjs" in page
         status, body = s.api("run", {"exercise": "practice", "code": "while True:\n    pass\n", "lang": "en"})
         assert status == 200 and body["error"] == {"type": "TimeLimit", "message": "stopped after the 1.5 s limit",
                                                    "line": None, "col": None, "program": None, "traceback": ""}
@@ -196,12 +194,78 @@ def test_time_limit_unbuilt_page_and_a_clean_exit(tmp_path):
     assert code == 0          # SIGTERM shuts down like Ctrl-C, its worker processes with it
 
 
+def test_without_a_built_page_it_says_so_in_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MINITRITON_")}
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run([sys.executable, "-m", "sandbox", "--no-browser", "--dist", str(tmp_path / "nowhere")],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "node web/build.mjs" in done.stderr, done.stderr
+
+
+def test_the_emulator_has_no_serve_command():
+    done = subprocess.run([sys.executable, "-m", "minitriton", "serve"], capture_output=True, text=True, cwd=REPO,
+                          timeout=120)
+    assert done.returncode == 2 and "invalid choice: 'serve'" in done.stderr
+
+
+def _raw(port, data: bytes) -> bytes:
+    """Bytes sent on one connection; everything the server answers until it closes or goes quiet."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(data)
+        sock.settimeout(3)
+        out = b""
+        try:
+            while chunk := sock.recv(65536):
+                out += chunk
+        except (TimeoutError, ConnectionResetError):
+            pass
+    return out
+
+
+def _post(port, path, body: bytes, token="", length=None):
+    length = len(body) if length is None else length
+    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"X-Token: {token}\r\nContent-Length: {length}\r\n\r\n").encode() + body
+
+
+def test_a_refused_request_leaves_its_connection_in_step(server):
+    """The 403 reads its body, so the next request on the kept-alive connection is parsed as sent."""
+    body = b'{"lang": "ru"}'
+    out = _raw(server.port, _post(server.port, "/api/exercises", body, token="stale")
+               + _post(server.port, "/api/info", b"{}", token=server.token)
+               + f"GET /app.js HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nConnection: close\r\n\r\n".encode())
+    statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", out)
+    assert statuses == [b"403", b"200", b"200"], out[:600]
+    assert b'"reason": "token"' in out and b'"lab": true' in out and out.endswith(b"export const x = 1;\n")
+
+
+def test_a_body_over_the_limit_is_refused_and_the_connection_closed(server):
+    big = b"x" * (2**20 + 1)
+    out = _raw(server.port, _post(server.port, "/api/run", big, token=server.token)
+               + _post(server.port, "/api/info", b"{}", token=server.token))
+    assert re.findall(rb"HTTP/1\.1 (\d{3}) ", out) == [b"413"], out[:600]
+    assert b"Connection: close" in out and b'"type": "TooLarge"' in out
+
+
+def test_the_page_can_ask_whether_it_is_in_lab_mode_without_the_token(server):
+    status, headers, body = server.request("GET", "/api/info")
+    assert status == 200 and json.loads(body) == {"lab": True}
+    status, body = server.api("info", {}, token="stale")
+    assert status == 403 and body["error"]["reason"] == "token"
+    status, body = server.api("info", {}, origin="http://evil.example")
+    assert status == 403 and body["error"]["reason"] == "origin"
+    status, body = server.api("info", {})
+    assert status == 200 and body["lab"] is True
+
+
 def test_gpu_comparison_of_outputs():
     """What the GPU op reports per output, on arrays made here (the GPU run itself needs CUDA)."""
     import numpy as np
 
     from sandbox.exercises._base import filled
-    from sandbox.server import compare_outputs
+    from sandbox.gpu import compare_outputs
     emu = filled(4, np.float32)
     emu[:2] = [1.0, 2.0]                                  # elements 2 and 3 never written
     gpu = np.array([1.0, 2.5, 3.0, np.inf], np.float32)

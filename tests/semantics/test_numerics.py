@@ -1,4 +1,4 @@
-"""Tests for minitriton.numerics against independent references: measured GPU bit
+"""Tests for minitriton.semantics.numerics and .integers against independent references: measured GPU bit
 tables, exact Fraction/Decimal arithmetic, Python integers, struct and math."""
 
 import math
@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from minitriton.semantics import integers as ni
 from minitriton.semantics import numerics as nm
 
 # Any RuntimeWarning (overflow, invalid, divide) escaping a helper fails the test.
@@ -325,17 +326,17 @@ def ref_cdivmod(a: int, b: int, dt):
 def test_c_div_mod_examples():
     a = np.array([-7, 7, -7, 7, 5, -5, -2**31, -2**31, 0], dtype=np.int32)
     b = np.array([2, -2, -2, 2, 0, 0, -1, 0, 0], dtype=np.int32)
-    assert nm.c_div(a, b).tolist() == [-3, -3, 3, 3, -1, -1, -2**31, -1, -1]
-    assert nm.c_mod(a, b).tolist() == [-1, 1, -1, 1, 5, -5, 0, -2**31, 0]
+    assert ni.c_div(a, b).tolist() == [-3, -3, 3, 3, -1, -1, -2**31, -1, -1]
+    assert ni.c_mod(a, b).tolist() == [-1, 1, -1, 1, 5, -5, 0, -2**31, 0]
     u = np.array([7, 0, 2**32 - 1], dtype=np.uint32)
-    assert nm.c_div(u, np.uint32(0)).tolist() == [2**32 - 1] * 3
-    assert nm.c_mod(u, np.uint32(0)).tolist() == [7, 0, 2**32 - 1]
-    assert nm.c_div(u, np.array([2], np.uint32)).tolist() == [3, 0, 2**31 - 1]
+    assert ni.c_div(u, np.uint32(0)).tolist() == [2**32 - 1] * 3
+    assert ni.c_mod(u, np.uint32(0)).tolist() == [7, 0, 2**32 - 1]
+    assert ni.c_div(u, np.array([2], np.uint32)).tolist() == [3, 0, 2**31 - 1]
     i64 = np.array([-2**63, 2**63 - 1, -2**63 + 1], dtype=np.int64)
-    assert nm.c_div(i64, np.array([-1, 3, 2**62], np.int64)).tolist() == [-2**63, (2**63 - 1) // 3, -1]
-    assert nm.c_mod(i64, np.array([-1, 3, 2**62], np.int64)).tolist() == [0, (2**63 - 1) % 3, -2**62 + 1]
+    assert ni.c_div(i64, np.array([-1, 3, 2**62], np.int64)).tolist() == [-2**63, (2**63 - 1) // 3, -1]
+    assert ni.c_mod(i64, np.array([-1, 3, 2**62], np.int64)).tolist() == [0, (2**63 - 1) % 3, -2**62 + 1]
     # broadcasting, dtype kept
-    q = nm.c_div(np.array([[-9], [9]], np.int8), np.array([2, -4, 0], np.int8))
+    q = ni.c_div(np.array([[-9], [9]], np.int8), np.array([2, -4, 0], np.int8))
     assert q.dtype == np.int8 and q.tolist() == [[-4, 2, -1], [4, -2, -1]]
 
 
@@ -349,7 +350,7 @@ def test_c_div_mod_match_exact_reference(dt, data):
     pairs = data.draw(st.lists(st.tuples(vals, vals), min_size=1, max_size=40))
     a = np.array([p[0] for p in pairs], dtype=dt)
     b = np.array([p[1] for p in pairs], dtype=dt)
-    q, r = nm.c_div(a, b), nm.c_mod(a, b)
+    q, r = ni.c_div(a, b), ni.c_mod(a, b)
     assert q.dtype == dt and r.dtype == dt
     want = [ref_cdivmod(x, y, dt) for x, y in pairs]
     assert q.tolist() == [w[0] for w in want]
@@ -565,7 +566,7 @@ def test_fma_broadcast_scalars():
 
 def test_umulhi_examples():
     def hi(vals_a, vals_b, dt):
-        return nm.umulhi(np.array(vals_a, dt), np.array(vals_b, dt)).tolist()
+        return ni.umulhi(np.array(vals_a, dt), np.array(vals_b, dt)).tolist()
 
     assert hi([-1, 2**31 - 1, -2**31], [-1, 2**31 - 1, -2**31], np.int32) == [0, 2**30 - 1, 2**30]
     assert hi([2**32 - 1], [2**32 - 1], np.uint32) == [2**32 - 2]
@@ -582,7 +583,7 @@ def test_umulhi_matches_python(dt, data):
     pairs = data.draw(st.lists(st.tuples(ints, ints), min_size=1, max_size=40))
     a = np.array([p[0] for p in pairs], dtype=dt)
     b = np.array([p[1] for p in pairs], dtype=dt)
-    got = nm.umulhi(a, b)
+    got = ni.umulhi(a, b)
     assert got.dtype == dt
     # Python's >> floors, which is the two's-complement high word for signed products.
     assert got.tolist() == [wrap((x * y) >> bits, dt) for x, y in pairs]
@@ -593,13 +594,13 @@ def test_umulhi_matches_python(dt, data):
 
 def test_shift_gpu_values():
     x = np.array([-8, 7, -1, 3], dtype=np.int32)
-    assert nm.shift_right(x, np.array(1, np.int32)).tolist() == [-4, 3, -1, 1]
-    assert nm.shift_left(x, np.array(31, np.int32)).tolist() == [0, -2**31, -2**31, -2**31]
-    assert nm.shift_left(x, np.array(32, np.int32)).tolist() == [0, 0, 0, 0]
-    assert nm.shift_right(x, np.array([32, 100, -1, 31], np.int32)).tolist() == [-1, 0, -1, 0]
+    assert ni.shift_right(x, np.array(1, np.int32)).tolist() == [-4, 3, -1, 1]
+    assert ni.shift_left(x, np.array(31, np.int32)).tolist() == [0, -2**31, -2**31, -2**31]
+    assert ni.shift_left(x, np.array(32, np.int32)).tolist() == [0, 0, 0, 0]
+    assert ni.shift_right(x, np.array([32, 100, -1, 31], np.int32)).tolist() == [-1, 0, -1, 0]
     u = x.view(np.uint32)
-    assert nm.shift_right(u, np.array([1, 32, -1, 31], np.int32)).tolist() == [2**31 - 4, 0, 0, 0]
-    assert nm.shift_left(u, np.array([4, 40], np.uint32)[:, None]).tolist() == [
+    assert ni.shift_right(u, np.array([1, 32, -1, 31], np.int32)).tolist() == [2**31 - 4, 0, 0, 0]
+    assert ni.shift_left(u, np.array([4, 40], np.uint32)[:, None]).tolist() == [
         [(2**32 - 8) * 16 % 2**32, 112, 2**32 - 16, 48], [0, 0, 0, 0]]
 
 
@@ -625,14 +626,14 @@ def test_shifts_match_python(dt, data):
                                 min_size=len(a_vals), max_size=len(a_vals)))
     a = np.array(a_vals, dtype=dt)
     s = np.array(s_vals, dtype=dt)
-    left, right = nm.shift_left(a, s), nm.shift_right(a, s)
+    left, right = ni.shift_left(a, s), ni.shift_right(a, s)
     assert left.dtype == dt and right.dtype == dt
     assert left.tolist() == [ref_shl(x, y, dt) for x, y in zip(a_vals, s_vals)]
     assert right.tolist() == [ref_shr(x, y, dt) for x, y in zip(a_vals, s_vals)]
     # shift amounts of another integer type (huge unsigned values clamp as well)
     s64 = np.array(s_vals, dtype=np.int64).view(np.uint64)
-    assert nm.shift_left(a, s64).tolist() == left.tolist()
-    assert nm.shift_right(a, s64).tolist() == right.tolist()
+    assert ni.shift_left(a, s64).tolist() == left.tolist()
+    assert ni.shift_right(a, s64).tolist() == right.tolist()
 
 
 def test_bad_arguments():
@@ -641,7 +642,7 @@ def test_bad_arguments():
     with pytest.raises(TypeError):
         nm.float_to_int(np.ones(2), np.float32)
     with pytest.raises(TypeError):
-        nm.c_div(np.ones(2, np.int32), np.ones(2, np.int64))
+        ni.c_div(np.ones(2, np.int32), np.ones(2, np.int64))
 
 
 def test_signalling_nans_do_not_warn():

@@ -934,6 +934,35 @@ def test_float_mod_is_frem_not_fmod():
         assert_same(ref, want, t, f"reference frem formula for {t} against the GPU probe", [("x", x), ("y", y)])
 
 
+def test_float_mod_of_constants_is_folded_as_fmod():
+    """`%` of two constants is folded by Triton's compiler with IEEE fmod (Triton 3.6's TTIR for sm_90 stores
+    dense<-0.0> and dense<0.0999998301> for the two cases below; the H200 stored -0.0 for the first), while the
+    same values loaded from memory go through the run-time lowering: +0.0 and -1.7e-07."""
+    k = make_kernel("""
+    @triton.jit
+    def mods(X, Y, Z):
+        o = tl.arange(0, 4)
+        tl.store(Z + o, tl.full((4,), -31, tl.int64) % tl.full((4,), 0.25, tl.float16))
+        tl.store(Z + 4 + o, tl.full((4,), 5.1, tl.float32) % tl.full((4,), 0.1, tl.float32))
+        tl.store(Z + 8 + o, tl.load(X + o) % 0.25)
+        tl.store(Z + 12 + o, tl.load(X + o) % tl.load(Y + o))
+        tl.store(Z + 16 + o, tl.full((4,), -4.0, tl.float64).to(tl.float32) % 1.0)
+    """)
+    x = np.array([-31.0, 5.1, -4.0, -0.0], np.float32)
+    y = np.array([0.25, 0.1, 1.0, 1.0], np.float32)
+    z = np.full(20, 7.0, np.float32)
+    k[(1,)](x, y, z)
+    bits = lambda v: np.asarray(v, np.float32).view(np.uint32).tolist()  # noqa: E731 - the signs of zeros count
+    assert bits(z[:4]) == bits([-0.0] * 4)
+    assert bits(z[4:8]) == bits([np.fmod(np.float32(5.1), np.float32(0.1))] * 4) and z[4] > 0.0999
+    assert bits(z[12:16]) == bits([0.0, -1.7136335372924805e-07, 0.0, 0.0])      # run time: fma(-trunc(x/y), y, x)
+    exact = x.astype(np.float64) - np.trunc(x.astype(np.float64) / 0.25) * 0.25      # one constant: run time
+    assert bits(z[8:12]) == bits(exact.astype(np.float32) + np.float32(0.0))
+    # a cast of a constant is folded by the compiler too (TTIR: dense<-0.0>), but minitriton folds only constants
+    # written as such (Python numbers, tl.full, tl.zeros): the run-time value, +0.0 (fuzzgen never generates it)
+    assert bits(z[16:20]) == bits([0.0] * 4)
+
+
 def test_row22_bf16_add_and_compare():
     a, b = BF16.of([2.5, -5, 1, 3]), BF16.of([2, -2, 1, -3])
     z, lt = BF16.zeros(4), np.zeros(4, bool)

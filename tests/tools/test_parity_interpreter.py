@@ -38,7 +38,7 @@ DOCUMENTED = {"int_div_by_zero": "S1.5", "fp32_to_bf16_rtne": "S1.17", "store_fp
 def parity_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("parity")
     cmd = [sys.executable, "-m", "parity", "--target", "interpreter", "--only", "kernels,probes,fuzz",
-           "--fuzz-examples", "200", "--out", str(out)]
+           "--fuzz-examples", "200", "--seed", "20251129", "--out", str(out)]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     if proc.returncode == 3:
         pytest.skip(f"Triton's interpreter is not available: {proc.stderr.strip().splitlines()[-1]}")
@@ -94,7 +94,8 @@ def test_fuzz_ran_and_counted_honestly(parity_run):
     _, data, _ = parity_run
     fz = data["fuzz"]
     assert fz["fragments"] == 200 and fz["generated"] == 200
-    assert fz["mismatches"] == [] and fz["invalid"] == []
+    assert [s["seed"] for s in fz["seeds"]] == [20251129] and "--seed 20251129" in fz["seeds"][0]["replay"]
+    assert fz["mismatches"] == [] and fz["invalid"] == [] and fz["unexplained"] == 0
     assert fz["matches"] == 200
     assert 0 < fz["kernels"] <= 200 // 8 + 20          # packed: about 8 fragments per compiled kernel
     assert fz["outputs"] > fz["fragments"] and 0 < fz["bounded_outputs"] < fz["outputs"]

@@ -1,6 +1,6 @@
 // One interface for the UI, two back ends:
 //   WorkerTransport: Pyodide in a module worker (the static page; offline once cached).
-//   LabTransport:    a local Python process (`python -m minitriton serve`), POST /api/<op> with the token.
+//   LabTransport:    a local Python process (`python -m sandbox`), POST /api/<op> with the token.
 // Both expose: start(onProgress) -> Promise<info>, call(op, request) -> Promise<result JSON>,
 // stop() -> Promise<void> (ends a running call within a second), and `mode`.
 
@@ -95,14 +95,25 @@ export class LabTransport {
     this.controllers = new Set();
   }
 
+  // Ready once the server accepts the token (POST /api/info). A refusal rejects with stage "token" (and the
+  // server's reason); no answer at all with stage "network".
   start(onProgress) {
-    if (onProgress) onProgress({ stage: "ready", ms: 0 });
-    this.ready = Promise.resolve({ python: "CPython (lab)", numpy: "" });
+    this.ready = (async () => {
+      const info = await this.call("info", {});
+      if (info?.error) {
+        const e = new Error(info.error.message || info.error.type);
+        throw Object.assign(e, { stage: info.error.type === "NetworkError" ? "network" : "token", error: info.error });
+      }
+      if (onProgress) onProgress({ stage: "ready", ms: 0 });
+      return { python: `CPython ${info.python ?? ""} (lab)`, numpy: "" };
+    })();
+    this.ready.catch(() => {});
     return this.ready;
   }
 
   get busy() { return this.controllers.size > 0; }
 
+  // The bridge's JSON, or {error} with a `key` of the page's messages when the server did not answer in JSON.
   async call(op, request) {
     const controller = new AbortController();
     this.controllers.add(controller);
@@ -117,12 +128,13 @@ export class LabTransport {
       let data;
       try { data = JSON.parse(text); } catch { data = null; }
       if (!response.ok && !(data && data.error)) {
-        return { error: { type: "HTTPError", message: `${response.status} ${response.statusText}: ${text.slice(0, 300)}` } };
+        return { error: { type: "HTTPError", key: "httpError", vars: { status: response.status, detail: text.slice(0, 300) },
+          message: `${response.status} ${response.statusText}` } };
       }
-      return data ?? { error: { type: "HTTPError", message: `not JSON: ${text.slice(0, 300)}` } };
+      return data ?? { error: { type: "HTTPError", key: "notJson", vars: { detail: text.slice(0, 300) }, message: text.slice(0, 300) } };
     } catch (e) {
       if (controller.signal.aborted) throw new StoppedError(String(controller.signal.reason || "stopped"));
-      return { error: { type: "NetworkError", message: `the lab server did not answer (${e.message})` } };
+      return { error: { type: "NetworkError", key: "labUnreachable", vars: { detail: e.message }, message: e.message } };
     } finally {
       this.controllers.delete(controller);
     }

@@ -1,5 +1,5 @@
 // Shared test plumbing: headless Chromium (Debian's /usr/bin/chromium driven by playwright-core), the site
-// build, the servers (lab: `python -m minitriton serve`; Pyodide: web/serve.mjs), failure artifacts.
+// build, the servers (lab: `python -m sandbox`; Pyodide: web/serve.mjs), failure artifacts.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -72,12 +72,12 @@ export async function withPage(t, context, run) {
   }
 }
 
-// `python -m minitriton serve --port 0 --no-browser` from the repo's .venv. Resolves {url, stop} once the
-// server prints its http://127.0.0.1:P/?token=... URL; {skip: reason} when this checkout has no `serve`.
+// `python -m sandbox --port 0 --no-browser` from the repo's .venv. Resolves {url, stop} once the server
+// prints its http://127.0.0.1:P/?token=... URL.
 export async function startLabServer() {
   const cmd = process.env.LAB_SERVER_CMD
     ? ["sh", ["-c", process.env.LAB_SERVER_CMD]]
-    : [PYTHON, ["-m", "minitriton", "serve", "--port", "0", "--no-browser"]];
+    : [PYTHON, ["-m", "sandbox", "--port", "0", "--no-browser"]];
   const child = spawn(cmd[0], cmd[1], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1" } });
   let out = "";
   return new Promise((resolve, reject) => {
@@ -97,8 +97,7 @@ export async function startLabServer() {
     child.stderr.on("data", onData);
     child.once("exit", (code) => {
       clearTimeout(timer);
-      if (/invalid choice: 'serve'/.test(out)) resolve({ skip: "this checkout has no `python -m minitriton serve` yet (sandbox/server.py)" });
-      else reject(new Error(`lab server exited (${code}) before printing its URL:\n${out}`));
+      reject(new Error(`lab server exited (${code}) before printing its URL:\n${out}`));
     });
   });
 }

@@ -1,4 +1,4 @@
-// Lab mode: the page talks to `python -m minitriton serve` (a local CPython), driven in headless Chromium.
+// Lab mode: the page talks to `python -m sandbox` (a local CPython), driven in headless Chromium.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ensureBuilt, launchBrowser, recordTimings, startLabServer, waitReady, withPage } from "./helpers.mjs";
@@ -6,9 +6,8 @@ import * as flows from "./flows.mjs";
 
 ensureBuilt();
 const lab = await startLabServer();
-const skip = lab.skip || false;
 
-describe("lab mode (python -m minitriton serve)", { skip }, () => {
+describe("lab mode (python -m sandbox)", () => {
   let browser;
   before(async () => { browser = await launchBrowser(); });
   after(async () => { await browser?.close(); await lab.stop?.(); });
@@ -71,14 +70,50 @@ describe("lab mode (python -m minitriton serve)", { skip }, () => {
     await flows.flowErrorLine(page);
   });
 
-  it("memory picture for a chosen program", async (page) => {
+  it("memory picture: every program of any launch, scrubbed, with hover", async (page) => {
     await flows.openFresh(page, lab.url);
     await flows.flowMemory(page);
+  });
+
+  it("memory picture: a 3-D tensor as blocks with borders and axes", async (page) => {
+    await flows.openFresh(page, lab.url);
+    const ex = (await flows.exercises(page)).find((e) => e.id === "flash_attention");
+    await flows.flowMemoryBlocks(page, ex.id);
   });
 
   it("Russian first, English switch", async (page) => {
     await flows.openFresh(page, lab.url);
     await flows.flowLanguage(page);
+  });
+
+  it("Python indentation: 4 spaces, Enter after ':' indents, Tab and Shift+Tab", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowIndent(page);
+  });
+
+  it("a language switch re-renders tests, output, counters and status", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowLanguageRerender(page);
+  });
+
+  it("code edited in one language is not flagged as an old starter in the other", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowStarterAcrossLanguages(page);
+  });
+
+  it("a run's result lands in its own exercise", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowResultStaysWithExercise(page);
+  });
+
+  it("solved exercises are remembered and shown in the list", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowProgress(page);
+  });
+
+  it("hints come one at a time, in view, and stay after a reload", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowHintsOneAtATime(page);
   });
 
   it("run on GPU answers (a comparison, or why it is unavailable)", async (page) => {

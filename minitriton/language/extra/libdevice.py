@@ -11,8 +11,8 @@ from minitriton.semantics import dtypes as _T
 from minitriton.semantics import numerics as _numerics
 from minitriton.semantics.elementwise import finish as _finish
 from minitriton.semantics.elementwise import operands as _operands
-from minitriton.semantics.elementwise import to_tensor as _to_tensor
-from minitriton.semantics.elementwise import unwrap as _unwrap
+from minitriton.semantics.constexpr import to_tensor as _to_tensor
+from minitriton.semantics.constexpr import unwrap as _unwrap
 from minitriton.semantics.math import div_rn, fma, sqrt_rn  # noqa: F401
 from minitriton.values.tensor import tensor as _tensor
 

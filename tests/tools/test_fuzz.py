@@ -1,0 +1,280 @@
+"""The parity fuzzer's parts on the CPU: seeds, the shrinker, the types, the rules that explain GPU differences.
+
+The shrinker runs against a synthetic reference (minitriton on a source whose `^` reads `|`: a difference with a
+known cause) and against Triton's CPU interpreter (integer division by zero: -1 on the GPU and in minitriton, 0
+in the interpreter). The rules are checked on mismatches made from minitriton's own results and a GPU result
+built the way each rule says the GPU behaves, and on near misses that they must not explain.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from parity import fuzz, fuzzrules, fuzzshrink, fuzzsource  # noqa: E402
+from parity.fuzzcase import judge, kernel_case, run_alone  # noqa: E402
+from parity.fuzzgen import Fragment, Output  # noqa: E402
+from parity.fuzztypes import infer  # noqa: E402
+from parity.oracle import OracleUnavailable, Pool, Result, clone, run_in_minitriton  # noqa: E402
+
+OFFS = "pid * 8 + tl.arange(0, 8)"
+
+
+def fragment(lines, inputs, outputs, scalars=(), shape=(8,)):
+    return Fragment([(0, ln) if isinstance(ln, str) else ln for ln in lines], list(inputs), list(scalars),
+                    list(outputs), tuple(shape))
+
+
+def run_twisted(frags, twist=lambda src: src.replace(" ^ ", " | ")):
+    """(Verdict, minitriton, "reference") per fragment: the reference is minitriton on the twisted source."""
+    out = []
+    for f in frags:
+        case, slots = kernel_case([f])
+        mt = run_in_minitriton(case.source, case.kernel, case.grid, case.args, raise_errors=False)
+        ref = run_in_minitriton(twist(case.source), case.kernel, case.grid, case.args, raise_errors=False)
+        out.append((judge(f, slots[0], mt, ref, "cuda"), mt, ref))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- seeds
+
+
+def test_a_seed_replays_and_fresh_seeds_differ():
+    a = [f.key() for _, _, f in fuzz.generate("interpreter", 12, 1, 77)]
+    b = [f.key() for _, _, f in fuzz.generate("interpreter", 12, 1, 77)]
+    c = [f.key() for _, _, f in fuzz.generate("interpreter", 12, 1, 78)]
+    assert a == b and len(set(a)) > 6
+    assert len(set(a) & set(c)) <= 2          # hypothesis may start any seed with its simplest example
+    assert len({fuzz.fresh_seed() for _ in range(8)}) == 8
+    assert "--seed 77 --fuzz-examples 12 --shards 1" in fuzz.replay_command("cuda", 77, 12, 1)
+
+
+def test_distinct_kernels_are_told_apart_by_their_code_not_their_names():
+    a = "def fuzz_kernel(f0_in1, f0_out3):\n    f0_x2 = tl.load(f0_in1)\n    tl.store(f0_out3, -f0_x2)\n"
+    b = "def fuzz_kernel(f0_in7, f0_out9):\n    f0_x8 = tl.load(f0_in7)\n    tl.store(f0_out9, -f0_x8)\n"
+    c = "def fuzz_kernel(f0_in7, f0_out9):\n    f0_x8 = tl.load(f0_in7)\n    tl.store(f0_out9, ~f0_x8)\n"
+    assert fuzz.normalized(a) == fuzz.normalized(b) != fuzz.normalized(c)
+
+
+# ------------------------------------------------------------------------------------------- the shrinker
+
+
+def test_shrinker_reduces_generated_kernels_to_the_cause():
+    frags = [f for _, _, f in fuzz.generate("cuda", 160, 1, 4242)]
+    outcomes = run_twisted(frags)
+    found = [(f, v) for f, (v, _, _) in zip(frags, outcomes) if v.status == "mismatch" and not v.raised]
+    assert len(found) >= 5
+    found = sorted(found, key=lambda fv: -len(fv[0].lines))[:4]
+    assert min(len(f.lines) for f, _ in found) >= 6
+    shrunk = fuzzshrink.shrink_many(found, run_twisted)
+    for (before, _), s in zip(found, shrunk):
+        source = kernel_case([s.frag])[0].source
+        assert s.alone and s.finished and s.steps > 0
+        assert fuzzshrink.kernel_lines(s.frag) <= 10, source
+        assert fuzzshrink.size(s.frag) < fuzzshrink.size(before)
+        assert len(s.frag.inputs) + len(s.frag.scalars) + len(s.frag.outputs) <= 4, source
+        assert " ^ " in source, source                  # the cause stays; what it needs, nothing more
+        again = run_twisted([s.frag])[0][0]
+        assert again.status == "mismatch" and set(again.bad) & {o.name for o in s.frag.outputs}
+
+
+def test_shrinker_never_takes_a_guard_apart():
+    """Every candidate of every pass keeps divisor guards, clamps before float -> int casts and shift masks."""
+    lines = ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+             "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+             "__F__v3 = (__F__x1 + 5) // tl.where((__F__x1 == 0) | (__F__x1 == -1), 3, __F__x1)",
+             "__F__v4 = tl.minimum(tl.maximum(__F__x2 * 2.0, -128.0), 127.0).to(tl.int8)",
+             "__F__v5 = (__F__v3 - 1) << ((__F__x1 ^ 9) & 31)",
+             "tl.store(__F__out6 + " + OFFS + ", __F__v3 + __F__v4 + __F__v5)"]
+    f = fragment(lines, [("__F__in1", np.arange(16, dtype=np.int32).reshape(2, 8) - 8, "int32"),
+                         ("__F__in2", np.linspace(-300, 300, 16, dtype=np.float32).reshape(2, 8), "fp32")],
+                 [Output("__F__out6", "int32", (8,))])
+    seen = 0
+    for p in fuzzshrink.PASSES:
+        gen = p(f, {"__F__out6"}, (0, 3), (8,)) if p is fuzzshrink.pass_data else p(f, {"__F__out6"})
+        for cand in gen:
+            seen += 1
+            src = "\n".join(t for _, t in cand.lines)
+            if " // " in src:
+                assert "tl.where((" in src and "== 0" in src, src
+            if ".to(tl.int8)" in src and "x2" in src.split(".to(tl.int8)")[0].split("tl.maximum(")[-1]:
+                assert "-128.0" in src and "127.0" in src, src
+            if " << " in src:
+                assert "& 31)" in src, src
+    assert seen > 20
+
+
+def test_dead_code_goes_with_its_arguments():
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+                  "__F__v3 = __F__x2 * __F__s4",
+                  "tl.store(__F__out5 + " + OFFS + ", -__F__x1)"],
+                 [("__F__in1", np.zeros((2, 8), np.int32), "int32"), ("__F__in2", np.zeros((2, 8), np.int32), "int32")],
+                 [Output("__F__out5", "int32", (8,))], scalars=[("__F__s4", 3)])
+    g = fuzzsource.rebuilt(f, fuzzsource.parse(f))
+    assert [t.split(" =")[0] for _, t in g.lines] == ["__F__x1", "tl.store(__F__out5 + pid * 8 + tl.arange(0, 8), -__F__x1)"]
+    assert [n for n, _, _ in g.inputs] == ["__F__in1"] and g.scalars == []
+
+
+@pytest.fixture(scope="module")
+def interpreter_pools():
+    try:
+        pools = {"minitriton": Pool("minitriton", 1), "interpreter": Pool("interpreter", 1)}
+    except OracleUnavailable as e:
+        pytest.skip(f"Triton's interpreter is not available: {e}")
+    yield pools
+    for p in pools.values():
+        p.close()
+
+
+def test_shrinker_against_triton_interpreter(interpreter_pools):
+    """Integer division by zero at run time: -1 on the GPU and in minitriton, 0 in Triton's interpreter."""
+    lines = ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+             "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+             "__F__v3 = __F__x1 * 3 + __F__s9",
+             "__F__v4 = tl.minimum(tl.maximum(__F__x2 * 2.0, -1000.0), 1000.0).to(tl.int32)",
+             "if __F__s10 > 0:",
+             (1, "__F__v5 = tl.broadcast_to(__F__v3 + __F__v4, (8,))"),
+             "else:",
+             (1, "__F__v5 = tl.broadcast_to(__F__v3 - __F__v4, (8,))"),
+             "__F__v6 = __F__v5 & 255",
+             "for __F__i7 in range(0, __F__n11 + pid):",
+             (1, "__F__v6 = __F__v6 ^ (__F__x1 + (__F__i7 + tl.zeros((1,), tl.int32)))"),
+             "__F__v8 = __F__v6 // (__F__x1 - __F__x1)",
+             "tl.store(__F__out12 + " + OFFS + ", __F__v3)",
+             "tl.store(__F__out13 + " + OFFS + ", __F__v8 + __F__v4)",
+             "tl.store(__F__out14 + " + OFFS + ", __F__x2 * 0.5)"]
+    rng = np.random.default_rng(5)
+    f = fragment(lines, [("__F__in1", rng.integers(-50, 50, (2, 8)).astype(np.int32), "int32"),
+                         ("__F__in2", rng.normal(0, 20, (2, 8)).astype(np.float32), "fp32")],
+                 [Output(n, t, (8,)) for n, t in (("__F__out12", "int32"), ("__F__out13", "int32"),
+                                                   ("__F__out14", "fp32"))],
+                 scalars=[("__F__s9", 7), ("__F__s10", 2), ("__F__n11", 2)])
+    stats = {}
+    run = lambda frags: run_alone(frags, interpreter_pools, "interpreter", stats)  # noqa: E731
+    verdict = run([f])[0][0]
+    assert verdict.status == "mismatch" and list(verdict.bad) == ["__F__out13"]
+    s = fuzzshrink.shrink_many([(f, verdict)], run)[0]
+    source = kernel_case([s.frag])[0].source
+    assert s.alone and s.finished
+    assert fuzzshrink.kernel_lines(s.frag) <= 5, source
+    assert " // " in source and "if " not in source and "for " not in source, source
+    assert s.verdict.status == "mismatch" and "__F__out13" in s.verdict.bad
+    assert [n for n, _, _ in s.frag.inputs] == ["__F__in1"] and len(s.frag.outputs) == 1
+
+
+# ------------------------------------------------------------------------------------------- types
+
+
+def test_types_follow_triton_promotion():
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+                  "tl.store(__F__out3 + " + OFFS + ", -__F__x1 + tl.full((8,), 0, tl.int32))",
+                  "tl.store(__F__out4 + " + OFFS + ", ((~tl.full((8,), 48, tl.uint32)) | __F__x2).to(tl.float16))",
+                  "tl.store(__F__out5 + " + OFFS + ", tl.where(__F__x1 > 0, __F__x1, 0.5) % 2)"],
+                 [("__F__in1", np.zeros((2, 8), np.int16), "int16"), ("__F__in2", np.zeros((2, 8), np.uint32), "uint32")],
+                 [Output("__F__out3", "int32", (8,)), Output("__F__out4", "fp16", (8,)), Output("__F__out5", "fp32", (8,))])
+    typed = infer(f)
+    nodes = {ast.unparse(n): n for n in typed.nodes()}
+    assert typed.of(nodes["-__F__x1"]) == "int16" and typed.consumer(nodes["-__F__x1"]) == "int32"
+    assert typed.of(nodes["~tl.full((8,), 48, tl.uint32) | __F__x2"]) == "uint32"
+    assert typed.of(nodes["(~tl.full((8,), 48, tl.uint32) | __F__x2).to(tl.float16)"]) == "fp16"
+    assert typed.of(nodes["tl.where(__F__x1 > 0, __F__x1, 0.5)"]) == "fp32"
+    assert typed.of(nodes["tl.where(__F__x1 > 0, __F__x1, 0.5) % 2"]) == "fp32"
+
+
+# ------------------------------------------------------------------------------------------- the rules
+
+LIVE = {r.name: {"live": True} for r in fuzzrules.RULES}
+
+
+def shrunk_with_gpu(frag, gpu_fn):
+    """A finished shrink whose "GPU" result is minitriton's with gpu_fn(name, array) applied to each output."""
+    case, slots = kernel_case([frag])
+    mt = run_in_minitriton(case.source, case.kernel, case.grid, case.args)
+    args = [clone(a) for a in mt.args]
+    for o in frag.outputs:
+        i = slots[0][o.name]
+        args[i] = gpu_fn(o.name, args[i])
+    ref = Result(args, {})
+    return fuzzshrink.Shrunk(frag, judge(frag, slots[0], mt, ref, "cuda"), mt, ref, alone=True, finished=True)
+
+
+def classify(shrunk, evidence=LIVE):
+    rule = fuzzrules.classify(shrunk, evidence, "cuda")
+    return rule.name if rule else None
+
+
+def test_rule_int16_negation_widened():
+    x = np.array([[-32768, 5, -7, 32767, 0, 1, -32768, 9], [3, -32768, 2, 2, 2, 2, 2, -1]], np.int16)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", -__F__x1 + tl.full((8,), 0, tl.int32))"],
+                 [("__F__in1", x, "int16")], [Output("__F__out2", "int32", (8,))])
+    widened = shrunk_with_gpu(f, lambda n, a: np.where(x == -32768, 32768, a).astype(a.dtype))
+    assert widened.verdict.status == "mismatch"
+    assert classify(widened) == "int16_negation_widened"
+    assert classify(widened, {}) is None                                     # a rule explains only while live
+    elsewhere = shrunk_with_gpu(f, lambda n, a: np.where(x == 5, a + 65536, a).astype(a.dtype))
+    assert elsewhere.verdict.status == "mismatch" and classify(elsewhere) is None
+    off_by_one = shrunk_with_gpu(f, lambda n, a: np.where(x == -32768, 32767, a).astype(a.dtype))
+    assert classify(off_by_one) is None
+
+
+def _fp16(v):
+    return np.asarray(v, np.float64).astype(np.float16)
+
+
+def test_rule_narrow_float_of_low_16_bits():
+    x = np.array([[0, 16, 32, 48, 0, 16, 32, 48], [48, 32, 16, 0, 0, 0, 0, 0]], np.uint32)
+    wide = (~np.uint32(48) | x).astype(np.float64)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", ((~tl.full((8,), 48, tl.uint32)) | __F__x1).to(tl.float16))"],
+                 [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
+    with np.errstate(over="ignore"):
+        low = shrunk_with_gpu(f, lambda n, a: _fp16(np.mod(wide, 65536.0)))
+        assert low.verdict.status == "mismatch" and np.isinf(low.mt.args[1]).all()
+        assert classify(low) == "narrow_float_of_low_16_bits"
+        saturated = shrunk_with_gpu(f, lambda n, a: np.full_like(a, 65504.0))
+        assert saturated.verdict.status == "mismatch" and classify(saturated) is None
+
+
+def test_rule_dot_not_a_product_of_its_operands():
+    offs = "tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]"
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(-4, 5, (2, 16, 16)).astype(np.float32) for _ in range(2))
+    f = fragment([f"__F__x1 = tl.load(__F__in1 + pid * 256 + {offs})",
+                  f"__F__x2 = tl.load(__F__in2 + pid * 256 + {offs})",
+                  f"tl.store(__F__out3 + pid * 256 + {offs}, __F__x1)",
+                  f"tl.store(__F__out4 + pid * 256 + {offs}, __F__x2)",
+                  f"tl.store(__F__out5 + pid * 256 + {offs}, tl.dot(__F__x1, __F__x2))"],
+                 [("__F__in1", a, "fp32"), ("__F__in2", b, "fp32")],
+                 [Output("__F__out3", "fp32", (16, 16)), Output("__F__out4", "fp32", (16, 16)),
+                  Output("__F__out5", "fp32", (16, 16), "dot", ("__F__out3", "__F__out4"), {"K": 16, "acc": "fp32"})],
+                 shape=(16, 16))
+    bump = np.zeros((2, 16, 16), np.float32)
+    bump[0, 0, 3:7] = 9.0
+    off = shrunk_with_gpu(f, lambda n, v: v + bump if n == "__F__out5" else v)
+    assert list(off.verdict.bad) == ["__F__out5"] and classify(off) == "dot_not_a_product_of_its_operands"
+    operand_too = shrunk_with_gpu(f, lambda n, v: v + bump)             # an operand differs as well
+    assert "__F__out3" in operand_too.verdict.bad and classify(operand_too) is None
+
+
+def test_rule_probes_compute_the_source_values_on_minitriton():
+    """Each probe's source values are what minitriton computes, and its GPU predicate tells them apart from
+    what the GPU was seen to store; the int16 probe's values are the H200's of 2026-11-29."""
+    for rule in fuzzrules.RULES:
+        p = rule.probe
+        res = run_in_minitriton(p.source, "probe", p.grid, p.args)
+        got = np.asarray(res.args[-1], np.float64).reshape(-1)
+        assert fuzzrules._same(got, p.source_values), rule.name
+        assert not p.gpu_shows(np.asarray(p.source_values, np.float64), got), rule.name
+    neg = next(r for r in fuzzrules.RULES if r.name == "int16_negation_widened").probe
+    h200 = [-25949, -23907, 0, -23285, -1, 32768, -28964, -1, 21657, -32766, -19592, 32768, 1, -7457, -18926, 32596]
+    assert neg.gpu_shows(np.asarray(neg.source_values, np.float64), np.asarray(h200, np.float64))

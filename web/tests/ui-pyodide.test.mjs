@@ -1,0 +1,94 @@
+// The page's behaviour in Pyodide mode (web/serve.mjs, cross-origin isolated). Always: when Python cannot
+// start (no NumPy here), the statement, hints and the solution still work and Ctrl+Enter says why nothing
+// runs. With PYODIDE_PACKAGES=/folder holding Pyodide's NumPy wheel: the flows of the issue's defects.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startServer } from "../serve.mjs";
+import { DIST, ensureBuilt, launchBrowser, withPage } from "./helpers.mjs";
+import * as flows from "./flows.mjs";
+
+ensureBuilt();
+const lock = JSON.parse(fs.readFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), "utf8"));
+const numpyFile = lock.packages.numpy.file_name;
+const PACKAGES = process.env.PYODIDE_PACKAGES;
+const numpySkip = !PACKAGES
+  ? `set PYODIDE_PACKAGES to a folder holding ${numpyFile} to run the flows on Pyodide`
+  : !fs.existsSync(path.join(PACKAGES, numpyFile)) ? `PYODIDE_PACKAGES=${PACKAGES} has no ${numpyFile}` : false;
+
+describe("Pyodide mode when Python does not start", () => {
+  let browser, server, empty;
+  before(async () => {
+    empty = fs.mkdtempSync(path.join(os.tmpdir(), "mt-no-packages-"));
+    server = await startServer({ port: 0, packages: empty });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    server?.server.close();
+    fs.rmSync(empty, { recursive: true, force: true });
+  });
+  const it = (name, body) => test(name, (t) => withPage(t, browser.context, body));
+
+  it("hints and the solution are text: they work without Python; Ctrl+Enter says why nothing runs", async (page) => {
+    await page.goto(`${server.pageUrl}&sw=0&lang=ru`);
+    await page.waitForFunction(() => document.body.dataset.stage === "failed", null, { timeout: 120000 });
+    const ex = (await flows.exercises(page))[0];
+    assert.ok((await page.locator("#statement").innerText()).length > 20);
+    assert.equal(await page.locator("#hint").isEnabled(), true);
+    assert.equal(await page.locator("#solution").isEnabled(), true);
+    await page.click("#hint");
+    await page.locator("#hints .hint").first().waitFor();
+    assert.match(await page.locator("#hints .hint h3").first().innerText(), new RegExp(`1\\D+${ex.hints}`));
+    await flows.loadSolution(page);
+    assert.notEqual(await flows.code(page), ex.starter, "the solution replaced the starter");
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+Enter");
+    assert.match(await page.locator("#run-status").innerText(), /Запустить нельзя: Python не запустился/);
+    await page.click("#lang");
+    assert.match(await page.locator("#boot").innerText(), /NumPy for Pyodide could not be loaded/);
+    assert.match(await page.locator("#run-status").innerText(), /Cannot run: Python did not start/);
+  });
+
+  it("a 390 px phone: no sideways scrolling while Python loads or fails", async (page) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.pageUrl}&sw=0`);
+    await page.waitForFunction(() => document.body.dataset.stage === "failed", null, { timeout: 120000 });
+    await page.click("#hint");
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390);
+  });
+});
+
+describe("Pyodide mode with NumPy: the issue's flows", { skip: numpySkip }, () => {
+  let browser, server;
+  before(async () => {
+    server = await startServer({ port: 0, packages: PACKAGES });
+    browser = await launchBrowser();
+  });
+  after(async () => { await browser?.close(); server?.server.close(); });
+  const it = (name, body) => test(name, (t) => withPage(t, browser.context, body));
+  const url = () => `${server.pageUrl}&sw=0`;
+
+  it("Python indentation", async (page) => { await flows.openFresh(page, url()); await flows.flowIndent(page); });
+  it("a language switch re-renders the results", async (page) => {
+    await flows.openFresh(page, url());
+    await flows.flowLanguageRerender(page);
+  });
+  it("no false 'starter changed' across languages", async (page) => {
+    await flows.openFresh(page, url());
+    await flows.flowStarterAcrossLanguages(page);
+  });
+  it("a run's result lands in its own exercise", async (page) => {
+    await flows.openFresh(page, url());
+    await flows.flowResultStaysWithExercise(page);
+  });
+  it("progress is remembered", async (page) => { await flows.openFresh(page, url()); await flows.flowProgress(page); });
+  it("hints one at a time", async (page) => { await flows.openFresh(page, url()); await flows.flowHintsOneAtATime(page); });
+  it("memory picture: every program of any launch", async (page) => { await flows.openFresh(page, url()); await flows.flowMemory(page); });
+  it("memory picture: a 3-D tensor as blocks", async (page) => {
+    await flows.openFresh(page, url());
+    await flows.flowMemoryBlocks(page, "flash_attention");
+  });
+});
