@@ -87,6 +87,7 @@ def active() -> Recording | None:
 
 
 _SCRATCH_SLOTS = 2**24  # largest programs x elements index space counted with a scatter instead of a sort
+_NO_LOW = np.iinfo(np.int64).max  # a row with no active lane
 _KIND2 = {"load": "load", "store": "store", "atomic": "store"}  # atomics count as stores for unique bytes
 
 
@@ -113,26 +114,25 @@ class LaunchCounters:
         return arrays
 
     def on_event(self, group, event):
-        """Summarise one event of a running group; it counts once the group commits.
-
-        Each active lane becomes a key `position in group * span + element`, so that one pass over the keys
-        finds the distinct elements of every program at once."""
+        """Summarise one event of a running group; it counts once the group commits: the lanes' element
+        offsets, a row per program, and each row's lowest and highest active offset."""
         if isinstance(event, Flops):
             self.pending.append(("flops", event.per_program))
             return
         g, idx, m, shape = group.size, event.index, event.mask, event.shape
         lanes = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        span = event.alloc.numel(event.elem)
         rows = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, lanes)
-        keys = rows + (np.arange(g, dtype=np.int64) * span)[:, None]
-        if m is None:
+        mm = None if m is None else np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, lanes)
+        none = np.iinfo(rows.dtype).max  # the lowest offset of a row with no active lane
+        if mm is None:
             active = np.full(g, lanes, np.int64)
-            keys = keys.reshape(-1)
+            low, high = rows.min(axis=1, initial=none), rows.max(axis=1, initial=-1)
         else:
-            mm = np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, lanes)
             active = np.count_nonzero(mm, axis=1).astype(np.int64)
-            keys = keys[mm]
-        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, keys, span))
+            low = rows.min(axis=1, where=mm, initial=none)
+            high = rows.max(axis=1, where=mm, initial=-1)
+        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active,
+                             (rows, mm, low, high, event.alloc.numel(event.elem))))
         if self.accesses:
             self._keep_accesses(group, event)
 
@@ -172,44 +172,60 @@ class LaunchCounters:
             if event[0] == "flops":
                 self.flops[pids] += event[1]
                 continue
-            kind, alloc, itemsize, active, masked, keys, span = event
+            kind, alloc, itemsize, active, masked, lanes = event
             a = self._arrays(alloc)
             prefix = {"load": "loaded", "store": "stored", "atomic": "atomic"}[kind]
             a[f"{prefix}_elements"][pids] += active
             a[f"{prefix}_bytes"][pids] += active * itemsize
             a[f"masked_{kind}_lanes"][pids] += masked
-            touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, span, keys))
+            touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, lanes))
             if self.traced:
-                self._trace(pids, alloc, kind, itemsize, span, keys)
+                self._trace(pids, alloc, kind, itemsize, lanes)
         for (alloc, kind2), parts in touched.items():
             self._count_unique(pids, alloc, kind2, parts)
 
     def _count_unique(self, pids, alloc, kind2, parts):
-        """Distinct bytes each program of the group touched in `alloc`, and the elements the launch touched."""
-        sizes = {itemsize for itemsize, _, _ in parts}
-        if len(sizes) == 1:
-            itemsize, span = parts[0][0], parts[0][1]
-            keys = parts[0][2] if len(parts) == 1 else np.concatenate([k for _, _, k in parts])
-        else:  # one program read the array through pointers of several element sizes: count bytes
-            itemsize, span = 1, alloc.nbytes
-            keys = np.concatenate([_byte_keys(k, s, sp, span) for s, sp, k in parts])
-        first = _distinct(keys, len(pids) * span)
-        per_position = np.bincount(first // span, minlength=len(pids))
+        """Distinct bytes each program of the group touched in `alloc`, and the elements the launch touched.
+
+        Each active lane becomes a key `position * width + (offset - the program's lowest offset)`, `width`
+        being the widest program's range of offsets, so one pass over the keys finds the distinct elements of
+        every program at once."""
+        g = len(pids)
+        sizes = {itemsize for itemsize, _ in parts}
+        if len(sizes) > 1:  # one program read the array through pointers of several element sizes: bytes
+            parts = [(1, _as_bytes(lanes, itemsize)) for itemsize, lanes in parts]
+        itemsize = parts[0][0]
+        low = np.minimum.reduce([lanes[2].astype(np.int64) for _, lanes in parts])
+        high = np.maximum.reduce([lanes[3].astype(np.int64) for _, lanes in parts])
+        busy = high >= low
+        if not busy.any():
+            return
+        width = int((high - low)[busy].max()) + 1
+        base = np.arange(g, dtype=np.int64) * width - np.where(busy, low, 0)
+        keys = []
+        for _, (rows, mm, _, _, _) in parts:
+            shifted = rows + base[:, None]
+            keys.append(shifted.reshape(-1) if mm is None else shifted[mm])
+        keys = keys[0] if len(keys) == 1 else np.concatenate(keys)
+        first = _distinct(keys, g * width)
+        position = first // width
         unique = self.unique.get((alloc.index, kind2))
         if unique is None:
             unique = self.unique[(alloc.index, kind2)] = np.zeros(self.n, np.int64)
-        unique[pids] += per_position * itemsize
+        unique[pids] += np.bincount(position, minlength=g) * itemsize
+        span = parts[0][1][4]
         seen = self.seen.get((alloc.index, kind2, itemsize))
         if seen is None:
             seen = self.seen[(alloc.index, kind2, itemsize)] = np.zeros(span, bool)
-        seen[first % span] = True
+        seen[first - base[position]] = True
 
-    def _trace(self, pids, alloc, kind, itemsize, span, keys):
+    def _trace(self, pids, alloc, kind, itemsize, lanes):
+        rows, mm = lanes[0], lanes[1]
         for pid, found in self.traced.items():
             position = int(np.searchsorted(pids, pid))
             if position < len(pids) and pids[position] == pid:
-                mine = keys[(keys >= position * span) & (keys < (position + 1) * span)] - position * span
-                offsets = mine * itemsize // alloc.dtype.itemsize - alloc.base_offset
+                mine = rows[position] if mm is None else rows[position][mm[position]]
+                offsets = mine.astype(np.int64) * itemsize // alloc.dtype.itemsize - alloc.base_offset
                 found.setdefault((alloc.index, kind), []).append(offsets)
 
     def _unique_total(self, alloc, kind2) -> int:
@@ -285,11 +301,17 @@ def _distinct(keys: np.ndarray, slots: int) -> np.ndarray:
     return distinct(keys)
 
 
-def _byte_keys(keys, itemsize, span, byte_span):
-    """Element keys (position * span + element) as the keys of each of their bytes (position * byte_span + byte)."""
-    position, element = np.divmod(keys, span)
-    first_byte = position * byte_span + element * itemsize
-    return (first_byte[:, None] + np.arange(itemsize, dtype=np.int64)).reshape(-1)
+def _as_bytes(lanes, itemsize):
+    """An access's lanes in bytes: each element offset as the offsets of its `itemsize` bytes."""
+    rows, mm, low, high, span = lanes
+    g = rows.shape[0]
+    steps = np.arange(itemsize, dtype=np.int64)
+    byte_rows = (rows.astype(np.int64)[:, :, None] * itemsize + steps).reshape(g, -1)
+    byte_mask = None if mm is None else np.repeat(mm, itemsize, axis=1)
+    busy = high >= low
+    low, high = low.astype(np.int64), high.astype(np.int64)
+    return (byte_rows, byte_mask, np.where(busy, low * itemsize, _NO_LOW),
+            np.where(busy, high * itemsize + itemsize - 1, -1), span * itemsize)
 
 
 def _values(alloc) -> list:
