@@ -1,10 +1,12 @@
 """Speed benchmark: Triton's interpreter vs minitriton on the seven baseline workloads.
 
     python -m bench [--only NAME[,NAME]] [--backend interpreter|minitriton|both] [--quick]
-                    [--max-seconds S] [--timeout S] [--no-save]
+                    [--max-seconds S] [--timeout S] [--json PATH] [--save]
 
 The parent process starts one worker subprocess per backend (``python -m bench --worker BACKEND``),
-reads one JSON line back from each worker's stdout and prints the comparison table. See bench/README.md.
+reads one JSON line back from each worker's stdout and prints the comparison table. It writes nothing
+unless asked: ``--json PATH`` for the run's data, ``--save`` for a run of record in bench/results/. See
+bench/README.md.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import textwrap
 import time
 import traceback
 from pathlib import Path
@@ -276,8 +279,20 @@ def _status(backend, name, r):
     if r["passed"]:
         return "pass"
     if backend == "interpreter" and name in KNOWN_INTERPRETER_BUGS:
-        return "wrong (known interpreter bug)"
+        return "known bug"
     return "FAIL"
+
+
+def _result(name, ri, rm):
+    """One word for the row: `pass` when every backend that ran is within the tolerance (the interpreter's
+    known bugs excepted, marked †), else which backend failed and how."""
+    si, sm = _status("interpreter", name, ri), _status("minitriton", name, rm)
+    bad = [f"{label} {s}" for label, s in (("interp", si), ("mt", sm)) if s in ("ERROR", "FAIL")]
+    if bad:
+        return ", ".join(bad)
+    if si == sm == "—":
+        return "—"
+    return "pass†" if si == "known bug" else "pass"
 
 
 def _fmt_s(x):
@@ -296,7 +311,8 @@ def _fmt_err(x):
 
 
 def summarize(reports, names):
-    """Rows of the table plus the target lines; also used for the Markdown file."""
+    """Rows of the table, the target lines, the ratios and a one-line headline (the speed ratios of the
+    interpreter over minitriton and the worst peak memory; tools/main.sh's summary shows it)."""
     rows, ratios = [], {}
     for name in names:
         ri = reports.get("interpreter", {}).get("results", {}).get(name)
@@ -307,22 +323,19 @@ def summarize(reports, names):
         if ratio is not None:
             ratios[name] = ratio
         rows.append({
-            "workload": name + (" (not in geomean)" if name not in GEOMEAN_SET else ""),
+            "workload": name + ("*" if name not in GEOMEAN_SET else ""),
             "programs": PROGRAMS[name],
             "interp s": _fmt_s(mi),
             "mt s": _fmt_s(mm),
-            "interp µs/prog": _fmt_us(ri.get("us_per_program") if ri else None),
-            "mt µs/prog": _fmt_us(rm.get("us_per_program") if rm else None),
             "ratio": "—" if ratio is None else f"{ratio:.1f}x",
             "tol": _fmt_err(TOLERANCE[name]),
             "interp err": _fmt_err(ri.get("max_abs_error") if ri else None),
-            "interp": _status("interpreter", name, ri),
             "mt err": _fmt_err(rm.get("max_abs_error") if rm else None),
-            "mt": _status("minitriton", name, rm),
+            "result": _result(name, ri, rm),
             "mt mem": "—" if not rm or rm.get("mem_ratio") is None else f"{rm['mem_ratio']:.2f}x",
         })
 
-    targets = []
+    targets, heads = [], []
     in_mean = [ratios[n] for n in GEOMEAN_SET if n in ratios and n in names]
     wanted = [n for n in GEOMEAN_SET if n in names]
     if in_mean:
@@ -330,12 +343,14 @@ def summarize(reports, names):
         partial = "" if len(in_mean) == len(wanted) == len(GEOMEAN_SET) else f" (over {len(in_mean)} of 6)"
         targets.append(f"geomean speed ratio{partial}: {gm:.1f}x  (target >= {TARGET_GEOMEAN:.0f}x: "
                        f"{'MET' if gm >= TARGET_GEOMEAN else 'not met'})")
+        heads.append(f"geomean {gm:.1f}x{partial}" + ("" if gm >= TARGET_GEOMEAN else " (target NOT MET)"))
     else:
         targets.append(f"geomean speed ratio: — (needs both backends; target >= {TARGET_GEOMEAN:.0f}x)")
     if "matmul_fp32" in ratios:
         r = ratios["matmul_fp32"]
         targets.append(f"matmul_fp32 512^3 ratio: {r:.1f}x  (target >= {TARGET_MATMUL:.0f}x: "
                        f"{'MET' if r >= TARGET_MATMUL else 'not met'})")
+        heads.append(f"matmul_fp32 {r:.1f}x" + ("" if r >= TARGET_MATMUL else " (target NOT MET)"))
     else:
         targets.append(f"matmul_fp32 512^3 ratio: —  (target >= {TARGET_MATMUL:.0f}x)")
     mems = {n: r["mem_ratio"] for n, r in reports.get("minitriton", {}).get("results", {}).items()
@@ -344,11 +359,15 @@ def summarize(reports, names):
         worst = max(mems, key=mems.get)
         targets.append(f"minitriton peak memory / array bytes, worst: {mems[worst]:.2f}x ({worst})  "
                        f"(target <= {TARGET_MEM:.0f}x: {'MET' if mems[worst] <= TARGET_MEM else 'not met'})")
+        heads.append(f"peak memory {mems[worst]:.2f}x the arrays"
+                     + ("" if mems[worst] <= TARGET_MEM else " (target NOT MET)"))
     else:
         targets.append(f"minitriton peak memory: —  (target <= {TARGET_MEM:.0f}x the array bytes)")
     if "matmul_bf16" in ratios:
         targets.append(f"matmul_bf16 ratio (shown, not in the geomean): {ratios['matmul_bf16']:.1f}x")
-    return rows, targets, ratios
+    targets_met = all("not met" not in t for t in targets)
+    headline = ", ".join(heads) + (" (targets met)" if heads and targets_met else "")
+    return rows, targets, ratios, headline
 
 
 def _table(rows, markdown):
@@ -365,25 +384,29 @@ def _table(rows, markdown):
 
 
 def _problems(reports):
-    lines = []
+    """(problems, known): what went wrong (errors, results outside the tolerance), and separately the
+    interpreter's known bugs showing as expected."""
+    problems, known = [], []
     for backend in BACKENDS:
         rep = reports.get(backend)
         if not rep:
             continue
         if rep.get("fatal"):
-            lines.append(f"{backend}: could not run: {rep['fatal']}")
+            problems.append(f"{backend}: could not run: {rep['fatal']}")
         for name, r in rep.get("results", {}).items():
             if "error" in r:
-                lines.append(f"{backend} {name}: {r['error']}")
+                problems.append(f"{backend} {name}: {r['error']}")
             elif not r["passed"]:
-                known = KNOWN_INTERPRETER_BUGS.get(name) if backend == "interpreter" else None
-                what = f"known interpreter bug, {known}" if known else "outside the tolerance"
-                lines.append(f"{backend} {name}: max abs error {_fmt_err(r['max_abs_error'])} > "
-                             f"{_fmt_err(r['tol'])} ({what}); per output {r['error_per_output']}")
-    return lines
+                line = (f"{backend} {name}: max abs error {_fmt_err(r['max_abs_error'])} > {_fmt_err(r['tol'])}")
+                bug = KNOWN_INTERPRETER_BUGS.get(name) if backend == "interpreter" else None
+                if bug:
+                    known.append(f"{line}: the interpreter's known bug ({bug})")
+                else:
+                    problems.append(f"{line} (outside the tolerance); per output {r['error_per_output']}")
+    return problems, known
 
 
-def main(argv=None):
+def _parse(argv):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     p.add_argument("--only", help="comma-separated workload names (default: all seven)")
     p.add_argument("--backend", choices=["interpreter", "minitriton", "both"], default="both")
@@ -397,15 +420,25 @@ def main(argv=None):
                    help="TRITON_F32_DEFAULT for both workers, i.e. the precision of fp32 tl.dot (default ieee: "
                         "what the interpreter computes and what the baseline's tolerances assume; tf32 is the "
                         "GPU's default, which minitriton emulates; env: leave the environment alone)")
-    p.add_argument("--no-save", action="store_true", help="do not write bench/results/")
+    p.add_argument("--json", metavar="PATH", help="write the run's data (times, errors, versions) to PATH")
+    p.add_argument("--save", action="store_true",
+                   help="a run of record: write bench/results/<date>-<time>-<machine>.json and latest.md "
+                        "(a full run only: all workloads, both backends, not --quick)")
+    p.add_argument("--no-save", action="store_true", help=argparse.SUPPRESS)  # the default; kept for callers
     p.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-
-    names = WORKLOAD_NAMES if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
-    unknown = [n for n in names if n not in WORKLOAD_NAMES]
+    args.names = WORKLOAD_NAMES if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in args.names if n not in WORKLOAD_NAMES]
     if unknown:
         p.error(f"unknown workload(s) {unknown}; choose from {WORKLOAD_NAMES}")
+    if args.save and (args.quick or args.backend != "both" or args.names != WORKLOAD_NAMES):
+        p.error("--save records full runs only: all workloads, both backends, without --quick")
+    return args
 
+
+def main(argv=None):
+    args = _parse(argv)
+    names = args.names
     if args.worker:
         worker_main(args.worker, names, args.quick, args.max_seconds, args.timeout)
         return 0
@@ -428,8 +461,8 @@ def main(argv=None):
     versions = {}
     for rep in reports.values():
         versions.update({k: v for k, v in (rep.get("versions") or {}).items() if v is not None})
-    rows, targets, ratios = summarize(reports, names)
-    problems = _problems(reports)
+    rows, targets, ratios, headline = summarize(reports, names)
+    problems, known = _problems(reports)
 
     header = (f"{started:%Y-%m-%d %H:%M}  |  {info['cpu']}, {info['cores']} cores  |  Python "
               f"{versions.get('python', platform.python_version())}, numpy {versions.get('numpy')}, "
@@ -447,7 +480,7 @@ def main(argv=None):
             load_note += "  -- WARNING: the machine was busy; times are inflated and ratios less reliable."
     bf16_arrays = reports.get("minitriton", {}).get("results", {}).get("matmul_bf16", {}).get("arrays")
     notes = [
-        "s = median seconds per launch; ratio = interpreter / minitriton; err = max abs error vs a float64 "
+        "s = median seconds per launch; ratio = interpreter s / minitriton s; err = max abs error vs a float64 "
         "NumPy reference; mt mem = (array bytes + tracemalloc peak of one extra launch) / array bytes.",
         "Interpreter: TRITON_INTERPRET=1, torch CPU tensors. minitriton: NumPy arrays"
         + (f" (matmul_bf16: {bf16_arrays})." if bf16_arrays else "."),
@@ -456,6 +489,12 @@ def main(argv=None):
            "(the GPU default; the interpreter ignores it and computes plain fp32, so fp32 dot workloads "
            "cannot meet the baseline's fp32 tolerances on minitriton)."),
     ]
+    if "matmul_bf16" in names:
+        notes.insert(1, "* not in the geomean: Triton's interpreter computes bf16 dots wrongly ("
+                     f"{KNOWN_INTERPRETER_BUGS['matmul_bf16']})" + ("; † minitriton passes, the interpreter "
+                                                                    "shows that bug." if known else "."))
+    if load_note:
+        notes.append(load_note)
 
     print()
     print(header)
@@ -469,48 +508,44 @@ def main(argv=None):
         print("\nProblems:")
         for line in problems:
             print("  - " + line)
+    print()
     for n in notes:
-        print(n)
-    if load_note:
-        print(load_note)
+        print(textwrap.fill(n, width=110, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False))
 
-    if not args.no_save:
+    payload = {"date": started.isoformat(timespec="seconds"), "machine": info, "versions": versions,
+               "options": {"only": names, "backend": args.backend, "quick": args.quick,
+                           "max_seconds": args.max_seconds, "f32_default": f32_default},
+               "ratios": ratios, "targets": targets, "headline": headline, "problems": problems, "known_interpreter_bugs": known,
+               "reports": reports}
+    if args.json:
+        Path(args.json).write_text(json.dumps(_jsonable(payload), indent=1) + "\n")
+    if args.save:
         RESULTS_DIR.mkdir(exist_ok=True)
-        tag = machine_tag(info) + ("-quick" if args.quick else "")
-        path = RESULTS_DIR / f"{started:%Y-%m-%d}-{tag}.json"
-        payload = {"date": started.isoformat(timespec="seconds"), "machine": info, "versions": versions,
-                   "options": {"only": names, "backend": args.backend, "quick": args.quick,
-                               "max_seconds": args.max_seconds, "f32_default": f32_default},
-                   "ratios": ratios, "targets": targets, "problems": problems,
-                   "reports": reports}
+        path = RESULTS_DIR / f"{started:%Y-%m-%d-%H%M}-{machine_tag(info)}.json"
         path.write_text(json.dumps(_jsonable(payload), indent=1) + "\n")
-        print(f"\nwrote {path.relative_to(REPO_ROOT)}")
-        if not args.quick:
-            md = [
-                "# minitriton speed benchmark: latest run",
-                "",
-                f"- date: {started:%Y-%m-%d %H:%M}",
-                f"- CPU: {info['cpu']}, {info['cores']} cores ({info['os']} {info['arch']})",
-                f"- Python {versions.get('python')}, numpy {versions.get('numpy')}, triton "
-                f"{versions.get('triton')}, torch {versions.get('torch')}"
-                + (f" ({versions['torch_threads']} intra-op threads)" if "torch_threads" in versions else ""),
-                f"- method: {mode}; command: `"
-                + " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]) + "`",
-                f"- full data: `{path.relative_to(REPO_ROOT / 'bench')}`",
-                "",
-                _table(rows, markdown=True),
-                "",
-                *[f"- {t}" for t in targets],
-                "",
-            ]
-            if problems:
-                md += ["Problems:", "", *[f"- {line}" for line in problems], ""]
-            md += [f"{n}" for n in notes] + ([load_note] if load_note else []) + [""]
-            (RESULTS_DIR / "latest.md").write_text("\n".join(md))
-            print(f"wrote {(RESULTS_DIR / 'latest.md').relative_to(REPO_ROOT)}")
-
-    bad = [l for l in problems if "known interpreter bug" not in l]
-    return 1 if bad else 0
+        md = [
+            "# minitriton speed benchmark: latest run of record",
+            "",
+            f"- date: {started:%Y-%m-%d %H:%M}",
+            f"- CPU: {info['cpu']}, {info['cores']} cores ({info['os']} {info['arch']})",
+            f"- Python {versions.get('python')}, numpy {versions.get('numpy')}, triton "
+            f"{versions.get('triton')}, torch {versions.get('torch')}"
+            + (f" ({versions['torch_threads']} intra-op threads)" if "torch_threads" in versions else ""),
+            f"- method: {mode}; command: `"
+            + " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]) + "`",
+            f"- full data: `{path.relative_to(REPO_ROOT / 'bench')}`",
+            "",
+            _table(rows, markdown=True),
+            "",
+            *[f"- {t}" for t in targets],
+            "",
+        ]
+        if problems:
+            md += ["Problems:", "", *[f"- {line}" for line in problems], ""]
+        md += notes + [""]
+        (RESULTS_DIR / "latest.md").write_text("\n".join(md))
+        print(f"\nwrote {path.relative_to(REPO_ROOT)} and {(RESULTS_DIR / 'latest.md').relative_to(REPO_ROOT)}")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -863,4 +863,5 @@ def _gpu_main():  # pragma: no cover - needs a CUDA GPU and real Triton
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _gpu_main()
+    from kernels.check import main_for
+    raise SystemExit(main_for("flash_attention", _gpu_main))

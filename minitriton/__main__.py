@@ -10,6 +10,7 @@ the GPU's default (TF32 inputs) instead. Everything else follows the GPU (bf16 r
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import runpy
 import sys
@@ -40,17 +41,31 @@ def main(argv=None) -> int:
         os.environ.setdefault("TRITON_F32_DEFAULT", "ieee")
     minitriton.install()
     if args.module:
-        sys.argv = [args.module] + args.target
         sys.path.insert(0, os.getcwd())
+        if not _module_exists(args.module):  # python -m's own words and status
+            print(f"python -m minitriton run: No module named {args.module}", file=sys.stderr)
+            return 1
+        sys.argv = [args.module] + args.target
         runpy.run_module(args.module, run_name="__main__", alter_sys=True)
         return 0
     if not args.target:
         parser.error("run needs a SCRIPT (or -m MODULE)")
     script = args.target[0]
+    if not os.path.exists(script):  # python's own words and status
+        print(f"python -m minitriton run: can't open file {os.path.abspath(script)!r}: "
+              f"[Errno 2] No such file or directory", file=sys.stderr)
+        return 2
     sys.argv = list(args.target)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     runpy.run_path(script, run_name="__main__")
     return 0
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # a parent package that does not exist
+        return False
 
 
 if __name__ == "__main__":

@@ -144,6 +144,12 @@ def section_bench(a):
 
 def main(argv=None) -> int:
     a = parse(argv)
+    if a.target == "cuda" and not a.smoke:
+        from kernels.check import cuda_devices
+        if not cuda_devices():
+            print("parity: --target cuda needs an NVIDIA GPU and its driver, and this machine shows none; "
+                  "on the CPU: python -m parity --target interpreter", file=sys.stderr)
+            return 3
     started = time.monotonic()
     date = datetime.datetime.now().strftime("%Y-%m-%d")
     if a.smoke:

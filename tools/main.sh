@@ -1,15 +1,9 @@
 #!/usr/bin/env bash
-# Set up (if needed), run the lesson's Triton scripts unmodified on minitriton, then the speed benchmark
-# against Triton's own interpreter.
+# The main job: sets up .venv if needed (tools/setup.sh, without the page), then runs tools/main_job.py:
+# kernels/ and the exercises' solutions on minitriton, the lesson's Triton scripts when $LESSON (default
+# ../shared/seed/lesson) is there, and the speed benchmark; a summary at the end. Writes nothing in the
+# repository unless given --save (the benchmark as a run of record in bench/results/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
-LESSON=${LESSON:-../shared/seed/lesson}
-for script in vector_add softmax_triton rmsnorm_triton matmul_triton; do
-  echo "== $script.py"
-  .venv/bin/python -m minitriton run "$LESSON/$script.py"
-done
-echo "== test_flash.py"
-(cd "$LESSON" && "$OLDPWD/.venv/bin/python" -m minitriton run -m pytest -q -p no:cacheprovider test_flash.py)
-echo "== benchmark"
-.venv/bin/python -m bench "$@"
+SKIP_WEB=1 bash tools/setup.sh
+exec .venv/bin/python tools/main_job.py "$@"

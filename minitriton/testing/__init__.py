@@ -142,7 +142,13 @@ def __getattr__(name):
     found = _LAZY.get(name)
     if found is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(found[0], __name__)
+    try:
+        module = importlib.import_module(found[0], __name__)
+    except ModuleNotFoundError as exc:
+        if exc.name != "hypothesis":
+            raise
+        raise ModuleNotFoundError(f"minitriton.testing.{name} needs hypothesis: pip install 'minitriton[testing]'",
+                                  name="hypothesis") from None
     value = module if found[1] is None else getattr(module, found[1])
     globals()[name] = value
     return value

@@ -1,6 +1,6 @@
 """The lesson's test_flash.py cases, run against OUR flash kernel (kernels.flash_attention) on minitriton.
 
-The lesson's file is read from ../shared/seed/lesson (beside the repository), never copied. Its
+The lesson's file is read from $LESSON (default ../shared/seed/lesson, beside the repository), never copied. Its
 `from flash_triton import flash_attention` is served by a stand-in module exposing ours, and it runs as
 under `python -m minitriton run -m pytest test_flash.py`: TRITON_INTERPRET=1 (so the file picks torch CPU
 tensors in float32 with its 1e-4 tolerance) and TRITON_F32_DEFAULT=ieee (the interpreter's exact fp32 dot,
@@ -24,13 +24,15 @@ pytest.importorskip("torch")
 
 from kernels import flash_attention as fa  # noqa: E402
 
-LESSON_TEST = Path(__file__).resolve().parents[2].parent / "shared" / "seed" / "lesson" / "test_flash.py"
+REPO = Path(__file__).resolve().parents[2]
+LESSON_DIR = Path(os.environ.get("LESSON") or REPO.parent / "shared" / "seed" / "lesson").resolve()
+LESSON_TEST = LESSON_DIR / "test_flash.py"
 
 
 def _load_lesson():
     """Import the lesson's test module with `flash_triton` standing for kernels.flash_attention."""
     if not LESSON_TEST.exists():
-        pytest.skip(f"the lesson is not checked out beside the repository ({LESSON_TEST})")
+        pytest.skip(f"the lesson is not at {LESSON_TEST.parent} (set LESSON=...)", allow_module_level=True)
     shim = types.ModuleType("flash_triton")
     shim.flash_attention = fa.flash_attention
     saved = {name: sys.modules.get(name) for name in ("flash_triton",)}

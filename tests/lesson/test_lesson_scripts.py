@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-LESSON = (REPO / ".." / "shared" / "seed" / "lesson").resolve()
+LESSON = Path(os.environ.get("LESSON") or REPO.parent / "shared" / "seed" / "lesson").resolve()
 TIMEOUT = 600
 
 SCRIPTS = {
@@ -26,7 +26,7 @@ SCRIPTS = {
 FLASH = "test_flash.py"
 
 if not LESSON.is_dir():
-    pytest.skip(f"the lesson scripts are not at {LESSON}", allow_module_level=True)
+    pytest.skip(f"the lesson scripts are not at {LESSON} (set LESSON=...)", allow_module_level=True)
 if importlib.util.find_spec("torch") is None:
     pytest.skip("the lesson scripts need torch (CPU), which is not installed", allow_module_level=True)
 
