@@ -145,7 +145,7 @@ def within(mt, ref, bound) -> Outcome:
     a, b = _floatview(mt), _floatview(ref)
     nm, nr = _nan_mask(mt), _nan_mask(ref)
     with np.errstate(invalid="ignore", over="ignore"):
-        diff = np.abs(a - b)
+        diff = np.where(a == b, 0.0, np.abs(a - b))  # equal infinities differ by 0, not NaN
         ok = (nm & nr) | (a == b) | (np.isfinite(a) & np.isfinite(b) & (diff <= bound))
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # an all-NaN slice: both sides NaN everywhere

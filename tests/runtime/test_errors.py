@@ -684,7 +684,7 @@ def k_unmasked_load(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 @pytest.mark.parametrize("group_size", [None, 1])
 def test_unmasked_load_past_the_end(options_restored, group_size):
-    """The README's example: 98,432 elements, BLOCK 1024, 97 programs; program 96 has 128 valid lanes."""
+    """docs/faithfulness.md's example: 98,432 elements, BLOCK 1024, 97 programs; program 96 has 128 valid lanes."""
     options_restored(group_size=group_size)
     n = 98_432
     x = np.random.default_rng(0).random(n, dtype=np.float32)

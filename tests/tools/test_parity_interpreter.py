@@ -104,7 +104,8 @@ def test_fuzz_ran_and_counted_honestly(parity_run):
 def test_results_record_versions_device_and_date(parity_run):
     _, data, out = parity_run
     ref = data["versions"]["reference"]
-    assert ref["triton"].startswith("3.9") and ref["torch"].startswith("2.13") and ref["numpy"] and ref["python"]
+    torch_version = tuple(int(part) for part in ref["torch"].split("+")[0].split(".")[:2])
+    assert ref["triton"].startswith("3.9") and torch_version >= (2, 13) and ref["numpy"] and ref["python"]
     assert ref["device"] and data["versions"]["minitriton"]["numpy"] and data["date"][:4].isdigit()
     md = next(out.glob("interpreter-*.md")).read_text()
     assert "triton 3.9" in md and "## probes" in md and "## tolerance table" in md
