@@ -47,7 +47,7 @@ if [ "${SKIP_WEB:-0}" != 1 ]; then
     run_logged env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium \
       $(command -v node >/dev/null || echo nodejs npm)
   fi
-  node -e 'process.exit(+process.versions.node.split(".")[0] < 20)' \
+  node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)' \
     || fail "the page needs Node 20 or later; node is $(node --version) (or set SKIP_WEB=1)"
   lock_hash=$(sha256sum web/package-lock.json | cut -d' ' -f1)
   if [ "$(cat web/node_modules/.lock-hash 2>/dev/null)" != "$lock_hash" ]; then
