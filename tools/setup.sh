@@ -44,7 +44,7 @@ if [ "${SKIP_WEB:-0}" != 1 ]; then
     SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
     echo "installing chromium and Node with apt-get (log: .venv/setup.log)"
     run_logged $SUDO apt-get update -q
-    run_logged env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium \
+    run_logged $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
       $(command -v node >/dev/null || echo nodejs npm)
   fi
   node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)' \

@@ -1,6 +1,7 @@
 """The command lines' answers to a missing file, module, GPU or extra: one line saying what to do, no traceback."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,9 @@ no_gpu = pytest.mark.skipif(cuda_devices() > 0, reason="this machine has a CUDA 
 
 
 def _run(*args, cwd=ROOT, timeout=300):
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))   # the repository's packages, from any folder
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def test_run_a_missing_script(tmp_path):

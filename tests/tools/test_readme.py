@@ -4,6 +4,7 @@ makes holds the emulator alone, with the extras the README names."""
 from __future__ import annotations
 
 import email
+import os
 import re
 import shutil
 import subprocess
@@ -29,6 +30,8 @@ RUN_BY = {
     "node web/serve.mjs": (__file__, "def test_serve_the_page"),
     ".venv/bin/python -m sandbox": ("tests/sandbox/test_server.py", '"-m", "sandbox"'),
 }
+
+_ENV = dict(os.environ, PYTHONPATH=str(ROOT))   # minitriton from this checkout, whatever the venv holds
 
 SCRIPT = '''\
 import numpy as np
@@ -93,7 +96,7 @@ assert (out == 2 * x).all()
 print("doubled", x.size)
 ''')
     done = subprocess.run([sys.executable, "-m", "minitriton", "run", "my_script.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+                          env=_ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "doubled 1000\n" and done.stderr == ""
 
@@ -111,8 +114,8 @@ def test_double(n):
     assert (out == 2 * x).all()
 ''')
     done = subprocess.run([sys.executable, "-m", "minitriton", "run", "-m", "pytest", "-q", "-p",
-                           "no:cacheprovider", "test_mine.py"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+                           "no:cacheprovider", "test_mine.py"], cwd=tmp_path, env=_ENV, capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "5 passed" in done.stdout
 
