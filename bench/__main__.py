@@ -170,7 +170,6 @@ def worker_main(backend, names, quick, budget_s, timeout_s):
     signal.signal(signal.SIGALRM, _on_alarm)
     for name in names:
         w = wl.BY_NAME[name]
-        _log(f"{backend}: {name} ...")
         signal.alarm(int(timeout_s) if timeout_s else 0)
         try:
             res = _run_workload(w, data, ar, backend, quick, budget_s)

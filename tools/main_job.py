@@ -37,8 +37,15 @@ def _env(**extra) -> dict:
     return env
 
 
+def _shown(arg) -> str:
+    if arg == sys.executable:
+        return "python"
+    path = Path(str(arg))
+    return str(path.relative_to(REPO)) if path.is_absolute() and path.is_relative_to(REPO) else str(arg)
+
+
 def _run(cmd, cwd=REPO, **env) -> bool:
-    print("$ " + " ".join(str(c) for c in cmd), flush=True)
+    print("$ " + " ".join(_shown(c) for c in cmd), flush=True)
     return subprocess.run(cmd, cwd=cwd, env=_env(**env)).returncode == 0
 
 
@@ -78,7 +85,9 @@ def step_lesson(args) -> tuple[bool | None, str]:
     if not lesson.is_dir():
         if args.lesson:
             return False, f"no lesson folder at {lesson}"
-        return None, f"no lesson folder at {os.path.relpath(lesson, REPO)}; set LESSON=... to run its scripts"
+        why = f"no lesson at {os.path.relpath(lesson, REPO)} (set LESSON=...)"
+        print(why)
+        return None, why
     ok = True
     runner = [sys.executable, "-m", "minitriton", "run"]
     for script in LESSON_SCRIPTS:       # bytecode stays out of the lesson folder, which may be read-only
@@ -119,10 +128,10 @@ def main(argv=None) -> int:
         ok, what = step(args)
         status = "skipped" if ok is None else "ok" if ok else "FAILED"
         failed += ok is False
-        summary.append(f"  {status:<8}{title}: {what}  ({time.perf_counter() - t0:.0f} s)")
-    total = time.perf_counter() - started
-    print(f"\nmain job: {'all steps ok' if not failed else f'{failed} step(s) FAILED'} "
-          f"({total / 60:.0f} min {total % 60:.0f} s)")
+        took = "" if ok is None else f"  ({time.perf_counter() - t0:.0f} s)"
+        summary.append(f"  {status:<8}{title}: {what}{took}")
+    minutes, seconds = divmod(round(time.perf_counter() - started), 60)
+    print(f"\nmain job: {'all steps ok' if not failed else f'{failed} step(s) FAILED'} ({minutes} min {seconds} s)")
     print("\n".join(summary))
     return 1 if failed else 0
 

@@ -5,6 +5,7 @@ interpreter computes exactly and minitriton, like the GPU, in TF32). Skipped wit
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -24,7 +25,9 @@ BOUND = {"copy": 0.0, "strided_copy": 0.0, "transpose": 0.0, "outer": 0.0, "row_
 def rows():
     pytest.importorskip("torch")
     pytest.importorskip("triton")
-    proc = subprocess.run([sys.executable, str(SCRIPT)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))   # sandbox/ is a folder of the repository, not installed
+    proc = subprocess.run([sys.executable, str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
