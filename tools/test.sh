@@ -9,6 +9,8 @@ status=0
 # One BLAS thread: the tests run many small matrix products, which OpenBLAS's threads only slow down on a
 # small shared machine (and the results stay reproducible).
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+# The linter first (pyproject.toml [tool.ruff]): unused or undefined names fail the run.
+.venv/bin/ruff check --quiet . && echo "ruff: clean" || status=$?
 .venv/bin/python -m pytest -q "$@" || status=$?
 if [ "${SKIP_WEB:-0}" != 1 ]; then
   # node's own summary counts skipped tests but not skipped suites; its TAP output has both, so the skips
