@@ -51,7 +51,7 @@ class Meter:
     by these figures. A value larger than `limit` in a group of several programs raises OverBudget.
     """
 
-    __slots__ = ("limit", "programs", "peak", "live", "live_peak", "_owned", "_freed")
+    __slots__ = ("limit", "programs", "peak", "live", "live_peak", "_owned", "_freed", "_on_free")
 
     def __init__(self, limit: int, programs: int):
         self.limit = limit          # bytes one value may take before OverBudget
@@ -61,6 +61,7 @@ class Meter:
         self.live_peak = 0          # ... at most
         self._owned = {}            # weak reference to a value -> the bytes its array owns
         self._freed = []            # the references of the values freed since (appended by the weakref)
+        self._on_free = self._freed.append
 
     def see(self, nbytes: int):
         """A value larger than any before: remember it, and ask for a smaller group past the limit."""
@@ -74,8 +75,15 @@ class Meter:
         The release is a weak reference whose callback is `list.append`, C code: no Python code runs when a
         value is freed, so a signal handler cannot raise inside a finalizer (where Python would print and
         drop its exception)."""
-        self._owned[weakref.ref(value, self._freed.append)] = nbytes
-        self.hold(nbytes)
+        owned = self._owned
+        owned[weakref.ref(value, self._on_free)] = nbytes
+        freed = self._freed   # inlined `hold`: this runs for every new array of the pass
+        live = self.live + nbytes
+        while freed:
+            live -= owned.pop(freed.pop())
+        self.live = live
+        if live > self.live_peak:
+            self.live_peak = live
 
     def hold(self, nbytes: int, transient: int = 0):
         """Arrays that the pass keeps (`nbytes`, e.g. a store journal; negative when freed) or holds for a
