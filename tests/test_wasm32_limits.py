@@ -1,0 +1,74 @@
+"""What 32-bit NumPy (Pyodide's wasm32, where np.intp is int32) cannot do, checked on any platform.
+
+NumPy refuses an array whose nominal size (elements x itemsize, views included) passes 2**31 - 1 bytes there:
+"array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size". Under CPython
+these tests put the same limit on `np.lib.stride_tricks.as_strided`, which minitriton's window views use.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minitriton
+
+minitriton.install()  # before the kernels import `triton`
+
+from kernels import matmul as mm  # noqa: E402
+from kernels.tolerances import assert_close  # noqa: E402
+from minitriton import outer  # noqa: E402
+
+LIMIT = 2**31 - 1
+LESSON_CONFIG = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}
+
+
+@pytest.fixture
+def views_32bit(monkeypatch):
+    """as_strided refuses what 32-bit NumPy refuses; yields the largest nominal size asked for (bytes)."""
+    real = np.lib.stride_tricks.as_strided
+    largest = [0]
+
+    def limited(x, shape=None, strides=None, subok=False, writeable=True):
+        x = np.asarray(x)
+        nbytes = math.prod(x.shape if shape is None else shape) * x.itemsize
+        largest[0] = max(largest[0], nbytes)
+        if nbytes > LIMIT:
+            raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+                             "possible size.")
+        return real(x, shape, strides, subok, writeable)
+
+    monkeypatch.setattr(np.lib.stride_tricks, "as_strided", limited)
+    return largest
+
+
+def test_the_lessons_matmul_512_fits_32bit_views(views_32bit):
+    # The store of C went through a window view with a tile at every element of C: 262,144 x 64 x 64 fp32,
+    # 4 GiB nominal.
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((512, 512), dtype=np.float32)
+    b = rng.standard_normal((512, 512), dtype=np.float32)
+    c = mm.matmul(a, b, config=LESSON_CONFIG)
+    assert_close(c, mm.reference_matmul(a, b, tf32=True), "float32")
+    assert 0 < views_32bit[0] <= LIMIT
+
+
+def test_window_views_step_by_the_origins_divisor(views_32bit):
+    # 64 tiles of 64x64 over a 512x512 array: origins every 64 elements along a row, every 64 rows down
+    # -> one view position per 64 elements, not one per element
+    flat = np.zeros(512 * 512, np.float32)
+    rows = np.arange(64, dtype=np.int64)[:, None] * 512
+    cols = np.arange(64, dtype=np.int64)[None, :]
+    tm, tn = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")
+    origin = (tm.reshape(-1) * 64 * 512 + tn.reshape(-1) * 64).astype(np.int64)
+    block = outer.pointer_block((origin.reshape(-1, 1, 1) + rows[None], np.broadcast_to(cols, (1, 1, 64)).copy()),
+                                None, (64, 64), None, (0, 512 * 512 - 1))
+    block.bounds_of_parts = ((0, 0), (0, 0))
+    view, origins = outer.tile_view(block, flat, (64, 64), for_store=True)
+    assert view.shape[0] == (7 * 64 * 512 + 7 * 64) // 64 + 1
+    view[origins] = np.arange(64, dtype=np.float32).reshape(64, 1, 1)
+    expected = np.zeros((512, 512), np.float32)
+    for p in range(64):
+        expected[tm.reshape(-1)[p] * 64:][:64, tn.reshape(-1)[p] * 64:][:, :64] = p
+    np.testing.assert_array_equal(flat.reshape(512, 512), expected)
+    assert views_32bit[0] <= LIMIT
