@@ -23,6 +23,7 @@ import numpy as np
 from . import context, errors
 from . import dtypes as T
 from . import ops_memory
+from .memory import alignment_offset
 from .ops_basic import cast, to_tensor, unwrap
 from .tensor import block_type, tensor
 from .tools.tensor_descriptor import validate_block_shape
@@ -325,9 +326,8 @@ def _check_alignment(group, base: tensor, strides: tuple, elem_size: int):
     of 16 bytes (a GPU faults or reads garbage otherwise; Triton's interpreter asserts the same)."""
     alloc = base.alloc
     if alloc is not None:
-        raw = alloc.raw
-        start = raw.__array_interface__["data"][0] if raw.size else 0
-        addr = start + base.data.astype(np.int64) * elem_size - alloc.base_offset * elem_size
+        start = alignment_offset(alloc.array) if alloc.array.size else 0
+        addr = start + (base.data.astype(np.int64) - alloc.base_offset) * elem_size
     else:
         addr = base.data.astype(np.int64)
     bad = np.nonzero(addr % 16)[0]

@@ -72,3 +72,16 @@ def test_window_views_step_by_the_origins_divisor(views_32bit):
         expected[tm.reshape(-1)[p] * 64:][:64, tn.reshape(-1)[p] * 64:][:, :64] = p
     np.testing.assert_array_equal(flat.reshape(512, 512), expected)
     assert views_32bit[0] <= LIMIT
+
+
+def test_numpy_arrays_are_aligned_as_a_gpu_would_place_them():
+    # wasm32's malloc aligns to 8 bytes, not 16: the descriptor rule must not depend on the host's allocator
+    from minitriton.memory import alignment_offset
+
+    for n in (1, 3, 1000, 12345):
+        a = np.zeros(n, np.float32)
+        assert alignment_offset(a) == 0
+        if n > 4:
+            assert alignment_offset(a[2:]) == 8
+            assert alignment_offset(a[4:]) == 16
+            assert alignment_offset(a.reshape(-1)[1:].view(np.uint8)) == 4
