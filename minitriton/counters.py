@@ -168,6 +168,7 @@ def _unique_bytes(chunks, n_programs):
         per_prog += np.bincount(uniq // span, minlength=n_programs) * s
         total = int(distinct(start).size) * s
     else:  # mixed element sizes through casts: expand to bytes
+        size = size.astype(np.intp)  # np.repeat takes np.intp counts only (int32 on wasm32)
         byte = np.repeat(start, size) + _ranges(size)
         prog_b = np.repeat(prog, size)
         span = int(byte.max()) + 1

@@ -17,6 +17,7 @@ minitriton.install()  # before the kernels import `triton`
 
 from kernels import matmul as mm  # noqa: E402
 from kernels.tolerances import assert_close  # noqa: E402
+import minitriton.language as tl  # noqa: E402
 from minitriton import outer  # noqa: E402
 
 LIMIT = 2**31 - 1
@@ -85,3 +86,24 @@ def test_numpy_arrays_are_aligned_as_a_gpu_would_place_them():
             assert alignment_offset(a[2:]) == 8
             assert alignment_offset(a[4:]) == 16
             assert alignment_offset(a.reshape(-1)[1:].view(np.uint8)) == 4
+
+
+@minitriton.jit
+def _words_then_bytes(x_ptr, out_ptr):
+    words = tl.load(x_ptr + tl.arange(0, 4))                                   # bytes 0..15 as fp32
+    raw = tl.load(x_ptr.to(tl.pointer_type(tl.uint8)) + 8 + tl.arange(0, 16))  # bytes 8..23 as uint8
+    tl.store(out_ptr + tl.arange(0, 4), words + tl.sum(raw.to(tl.float32), axis=0))
+
+
+def test_unique_bytes_with_mixed_element_sizes():
+    # counting distinct bytes read through two element sizes repeats each access by its size: np.repeat takes
+    # only np.intp counts, int32 on wasm32
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    with minitriton.record() as rec:
+        _words_then_bytes[(1,)](x, out)
+    t = rec.last["tensors"]["x_ptr"]
+    assert t["totals"]["loaded_bytes"] == 16 + 16
+    assert t["totals"]["unique_loaded_bytes"] == 24
+    assert t["per_program"]["unique_loaded_bytes"] == [24]
+    np.testing.assert_array_equal(out, x[:4] + x[2:6].view(np.uint8).astype(np.float32).sum())
