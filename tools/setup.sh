@@ -8,7 +8,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-# numpy 2.4.6 is the version Pyodide 314.0.7 ships: test against what the browser runs.
+# numpy 2.4.6 here; the browser's NumPy (2.2.5, Pyodide 0.29.1's) is tested by the suite inside Pyodide.
 .venv/bin/python -m pip install -q "numpy==2.4.6" -e ".[test,reference]"
 
 # The sandbox page (web/): Debian's chromium for its headless e2e tests, the npm packages (again only when
@@ -25,4 +25,6 @@ if [ "${SKIP_WEB:-0}" != 1 ]; then
     echo "$lock_hash" > web/node_modules/.lock-hash
   fi
   node web/build.mjs --if-changed
+  # NumPy's official Pyodide wheel (from a PyPI package, checked against Pyodide's lock) + pytest for Pyodide
+  node web/pyodide-packages.mjs
 fi

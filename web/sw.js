@@ -21,7 +21,7 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-const immutable = (url) => /\.(whl|wasm|zip)$/.test(url.pathname) || /\/pyodide\/pyodide(\.asm)?\.mjs$/.test(url.pathname);
+const immutable = (url) => /\.(whl|wasm|zip)$/.test(url.pathname) || /\/pyodide\/pyodide(\.mjs|\.asm\.js)$/.test(url.pathname);
 
 async function cacheFirst(request) {
   const cache = await caches.open(CACHE);

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { addWheelToLock } from "../build.mjs";
+import { PYODIDE_FILES, addWheelToLock } from "../build.mjs";
 import { DIST, PYTHON, ROOT, WEB, ensureBuilt } from "./helpers.mjs";
 
 ensureBuilt();
@@ -16,17 +16,20 @@ const lock = JSON.parse(read("pyodide/pyodide-lock.json"));
 const npmLock = JSON.parse(fs.readFileSync(path.join(WEB, "node_modules/pyodide/pyodide-lock.json"), "utf8"));
 const sha = (buf) => createHash("sha256").update(buf).digest("hex");
 
+// 0.29.1: the newest Pyodide whose lock names the NumPy build a registry package carries (web/README.md)
+const PYODIDE = "0.29.1";
+
 test("Pyodide's version is the pinned one and its core files are copied unchanged", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(WEB, "package.json"), "utf8"));
-  assert.equal(pkg.dependencies.pyodide, "314.0.7");
-  assert.equal(config.pyodideVersion, "314.0.7");
-  for (const f of ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"]) {
+  assert.equal(pkg.dependencies.pyodide, PYODIDE);
+  assert.equal(config.pyodideVersion, PYODIDE);
+  for (const f of PYODIDE_FILES) {
     assert.equal(sha(read(`pyodide/${f}`)), sha(fs.readFileSync(path.join(WEB, "node_modules/pyodide", f))), f);
   }
 });
 
-test("numpy comes from the official CDN for 314.0.7 unless the build says otherwise", () => {
-  assert.equal(config.packageBaseUrl, "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/");
+test(`numpy comes from the official CDN for ${PYODIDE} unless the build says otherwise`, () => {
+  assert.equal(config.packageBaseUrl, `https://cdn.jsdelivr.net/pyodide/v${PYODIDE}/full/`);
   assert.deepEqual(lock.packages.numpy, npmLock.packages.numpy, "numpy's lock entry (and sha256) is Pyodide's own");
 });
 
