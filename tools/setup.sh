@@ -24,7 +24,7 @@ if [ "${SKIP_WEB:-0}" != 1 ]; then
     (cd web && npm ci --no-audit --no-fund --loglevel=error)
     echo "$lock_hash" > web/node_modules/.lock-hash
   fi
-  node web/build.mjs --if-changed
   # NumPy's official Pyodide wheel (from a PyPI package, checked against Pyodide's lock) + pytest for Pyodide
   node web/pyodide-packages.mjs
+  node web/build.mjs --if-changed
 fi

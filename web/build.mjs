@@ -1,8 +1,10 @@
 // Builds the static site into web/dist/:
 //   app.js (esbuild bundle: the UI + CodeMirror 6), worker.mjs (module worker owning Pyodide),
 //   index.html, style.css, sw.js (offline cache, versioned by the build id),
-//   pyodide/ (Pyodide's core files copied from node_modules/pyodide, plus a lock file that also lists our wheel),
-//   wheels/<sha12>/minitriton-*.whl (minitriton + kernels + sandbox, built with pip from a generated pyproject),
+//   pyodide/ (Pyodide's core files copied from node_modules/pyodide, a lock file that also lists our wheel, and
+//   snapshot.bin.gz: Pyodide's memory after Python started, which the worker restores instead of booting),
+//   wheels/<sha12>/minitriton-*.whl (minitriton + kernels + sandbox, built with pip from a generated pyproject,
+//   plus Python 3.13 bytecode for them and for the NumPy modules they import: boot-assets.mjs),
 //   config.json (package base URL for numpy, the wheel's name, the build id),
 //   exercises.<lang>.json (the exercise list rendered by sandbox.bridge under CPython, so the lesson shows
 //   before Pyodide is ready; skipped with a note when sandbox/ is not importable).
@@ -25,12 +27,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { addBytecode, makeSnapshot } from "./boot-assets.mjs";
+import { PACKAGES_DIR, verifiedNumpy } from "./pyodide-packages.mjs";
 
 const WEB = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(WEB);
 const DIST = path.join(WEB, "dist");
 const PYODIDE_DIR = path.join(WEB, "node_modules", "pyodide");
 export const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"];
+export const SNAPSHOT = "pyodide/snapshot.bin.gz";
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
   const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
@@ -177,7 +182,14 @@ async function main() {
   const pyodideVersion = JSON.parse(fs.readFileSync(path.join(PYODIDE_DIR, "package.json"), "utf8")).version;
   const packageBaseUrl = args.packages ?? `https://cdn.jsdelivr.net/pyodide/v${pyodideVersion}/full/`;
   const stampFile = path.join(DIST, ".inputs");
-  const stamp = inputsHash({ packageBaseUrl, python });
+  // NumPy's Pyodide wheel (pyodide-packages.mjs), for the bytecode of the NumPy modules the page imports
+  let numpyWheel = null;
+  try {
+    numpyWheel = verifiedNumpy(process.env.PYODIDE_PACKAGES || PACKAGES_DIR);
+  } catch (e) {
+    log(`no bytecode in the wheel: ${e.message}`);
+  }
+  const stamp = inputsHash({ packageBaseUrl, python, numpyWheel });
   if (args["if-changed"] && fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp) {
     log("dist/ is up to date");
     return;
@@ -186,8 +198,16 @@ async function main() {
   fs.rmSync(DIST, { recursive: true, force: true });
   fs.mkdirSync(path.join(DIST, "pyodide"), { recursive: true });
 
-  // 1. Our wheel, in a folder named by its hash (the service worker caches wheels by URL).
-  const { tmp, file } = buildWheel(python);
+  // 1. Our wheel (with the bytecode Pyodide would compile at import), in a folder named by its hash (the
+  //    service worker caches wheels by URL).
+  const { tmp, file: sourceWheel } = buildWheel(python);
+  let file = sourceWheel;
+  if (numpyWheel) {
+    file = path.join(tmp, "bytecode", path.basename(sourceWheel));
+    fs.mkdirSync(path.dirname(file));
+    const n = await addBytecode(sourceWheel, numpyWheel, file, SITE_PACKAGES);
+    log(`bytecode for ${n} modules (ours and the NumPy modules the page imports)`);
+  }
   const info = wheelInfo(python, file);
   const sha = sha256(file);
   const wheelName = path.basename(file);
@@ -205,6 +225,7 @@ async function main() {
   const lock = JSON.parse(fs.readFileSync(path.join(PYODIDE_DIR, "pyodide-lock.json"), "utf8"));
   const ourLock = addWheelToLock(lock, info, wheelRel, sha);
   fs.writeFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), JSON.stringify(ourLock));
+  fs.writeFileSync(path.join(DIST, SNAPSHOT), await makeSnapshot());
 
   // 3. The exercises, pre-rendered so the lesson shows at once.
   const langs = [];

@@ -53,7 +53,21 @@ test("our wheel is in the lock: hash, imports and dependencies match the file", 
   for (const pkg of ["minitriton", "kernels", "sandbox"]) {
     if (fs.existsSync(path.join(ROOT, pkg, "__init__.py"))) assert.ok(tops.includes(pkg), `${pkg} is in the wheel`);
   }
-  assert.ok(!names.some((n) => n.startsWith("tests/") || n.includes("__pycache__")), "no tests or caches in the wheel");
+  assert.ok(!names.some((n) => n.startsWith("tests/")), "no tests in the wheel");
+  // bytecode: Python 3.13's (Pyodide's), for modules of the wheel or of NumPy only, one per source
+  const pycs = names.filter((n) => n.includes("__pycache__"));
+  for (const n of pycs) {
+    assert.match(n, /^(minitriton|kernels|sandbox|numpy)\/(.+\/)?__pycache__\/[^/]+\.cpython-313\.pyc$/, n);
+    const source = n.replace(/__pycache__\/([^/]+)\.cpython-313\.pyc$/, "$1.py");
+    assert.ok(n.startsWith("numpy/") || names.includes(source), `${n} has its source ${source}`);
+  }
+  assert.ok(pycs.some((n) => n.startsWith("minitriton/")) && pycs.some((n) => n.startsWith("numpy/")), "bytecode shipped");
+  // PEP 552 flags = 1: hash-based and unchecked, so the sources' timestamps (not kept by wheels) do not matter
+  const flags = JSON.parse(execFileSync(PYTHON, ["-c", `import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print(json.dumps(sorted({int.from_bytes(z.read(n)[4:8], "little") for n in z.namelist() if n.endswith(".pyc")})))`,
+  path.join(DIST, config.wheel.file)]));
+  assert.deepEqual(flags, [1]);
   // nothing else in Pyodide's lock changed
   const others = Object.keys(lock.packages).filter((k) => k !== config.wheel.name);
   assert.deepEqual(others.sort(), Object.keys(npmLock.packages).sort());
