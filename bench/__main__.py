@@ -139,7 +139,7 @@ def _versions(backend):
     return v
 
 
-def worker_main(backend, names, quick, budget_s, timeout_s):
+def worker_main(backend, names, quick, budget_s, timeout_s, floors=False):
     out = {"backend": backend, "results": {}, "fatal": None}
     if backend == "interpreter":
         os.environ["TRITON_INTERPRET"] = "1"            # must precede `import triton`
@@ -164,13 +164,20 @@ def worker_main(backend, names, quick, budget_s, timeout_s):
         return
 
     out["versions"] = _versions(backend)
-    signal.signal(signal.SIGALRM, _on_alarm)
+    alarm = hasattr(signal, "alarm")  # not in Pyodide (wasm32): no per-workload time limit there
+    if alarm:
+        signal.signal(signal.SIGALRM, _on_alarm)
     for name in names:
         w = wl.BY_NAME[name]
         _log(f"{backend}: {name} ...")
-        signal.alarm(int(timeout_s) if timeout_s else 0)
+        if alarm:
+            signal.alarm(int(timeout_s) if timeout_s else 0)
         try:
             res = _run_workload(w, data, ar, backend, quick, budget_s)
+            if floors:
+                from bench import floors as fl
+
+                res["floor"] = fl.measure(name, data, lambda run: _time_launches(run, quick, budget_s))
         except BaseException as exc:                     # noqa: BLE001 -- one workload failing is data
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -178,7 +185,8 @@ def worker_main(backend, names, quick, budget_s, timeout_s):
             _log(f"{backend}: {name} raised {res['error']}")
             traceback.print_exc(file=sys.stderr)
         finally:
-            signal.alarm(0)
+            if alarm:
+                signal.alarm(0)
         if "median_s" in res:
             _log(f"{backend}: {name}: median {res['median_s']:.4g} s over {res['n_timed']} launches, "
                  f"error {res['max_abs_error']:.3g}")
@@ -398,7 +406,11 @@ def main(argv=None):
                         "what the interpreter computes and what the baseline's tolerances assume; tf32 is the "
                         "GPU's default, which minitriton emulates; env: leave the environment alone)")
     p.add_argument("--no-save", action="store_true", help="do not write bench/results/")
+    p.add_argument("--runtime", choices=["cpython", "pyodide"], default="cpython",
+                   help="pyodide: minitriton and the NumPy floor inside Pyodide (Node) beside CPython, see "
+                        "bench/runtimes.py (default cpython: minitriton against Triton's interpreter)")
     p.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
+    p.add_argument("--floors", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
     names = WORKLOAD_NAMES if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
@@ -407,8 +419,12 @@ def main(argv=None):
         p.error(f"unknown workload(s) {unknown}; choose from {WORKLOAD_NAMES}")
 
     if args.worker:
-        worker_main(args.worker, names, args.quick, args.max_seconds, args.timeout)
+        worker_main(args.worker, names, args.quick, args.max_seconds, args.timeout, args.floors)
         return 0
+    if args.runtime == "pyodide":
+        from bench import runtimes
+
+        return runtimes.main(args, names, argv)
 
     backends = BACKENDS if args.backend == "both" else [args.backend]
     started = datetime.datetime.now()
