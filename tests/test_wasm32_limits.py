@@ -54,6 +54,20 @@ def test_the_lessons_matmul_512_fits_32bit_views(views_32bit):
     assert 0 < views_32bit[0] <= LIMIT
 
 
+def test_the_benchmarks_softmax_asks_for_no_view_wasm32_refuses(views_32bit):
+    # 1823 rows of 781 columns in blocks of 1024: a tile at every element was 1.4M x 4 KiB nominal. On wasm32
+    # the refusal made each group fail in its first program, which the engine then ran alone (one program is
+    # no tile): right results, but about one program per group, 34x NumPy's time in Pyodide.
+    from bench import workloads as wl
+
+    data, arrays = wl.make_data(), wl.NumpyArrays()
+    prepared = wl.BY_NAME["softmax_fwd"].setup(data, arrays)
+    prepared.launch()
+    err, _ = wl.max_abs_error(prepared, wl.ref_softmax(data), arrays)
+    assert err <= wl.BY_NAME["softmax_fwd"].tol
+    assert 0 < views_32bit[0] <= LIMIT
+
+
 def test_window_views_step_by_the_origins_divisor(views_32bit):
     # 64 tiles of 64x64 over a 512x512 array: origins every 64 elements along a row, every 64 rows down
     # -> one view position per 64 elements, not one per element
