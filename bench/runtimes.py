@@ -33,7 +33,9 @@ NODE_RUNNER = REPO_ROOT / "web" / "pyodide-node.mjs"
 
 def _command(runtime, names, args):
     worker = ["-m", "bench", "--worker", "minitriton", "--floors", "--only", ",".join(names),
-              "--max-seconds", str(args.max_seconds), "--timeout", str(args.timeout)] + (["--quick"] if args.quick else [])
+              "--max-seconds", str(args.max_seconds), "--timeout", str(args.timeout)]
+    if args.quick:
+        worker.append("--quick")
     if runtime == "cpython":
         return [sys.executable, *worker]
     node = shutil.which("node")
