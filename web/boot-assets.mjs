@@ -27,8 +27,7 @@ export async function makeSnapshot() {
 }
 
 const ADD_BYTECODE = `
-import importlib.util, os, sys, zipfile
-from importlib._bootstrap_external import _code_to_hash_pyc
+import base64, hashlib, importlib.util, os, py_compile, sys, zipfile
 
 src, dst, ours = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 site = "/tmp/site"
@@ -56,11 +55,10 @@ with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED
     for info in zin.infolist():
         if info.filename != record_name:
             zout.writestr(info, zin.read(info.filename))
-    import base64, hashlib
     for rel, full in sorted(files.items()):
-        source = open(full, "rb").read()
-        code = compile(source, full, "exec", dont_inherit=True)
-        data = _code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False)
+        py_compile.compile(full, cfile="/tmp/module.pyc", doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        data = open("/tmp/module.pyc", "rb").read()
         arc = importlib.util.cache_from_source(rel)
         zout.writestr(zipfile.ZipInfo(arc, (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
