@@ -142,7 +142,7 @@ def _versions(backend):
     return v
 
 
-def worker_main(backend, names, quick, budget_s, timeout_s):
+def worker_main(backend, names, quick, budget_s, timeout_s, floors=False):
     out = {"backend": backend, "results": {}, "fatal": None}
     if backend == "interpreter":
         os.environ["TRITON_INTERPRET"] = "1"            # must precede `import triton`
@@ -167,12 +167,28 @@ def worker_main(backend, names, quick, budget_s, timeout_s):
         return
 
     out["versions"] = _versions(backend)
-    signal.signal(signal.SIGALRM, _on_alarm)
+    alarm = hasattr(signal, "alarm")  # not in Pyodide (wasm32): no per-workload time limit there
+    if floors:
+        # runtime comparison (bench/runtimes.py): one untimed launch of every workload first, since V8 keeps
+        # optimising Pyodide's WebAssembly in the background during its first seconds
+        for name in names:
+            try:
+                wl.BY_NAME[name].setup(data, ar).launch()
+            except Exception:                            # noqa: BLE001 -- reported by the timed run below
+                pass
+    if alarm:
+        signal.signal(signal.SIGALRM, _on_alarm)
     for name in names:
         w = wl.BY_NAME[name]
-        signal.alarm(int(timeout_s) if timeout_s else 0)
+        _log(f"{backend}: {name} ...")
+        if alarm:
+            signal.alarm(int(timeout_s) if timeout_s else 0)
         try:
             res = _run_workload(w, data, ar, backend, quick, budget_s)
+            if floors:
+                from bench import floors as fl
+
+                res["floor"] = fl.measure(name, data, lambda run: _time_launches(run, quick, budget_s))
         except BaseException as exc:                     # noqa: BLE001 -- one workload failing is data
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -180,7 +196,8 @@ def worker_main(backend, names, quick, budget_s, timeout_s):
             _log(f"{backend}: {name} raised {res['error']}")
             traceback.print_exc(file=sys.stderr)
         finally:
-            signal.alarm(0)
+            if alarm:
+                signal.alarm(0)
         if "median_s" in res:
             _log(f"{backend}: {name}: median {res['median_s']:.4g} s over {res['n_timed']} launches, "
                  f"error {res['max_abs_error']:.3g}")
@@ -424,7 +441,11 @@ def _parse(argv):
                    help="a run of record: write bench/results/<date>-<time>-<machine>.json and latest.md "
                         "(a full run only: all workloads, both backends, not --quick)")
     p.add_argument("--no-save", action="store_true", help=argparse.SUPPRESS)  # the default; kept for callers
+    p.add_argument("--runtime", choices=["cpython", "pyodide"], default="cpython",
+                   help="pyodide: minitriton and the NumPy floor inside Pyodide (Node) beside CPython, see "
+                        "bench/runtimes.py (default cpython: minitriton against Triton's interpreter)")
     p.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
+    p.add_argument("--floors", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.names = WORKLOAD_NAMES if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in args.names if n not in WORKLOAD_NAMES]
@@ -439,8 +460,12 @@ def main(argv=None):
     args = _parse(argv)
     names = args.names
     if args.worker:
-        worker_main(args.worker, names, args.quick, args.max_seconds, args.timeout)
+        worker_main(args.worker, names, args.quick, args.max_seconds, args.timeout, args.floors)
         return 0
+    if args.runtime == "pyodide":
+        from bench import runtimes
+
+        return runtimes.main(args, names, argv)
 
     backends = BACKENDS if args.backend == "both" else [args.backend]
     started = datetime.datetime.now()

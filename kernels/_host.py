@@ -44,12 +44,14 @@ def stride(x, dim: int) -> int:
 
 
 def address(x) -> int:
-    """The address of x's first element in memory (a torch tensor's `data_ptr()`, else NumPy's)."""
+    """The address of x's first element for alignment checks: a torch tensor's `data_ptr()`; for NumPy memory
+    (which only minitriton runs), its offset past a 256-byte boundary as a GPU would place it, minitriton's
+    rule (the host's malloc aligns to 16 bytes on 64-bit Linux but to 8 on wasm32)."""
     if is_torch(x):
         return int(x.data_ptr())
-    if is_buffer(x):
-        x = x.array
-    return int(x.__array_interface__["data"][0])
+    from minitriton.memory.allocation import alignment_offset
+
+    return alignment_offset(x.array if is_buffer(x) else x)
 
 
 def numel(x) -> int:

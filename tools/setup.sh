@@ -55,5 +55,7 @@ if [ "${SKIP_WEB:-0}" != 1 ]; then
     (cd web && run_logged npm ci --no-audit --no-fund --loglevel=error)
     echo "$lock_hash" > web/node_modules/.lock-hash
   fi
+  # NumPy's official Pyodide wheel (from a PyPI package, checked against Pyodide's lock) + pytest for Pyodide
+  run_logged node web/pyodide-packages.mjs
   run_logged node web/build.mjs --if-changed
 fi

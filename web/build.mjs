@@ -1,8 +1,10 @@
 // Builds the static site into web/dist/:
 //   app.js (esbuild bundle: the UI + CodeMirror 6), worker.mjs (module worker owning Pyodide),
 //   index.html, style.css, sw.js (offline cache, versioned by the build id),
-//   pyodide/ (Pyodide's core files copied from node_modules/pyodide, plus a lock file that also lists our wheel),
-//   wheels/<sha12>/minitriton-*.whl (minitriton + kernels + sandbox, built from the repo root with pip),
+//   pyodide/ (Pyodide's core files copied from node_modules/pyodide, a lock file that also lists our wheel, and
+//   snapshot.bin.gz: Pyodide's memory after Python started, which the worker restores instead of booting),
+//   wheels/<sha12>/minitriton-*.whl (minitriton + kernels + sandbox, built with pip from a generated pyproject,
+//   plus Python 3.13 bytecode for them and for the NumPy modules they import: boot-assets.mjs),
 //   config.json (package base URL for numpy, the wheel's name, the build id),
 //   exercises.<lang>.json (the exercise list rendered by sandbox.bridge under CPython, so the lesson shows
 //   before Pyodide is ready) and solutions.<lang>.json (skipped with a note when sandbox/ is not importable).
@@ -25,15 +27,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { addBytecode, makeSnapshot } from "./boot-assets.mjs";
+import { PACKAGES_DIR, verifiedNumpy } from "./pyodide-packages.mjs";
 
 const WEB = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(WEB);
 const DIST = path.join(WEB, "dist");
 const PYODIDE_DIR = path.join(WEB, "node_modules", "pyodide");
-const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"];
-// What the wheel build copies from the repo root (everything else is not part of the package source).
-const SKIP_TOP = new Set([".git", ".venv", "web", "node_modules", "build", "dist", ".hypothesis",
-  ".pytest_cache", ".benchmarks", ".ci", ".whl", "__pycache__"]);
+export const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"];
+export const SNAPSHOT = "pyodide/snapshot.bin.gz";
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
   const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
@@ -56,16 +58,32 @@ function copyTree(src, dst) {
   });
 }
 
-// Build the wheel from a clean copy of the repo root, so a stale build/ folder cannot leak removed modules.
+// The site's wheel holds the packages the page imports. The root pyproject.toml publishes minitriton alone, so
+// the wheel is built from a clean copy of these packages with a pyproject.toml written here (the root's
+// name, version, Python and dependencies; every package listed), and a stale build/ folder cannot leak
+// removed modules.
+const SITE_PACKAGES = ["minitriton", "kernels", "sandbox"];
+
 function buildWheel(python) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mt-wheel-"));
   const src = path.join(tmp, "src");
   const out = path.join(tmp, "out");
   fs.mkdirSync(src);
-  for (const entry of fs.readdirSync(ROOT)) {
-    if (SKIP_TOP.has(entry)) continue;
-    copyTree(path.join(ROOT, entry), path.join(src, entry));
+  for (const pkg of SITE_PACKAGES) {
+    if (!fs.existsSync(path.join(ROOT, pkg, "__init__.py"))) throw new Error(`${pkg}/ is not a package in ${ROOT}`);
+    copyTree(path.join(ROOT, pkg), path.join(src, pkg));
   }
+  execFileSync(python, ["-c", `
+import json, sys, tomllib
+project = tomllib.load(open(sys.argv[1], "rb"))["project"]
+q = json.dumps
+lines = ['[build-system]', 'requires = ["setuptools>=68", "wheel"]', 'build-backend = "setuptools.build_meta"', '',
+         '[project]', f'name = {q(project["name"])}', f'version = {q(project["version"])}',
+         f'requires-python = {q(project.get("requires-python", ">=3.11"))}',
+         f'dependencies = {q(project.get("dependencies", []))}', '',
+         '[tool.setuptools.packages.find]', f'include = {q([p + "*" for p in sys.argv[3:]])}', '']
+open(sys.argv[2], "w").write(chr(10).join(lines))
+`, path.join(ROOT, "pyproject.toml"), path.join(src, "pyproject.toml"), ...SITE_PACKAGES]);
   let isolation = ["--no-build-isolation"];
   try {
     execFileSync(python, ["-c", "import setuptools, wheel"], { stdio: "ignore" });
@@ -154,11 +172,7 @@ function inputsHash(options) {
     }
   };
   for (const f of ["build.mjs", "index.html", "style.css", "sw.js", "package-lock.json", "src"]) add(path.join(WEB, f));
-  for (const e of fs.readdirSync(ROOT).sort()) {
-    const p = path.join(ROOT, e);
-    if (SKIP_TOP.has(e) || e === "tests") continue;
-    if (fs.existsSync(path.join(p, "__init__.py")) || /^(pyproject\.toml|setup\.cfg|setup\.py|README\.md)$/.test(e)) add(p);
-  }
+  for (const e of [...SITE_PACKAGES, "pyproject.toml"]) add(path.join(ROOT, e));
   return h.digest("hex");
 }
 
@@ -168,7 +182,14 @@ async function main() {
   const pyodideVersion = JSON.parse(fs.readFileSync(path.join(PYODIDE_DIR, "package.json"), "utf8")).version;
   const packageBaseUrl = args.packages ?? `https://cdn.jsdelivr.net/pyodide/v${pyodideVersion}/full/`;
   const stampFile = path.join(DIST, ".inputs");
-  const stamp = inputsHash({ packageBaseUrl, python });
+  // NumPy's Pyodide wheel (pyodide-packages.mjs), for the bytecode of the NumPy modules the page imports
+  let numpyWheel = null;
+  try {
+    numpyWheel = verifiedNumpy(process.env.PYODIDE_PACKAGES || PACKAGES_DIR);
+  } catch (e) {
+    log(`no bytecode in the wheel: ${e.message}`);
+  }
+  const stamp = inputsHash({ packageBaseUrl, python, numpyWheel });
   if (args["if-changed"] && fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp) {
     log("dist/ is up to date");
     return;
@@ -177,8 +198,16 @@ async function main() {
   fs.rmSync(DIST, { recursive: true, force: true });
   fs.mkdirSync(path.join(DIST, "pyodide"), { recursive: true });
 
-  // 1. Our wheel, in a folder named by its hash (the service worker caches wheels by URL).
-  const { tmp, file } = buildWheel(python);
+  // 1. Our wheel (with the bytecode Pyodide would compile at import), in a folder named by its hash (the
+  //    service worker caches wheels by URL).
+  const { tmp, file: sourceWheel } = buildWheel(python);
+  let file = sourceWheel;
+  if (numpyWheel) {
+    file = path.join(tmp, "bytecode", path.basename(sourceWheel));
+    fs.mkdirSync(path.dirname(file));
+    const n = await addBytecode(sourceWheel, numpyWheel, file, SITE_PACKAGES);
+    log(`bytecode for ${n} modules (ours and the NumPy modules the page imports)`);
+  }
   const info = wheelInfo(python, file);
   const sha = sha256(file);
   const wheelName = path.basename(file);
@@ -186,12 +215,8 @@ async function main() {
   fs.mkdirSync(path.dirname(path.join(DIST, wheelRel)), { recursive: true });
   fs.copyFileSync(file, path.join(DIST, wheelRel));
   fs.rmSync(tmp, { recursive: true, force: true });
-  for (const pkg of ["minitriton", "kernels", "sandbox"]) {
-    const inRepo = fs.existsSync(path.join(ROOT, pkg, "__init__.py"));
-    if (inRepo && !info.imports.includes(pkg)) {
-      console.warn(`[build] WARNING: ${pkg}/ is in the repo but not in the wheel (add it to pyproject.toml's packages)`);
-    }
-  }
+  const missing = SITE_PACKAGES.filter((pkg) => !info.imports.includes(pkg));
+  if (missing.length) throw new Error(`the wheel lacks ${missing.join(", ")}`);
   log(`wheel ${wheelName} (${info.imports.join(", ")}; depends ${info.depends.join(", ") || "nothing"})`);
 
   // 2. Pyodide's core files and the lock with our wheel. The worker makes the wheel's file_name absolute
@@ -200,6 +225,7 @@ async function main() {
   const lock = JSON.parse(fs.readFileSync(path.join(PYODIDE_DIR, "pyodide-lock.json"), "utf8"));
   const ourLock = addWheelToLock(lock, info, wheelRel, sha);
   fs.writeFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), JSON.stringify(ourLock));
+  fs.writeFileSync(path.join(DIST, SNAPSHOT), await makeSnapshot());
 
   // 3. The exercises, pre-rendered so the lesson shows at once, and their solutions (Solution is text: it
   //    works while Python is not up).

@@ -1,81 +1,119 @@
 // Measures what web/README.md reports, in headless Chromium, and prints a Markdown table:
-//   lab mode: page open -> ready; Check of each exercise's reference solution;
-//   Pyodide: page open -> Python booted in the worker (the numpy stage reached); with PYODIDE_PACKAGES
-//            (a folder holding Pyodide's numpy wheel) also page open -> ready and Check per exercise.
-// Usage: node web/measure.mjs [--runs=3]
-import fs from "node:fs";
+//   Pyodide (the default mode), with NumPy's official Pyodide wheel from web/pyodide-packages/ (checked
+//   against Pyodide's lock; PYODIDE_PACKAGES=/folder overrides):
+//     - page open -> ready (Python, NumPy, minitriton loaded; Run enabled), first visit (a fresh browser
+//       profile: nothing cached) and repeat visit (same profile: the service worker's cache), with the
+//       page's own stage times (Python booted, NumPy loaded, minitriton loaded);
+//     - Check of each exercise's reference solution: cold (the first Check after ready) and warm (the
+//       Checks after it, in the same page);
+//   lab mode (`python -m minitriton serve`): page open -> ready and Check per exercise, when this checkout
+//   has the lab server.
+// Usage: node web/measure.mjs [--runs=3] [--no-lab]
 import os from "node:os";
-import path from "node:path";
 import { startServer } from "./serve.mjs";
+import { PACKAGES_DIR, verifiedNumpy } from "./pyodide-packages.mjs";
 import { ensureBuilt, launchBrowser, startLabServer, waitReady } from "./tests/helpers.mjs";
 import { checkAllSolutions, openFresh } from "./tests/flows.mjs";
 
-const runs = Number((process.argv.find((a) => a.startsWith("--runs=")) || "--runs=3").split("=")[1]);
+const arg = (name, dflt) => (process.argv.find((a) => a.startsWith(`--${name}=`)) || `=${dflt}`).split("=")[1];
+const runs = Number(arg("runs", 3));
+const withLab = !process.argv.includes("--no-lab");
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const fmt = (xs) => `${(median(xs) / 1000).toFixed(2)} s (${xs.map((x) => (x / 1000).toFixed(2)).join(", ")})`;
 const rows = [];
-const load = [];
+const load = [os.loadavg()[0]];
 
-async function pageReady(url, until) {
-  const b = await launchBrowser();   // a fresh profile: nothing cached
-  try {
-    const page = await b.context.newPage();
-    const t0 = Date.now();
-    await page.goto(url);
-    await page.waitForFunction(until, null, { timeout: 180000 });
-    return Date.now() - t0;
-  } finally { await b.close(); }
+// page open -> ready in `page`; the page's stage times (ms from its start) come along
+async function openToReady(page, url) {
+  const t0 = Date.now();
+  await page.goto(url);
+  await waitReady(page, 180000);
+  const ms = Date.now() - t0;
+  return { ms, timings: await page.evaluate(() => window.__sandbox.timings) };
 }
 
+async function pyodideReady(url) {
+  const first = [];
+  const repeat = [];
+  const stages = { python: [], numpy: [], minitriton: [] };
+  for (let i = 0; i < runs; i++) {
+    const b = await launchBrowser();   // a fresh profile: the first visit
+    try {
+      const page = await b.context.newPage();
+      const r = await openToReady(page, url);
+      first.push(r.ms);
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+      await page.close();
+      const again = await b.context.newPage();
+      const s = await openToReady(again, url);
+      repeat.push(s.ms);
+      // stage boundaries of the repeat visit: a stage ends when the next starts
+      const st = s.timings.stages;
+      stages.python.push(st.numpy - st.python);
+      stages.numpy.push(st.minitriton - st.numpy);
+      stages.minitriton.push(st.ready - st.minitriton);
+    } finally { await b.close(); }
+  }
+  rows.push(["Pyodide: page open to ready, first visit (fresh browser profile)", fmt(first)]);
+  rows.push(["Pyodide: page open to ready, repeat visit (service worker cache)", fmt(repeat)]);
+  rows.push(["… of which Python boots (repeat visit, the page's own clock)", fmt(stages.python)]);
+  rows.push(["… of which NumPy loads", fmt(stages.numpy)]);
+  rows.push(["… of which minitriton (our wheel) loads and imports", fmt(stages.minitriton)]);
+}
+
+// Check of every exercise's reference solution: the first pass after ready is cold, the others warm.
 async function checks(url, label) {
   const b = await launchBrowser();
   try {
     const page = await b.context.newPage();
-    const per = {};
-    for (let i = 0; i < runs; i++) {
-      await openFresh(page, url);
+    await openFresh(page, url);
+    const cold = {};
+    const warm = {};
+    for (let i = 0; i <= runs; i++) {
       for (const r of await checkAllSolutions(page)) {
-        if (!r.passed) throw new Error(`${r.id} did not pass: ${r.error}`);
-        (per[r.id] ??= []).push(r.ms);
+        if (!r.passed) throw new Error(`${label}: ${r.id} did not pass: ${r.error}`);
+        if (i === 0) cold[r.id] = r.ms;
+        else (warm[r.id] ??= []).push(r.ms);
       }
     }
-    for (const [id, ms] of Object.entries(per)) rows.push([`${label}: Check \`${id}\` (reference solution), click to result`, fmt(ms)]);
+    for (const id of Object.keys(cold)) {
+      rows.push([`${label}: Check \`${id}\`, warm (click to result)`, fmt(warm[id])]);
+    }
+    rows.push([`${label}: Check, cold (first Check after ready), per exercise`,
+      Object.entries(cold).map(([id, ms]) => `${id} ${(ms / 1000).toFixed(2)} s`).join(", ")]);
   } finally { await b.close(); }
 }
 
 ensureBuilt();
-load.push(os.loadavg()[0]);
-const lab = await startLabServer();
-if (lab.skip) throw new Error(lab.skip);
-try {
-  const ms = [];
-  for (let i = 0; i < runs; i++) ms.push(await pageReady(lab.url, () => document.body.dataset.ready === "1"));
-  rows.push(["lab: page open to ready (exercises listed, Run enabled)", fmt(ms)]);
-  await checks(lab.url, "lab");
-} finally { await lab.stop(); }
-
-const empty = fs.mkdtempSync(path.join(os.tmpdir(), "mt-measure-"));
-const packages = process.env.PYODIDE_PACKAGES || empty;
+const packages = process.env.PYODIDE_PACKAGES || PACKAGES_DIR;
+verifiedNumpy(packages);
 const site = await startServer({ port: 0, packages });
 try {
-  const url = `${site.pageUrl}&sw=0`;
-  const ms = [];
-  for (let i = 0; i < runs; i++) {
-    ms.push(await pageReady(url, () => document.body.dataset.stage === "numpy" || document.body.dataset.stage === "minitriton"
-      || document.body.dataset.ready === "1" || document.body.dataset.stage === "failed"));
+  await pyodideReady(site.pageUrl);
+  await checks(`${site.pageUrl}&sw=0`, "Pyodide");
+} finally { site.server.close(); }
+
+if (withLab) {
+  const lab = await startLabServer();
+  if (lab.skip) {
+    rows.push(["lab mode", `not measured: ${lab.skip}`]);
+  } else {
+    try {
+      const ms = [];
+      for (let i = 0; i < runs; i++) {
+        const b = await launchBrowser();
+        try { ms.push((await openToReady(await b.context.newPage(), lab.url)).ms); } finally { await b.close(); }
+      }
+      rows.push(["lab: page open to ready (exercises listed, Run enabled)", fmt(ms)]);
+      await checks(lab.url, "lab");
+    } finally { await lab.stop(); }
   }
-  rows.push(["Pyodide: page open to Python booted in the module worker (numpy stage starts)", fmt(ms)]);
-  if (process.env.PYODIDE_PACKAGES) {
-    const ready = [];
-    for (let i = 0; i < runs; i++) ready.push(await pageReady(url, () => document.body.dataset.ready === "1"));
-    rows.push(["Pyodide: page open to ready (Python + NumPy + minitriton)", fmt(ready)]);
-    await checks(url, "Pyodide");
-  }
-} finally { site.server.close(); fs.rmSync(empty, { recursive: true, force: true }); }
+}
 load.push(os.loadavg()[0]);
 
-console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model}, ` +
-  `${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${load.map((x) => x.toFixed(1)).join(" → ")}; median (all runs), ${runs} runs each.\n`);
+console.log(`Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} on ${os.cpus().length} × `
+  + `${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average `
+  + `${load.map((x) => x.toFixed(1)).join(" → ")}; median (all runs), ${runs} runs each; headless Chromium.\n`);
 console.log("| what | time |\n|---|---|");
 for (const [what, t] of rows) console.log(`| ${what} | ${t} |`);
-if (!process.env.PYODIDE_PACKAGES) console.log("\nPyodide with numpy: not measured (PYODIDE_PACKAGES not set; the wheel cannot be downloaded here).");

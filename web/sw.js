@@ -2,7 +2,7 @@
 // The build writes the build id (a hash of every served file) and the precache list into this file, so a new
 // build gets a new cache and the old one is dropped.
 //   - precache on install: the page, the worker, Pyodide's core files, the lock, our wheel, the exercises;
-//   - big versioned files (Pyodide's core, wheels: ours by hash, numpy by Pyodide version): cache first;
+//   - big versioned files (Pyodide's core and snapshot, wheels: ours by hash, numpy by Pyodide version): cache first;
 //   - everything else of this site: network first, the cache when offline;
 //   - /api/ (lab mode) and non-GET requests are never touched.
 const CACHE = "minitriton-__BUILD_ID__";
@@ -21,7 +21,7 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-const immutable = (url) => /\.(whl|wasm|zip)$/.test(url.pathname) || /\/pyodide\/pyodide(\.asm)?\.mjs$/.test(url.pathname);
+const immutable = (url) => /\.(whl|wasm|zip|gz)$/.test(url.pathname) || /\/pyodide\/pyodide(\.mjs|\.asm\.js)$/.test(url.pathname);
 
 async function cacheFirst(request) {
   const cache = await caches.open(CACHE);

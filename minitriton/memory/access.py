@@ -202,43 +202,85 @@ def _emit_tile(group, kind, ptr, mask, shape, elem):
     """The event of an access the tile shortcut performs: the same lanes the general path would report."""
     if group.observers:
         idx, m = _lanes(group, ptr, mask, shape)
-        group.emit(Access(kind, ptr.alloc, elem, idx, idx, m, shape))
+        # masked-off lanes may point outside the array (a lane-prefix tile): report them as offset 0
+        group.emit(Access(kind, ptr.alloc, elem, idx if m is None else np.where(m, idx, 0), idx, m, shape))
+
+
+def _lane_prefix(mask, shape):
+    """k when a 1-D block's mask is on for lanes 0..k-1 only, in every program (the row kernels'
+    `cols < n_cols`), else None. Those lanes form a shorter tile: loads and stores take the tile path even
+    where the masked-off tail would run past the array."""
+    if mask is None or len(shape) != 1 or isinstance(mask, outer) or mask.shape != shape or mask.data.shape[0] != 1:
+        return None
+    m = mask.data.reshape(-1)
+    k = int(np.count_nonzero(m))
+    if k == 0 or k == m.size or not m[:k].all():
+        return None
+    return k
+
+
+def _tile_in_range(ptr, shape, numel):
+    """`ptr`'s tile form (origins, strides) when every lane of a `shape` tile at each origin lies in
+    [0, numel), else None."""
+    if ptr.shape == shape:
+        lo, hi = ptr.bounds
+        if lo >= 0 and hi < numel:
+            return ptr.tile()
+    form = ptr.tile()
+    if form is None or min(form[1]) < 0:
+        return None
+    origins, strides = form
+    span = sum((n - 1) * s for n, s in zip(shape, strides))
+    return form if int(origins.min()) >= 0 and int(origins.max()) + span < numel else None
 
 
 def _load_tile(group, ptr, mask, shape, elem):
     """The raw values of a load through a tile-shaped pointer block whose every lane is in bounds (masked or
-    not), gathered without an index array; None for the general path."""
+    not), gathered without an index array; None for the general path. With a lane-prefix mask (_lane_prefix),
+    only the prefix is read; the other lanes hold zeros, for the caller to fill with `other`."""
     if not isinstance(ptr, pointer_block) or ptr.shape != shape:
         return None
-    lo, hi = ptr.bounds
-    if lo < 0 or hi >= ptr.alloc.numel(elem):
+    k = _lane_prefix(mask, shape)
+    inner = shape if k is None else (k,)
+    if _tile_in_range(ptr, inner, ptr.alloc.numel(elem)) is None:
         return None
-    tile = tile_view(ptr, ptr.alloc.flat(elem), shape)
+    tile = tile_view(ptr, ptr.alloc.flat(elem), inner)
     if tile is None:
         return None
     _emit_tile(group, "load", ptr, mask, shape, elem)
-    return tile[0][tile[1]]
+    if k is None:
+        return tile[0][tile[1]]
+    part = tile[0][tile[1]]
+    raw = np.zeros(part.shape[:1] + shape, part.dtype)
+    raw[:, :k] = part
+    return raw
 
 
 def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
-    """Store through a tile-shaped pointer block with every lane on and in bounds, without an index array
-    (the journal keeps the view and the old tiles); False for the general path."""
+    """Store through a tile-shaped pointer block with every lane on (or a lane-prefix mask: the prefix) and
+    in bounds, without an index array (the journal keeps the view and the old tiles); False for the general
+    path."""
     if not isinstance(ptr, pointer_block) or ptr.shape != shape:
         return False
     alloc = ptr.alloc
     if not alloc.writeable:
         return False
-    lo, hi = ptr.bounds
-    if lo < 0 or hi >= alloc.numel(elem) or _mask_lanes(mask, shape) is not None:
+    k = _lane_prefix(mask, shape)
+    if k is None and _mask_lanes(mask, shape) is not None:
         return False
-    tile = tile_view(ptr, alloc.flat(elem), shape, for_store=True)
+    inner = shape if k is None else (k,)
+    if _tile_in_range(ptr, inner, alloc.numel(elem)) is None:
+        return False
+    tile = tile_view(ptr, alloc.flat(elem), inner, for_store=True)
     if tile is None:
         return False
     view, origins = tile
     vd = expand(to_storage(val.data, elem), val.shape, len(shape))
+    if k is not None:
+        vd = vd[:, :k]
     if vd.shape[0] != 1 and vd.shape[0] != origins.shape[0]:
         return False
-    _emit_tile(group, "store", ptr, None, shape, elem)
+    _emit_tile(group, "store", ptr, mask, shape, elem)
     group.before_store(alloc)
     if group.journal is not None:
         old = view[origins]
@@ -278,8 +320,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     raw = _load_tile(group, ptr, mask, shape, elem)
     if raw is not None:
         m = _mask_lanes(mask, shape)
-        if m is not None and m.shape[0] != raw.shape[0]:
-            g = max(m.shape[0], raw.shape[0])
+        if m is not None and m.shape[0] > raw.shape[0]:  # (a mask with fewer rows broadcasts below)
+            g = m.shape[0]
             raw = np.broadcast_to(raw, (g,) + shape).copy()
             m = np.broadcast_to(m, (g,) + shape)
     else:

@@ -74,6 +74,21 @@ def _span(array: np.ndarray):
     return raw, first // itemsize
 
 
+def alignment_offset(array: np.ndarray) -> int:
+    """How many bytes past a 256-byte boundary `array`'s first element lies, as a GPU would place it.
+
+    Memory NumPy allocated counts from the start of its block, which a GPU allocator aligns (cudaMalloc: 256
+    bytes); the host's malloc does not say (16 bytes on 64-bit Linux, 8 on wasm32). Memory owned by
+    anything else (a torch tensor's) keeps its host address."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    address = array.__array_interface__["data"][0]
+    if root.base is None:
+        address -= root.__array_interface__["data"][0]
+    return address % 256
+
+
 def is_torch_tensor(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr") and hasattr(x, "dtype")
 

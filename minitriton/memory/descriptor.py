@@ -24,7 +24,7 @@ from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory import access as ops_memory
-from minitriton.memory.allocation import as_array
+from minitriton.memory.allocation import alignment_offset, as_array
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import to_tensor, unwrap
 from minitriton.semantics.shape import arange, expand_dims
@@ -330,9 +330,8 @@ def _check_alignment(group, base: tensor, strides: tuple, elem_size: int):
     of 16 bytes (a GPU faults or reads garbage otherwise; Triton's interpreter asserts the same)."""
     alloc = base.alloc
     if alloc is not None:
-        raw = alloc.raw
-        start = raw.__array_interface__["data"][0] if raw.size else 0
-        addr = start + base.data.astype(np.int64) * elem_size - alloc.base_offset * elem_size
+        start = alignment_offset(alloc.array) if alloc.array.size else 0
+        addr = start + (base.data.astype(np.int64) - alloc.base_offset) * elem_size
     else:
         addr = base.data.astype(np.int64)
     bad = np.nonzero(addr % 16)[0]

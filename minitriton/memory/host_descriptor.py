@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List
 
-from minitriton.memory.allocation import as_array
+from minitriton.memory.allocation import alignment_offset, as_array
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
@@ -30,14 +30,15 @@ def validate_block_shape(shape) -> int:
 
 
 def base_address(base) -> int:
-    """The host address of `base`'s first element (what `data_ptr()` gives for a torch tensor)."""
+    """The address of `base`'s first element for the alignment rule: a torch tensor's `data_ptr()`; for
+    NumPy memory, its offset past a 256-byte boundary as a GPU would place it (memory.alignment_offset)."""
     if hasattr(base, "data_ptr") and not hasattr(base, "triton_dtype"):
         return int(base.data_ptr())
     found = as_array(base)
     if found is None:
         raise TypeError(f"TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, "
                         f"got {type(base).__name__}")
-    return int(found[0].__array_interface__["data"][0])
+    return alignment_offset(found[0])
 
 
 def element_type(base):

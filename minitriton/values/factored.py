@@ -25,6 +25,9 @@ from minitriton.values import programs
 from minitriton.values.tensor import tensor
 
 MAX_PARTS = 3
+# The largest array 32-bit NumPy can describe (wasm32: np.intp is int32, and an array's nominal byte size must
+# fit in it). tile_view keeps its window views under it on every platform, so 64-bit runs take the browser's path.
+MAX_VIEW_BYTES = 2**31 - 1
 _DATA = tensor.__dict__["data"]  # the slot the base class stores its array in
 
 
@@ -201,9 +204,10 @@ def _tile_form(parts: tuple, nd: int):
 
 def tile_view(block: pointer_block, flat: np.ndarray, shape: tuple, for_store: bool = False):
     """(view, origins) with view[origins] the block's lanes in `flat` (every lane must lie inside `flat`):
-    a strided view with one tile starting at every element, so whole tiles are copied without an index
-    array. None when the block is not a tile with non-negative strides (for a store: strides whose lanes
-    never share an element, so the write order cannot matter)."""
+    a strided view with one tile at every start position from the first origin to the last, stepping by the
+    origins' greatest common divisor, so whole tiles are copied without an index array. None when the block
+    is not a tile with non-negative strides (for a store: strides whose lanes never share an element, so the
+    write order cannot matter), or when the view's nominal size would pass MAX_VIEW_BYTES."""
     form = block.tile()
     if form is None or not shape or 0 in shape:
         return None
@@ -216,12 +220,17 @@ def tile_view(block: pointer_block, flat: np.ndarray, shape: tuple, for_store: b
             if n > 1 and s <= extent:
                 return None
             extent += (n - 1) * s
+    low = int(origins.min())
+    rel = origins - low
+    step = int(np.gcd.reduce(rel)) or 1
+    positions = int(rel.max()) // step + 1
+    if positions * _size(shape) * flat.itemsize > MAX_VIEW_BYTES:
+        return None
     unit = flat.strides[0]
-    span = sum((n - 1) * s for n, s in zip(shape, strides))
-    view = np.lib.stride_tricks.as_strided(flat, shape=(flat.shape[0] - span,) + shape,
-                                           strides=(unit,) + tuple(s * unit for s in strides),
+    view = np.lib.stride_tricks.as_strided(flat[low:], shape=(positions,) + shape,
+                                           strides=(step * unit,) + tuple(s * unit for s in strides),
                                            writeable=for_store)
-    return view, origins
+    return view, rel // step if step > 1 else rel
 
 
 def mask(ad, bd, a: tensor, b: tensor, shape: tuple, dtype):

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { addWheelToLock } from "../build.mjs";
+import { PYODIDE_FILES, addWheelToLock } from "../build.mjs";
 import { DIST, PYTHON, ROOT, WEB, ensureBuilt } from "./helpers.mjs";
 
 ensureBuilt();
@@ -16,17 +16,20 @@ const lock = JSON.parse(read("pyodide/pyodide-lock.json"));
 const npmLock = JSON.parse(fs.readFileSync(path.join(WEB, "node_modules/pyodide/pyodide-lock.json"), "utf8"));
 const sha = (buf) => createHash("sha256").update(buf).digest("hex");
 
+// 0.29.1: the newest Pyodide whose lock names the NumPy build a registry package carries (web/README.md)
+const PYODIDE = "0.29.1";
+
 test("Pyodide's version is the pinned one and its core files are copied unchanged", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(WEB, "package.json"), "utf8"));
-  assert.equal(pkg.dependencies.pyodide, "314.0.7");
-  assert.equal(config.pyodideVersion, "314.0.7");
-  for (const f of ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"]) {
+  assert.equal(pkg.dependencies.pyodide, PYODIDE);
+  assert.equal(config.pyodideVersion, PYODIDE);
+  for (const f of PYODIDE_FILES) {
     assert.equal(sha(read(`pyodide/${f}`)), sha(fs.readFileSync(path.join(WEB, "node_modules/pyodide", f))), f);
   }
 });
 
-test("numpy comes from the official CDN for 314.0.7 unless the build says otherwise", () => {
-  assert.equal(config.packageBaseUrl, "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/");
+test(`numpy comes from the official CDN for ${PYODIDE} unless the build says otherwise`, () => {
+  assert.equal(config.packageBaseUrl, `https://cdn.jsdelivr.net/pyodide/v${PYODIDE}/full/`);
   assert.deepEqual(lock.packages.numpy, npmLock.packages.numpy, "numpy's lock entry (and sha256) is Pyodide's own");
 });
 
@@ -50,7 +53,21 @@ test("our wheel is in the lock: hash, imports and dependencies match the file", 
   for (const pkg of ["minitriton", "kernels", "sandbox"]) {
     if (fs.existsSync(path.join(ROOT, pkg, "__init__.py"))) assert.ok(tops.includes(pkg), `${pkg} is in the wheel`);
   }
-  assert.ok(!names.some((n) => n.startsWith("tests/") || n.includes("__pycache__")), "no tests or caches in the wheel");
+  assert.ok(!names.some((n) => n.startsWith("tests/")), "no tests in the wheel");
+  // bytecode: Python 3.13's (Pyodide's), for modules of the wheel or of NumPy only, one per source
+  const pycs = names.filter((n) => n.includes("__pycache__"));
+  for (const n of pycs) {
+    assert.match(n, /^(minitriton|kernels|sandbox|numpy)\/(.+\/)?__pycache__\/[^/]+\.cpython-313\.pyc$/, n);
+    const source = n.replace(/__pycache__\/([^/]+)\.cpython-313\.pyc$/, "$1.py");
+    assert.ok(n.startsWith("numpy/") || names.includes(source), `${n} has its source ${source}`);
+  }
+  assert.ok(pycs.some((n) => n.startsWith("minitriton/")) && pycs.some((n) => n.startsWith("numpy/")), "bytecode shipped");
+  // PEP 552 flags = 1: hash-based and unchecked, so the sources' timestamps (not kept by wheels) do not matter
+  const flags = JSON.parse(execFileSync(PYTHON, ["-c", `import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print(json.dumps(sorted({int.from_bytes(z.read(n)[4:8], "little") for n in z.namelist() if n.endswith(".pyc")})))`,
+  path.join(DIST, config.wheel.file)]));
+  assert.deepEqual(flags, [1]);
   // nothing else in Pyodide's lock changed
   const others = Object.keys(lock.packages).filter((k) => k !== config.wheel.name);
   assert.deepEqual(others.sort(), Object.keys(npmLock.packages).sort());

@@ -1,26 +1,23 @@
-// Pyodide mode: the static page (web/serve.mjs, cross-origin isolated) boots Pyodide 314 in a module worker.
-// Always tested: the worker boots Python from the local files, a numpy load that fails is reported clearly
-// (loadPackage does not throw), and the site works offline after the first load (service worker).
-// With PYODIDE_PACKAGES=/folder holding Pyodide 314.0.7's numpy wheel: every user flow, on Pyodide.
-// Nothing here reaches the network: numpy's base URL always points at a local folder.
+// Pyodide mode: the static page (web/serve.mjs, cross-origin isolated) boots Pyodide in a module worker.
+// Without NumPy: the worker boots Python from the local files, a numpy load that fails is reported clearly
+// (loadPackage does not throw), our wheel installs by name, and the site works offline after the first load.
+// With NumPy's official Pyodide wheel (web/pyodide-packages/, filled by pyodide-packages.mjs from a registry
+// package and checked against Pyodide's lock; PYODIDE_PACKAGES=/folder overrides): every user flow, and the
+// whole page (NumPy included) offline after the first visit. Nothing here reaches the network.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startServer } from "../serve.mjs";
+import { PACKAGES_DIR, verifiedNumpy } from "../pyodide-packages.mjs";
 import { DIST, ensureBuilt, launchBrowser, recordTimings, waitReady, withPage } from "./helpers.mjs";
 import * as flows from "./flows.mjs";
 
 ensureBuilt();
 const lock = JSON.parse(fs.readFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), "utf8"));
 const numpyFile = lock.packages.numpy.file_name;
-const PACKAGES = process.env.PYODIDE_PACKAGES;
-const numpySkip = !PACKAGES
-  ? `set PYODIDE_PACKAGES to a folder holding ${numpyFile} (Pyodide's numpy is on neither PyPI nor npm, so it cannot be downloaded here)`
-  : !fs.existsSync(path.join(PACKAGES, numpyFile)) ? `PYODIDE_PACKAGES=${PACKAGES} has no ${numpyFile}` : false;
-const haveBridge = JSON.parse(fs.readFileSync(path.join(DIST, "config.json"), "utf8")).wheel.imports.includes("sandbox");
-const flowSkip = numpySkip || (!haveBridge && "the wheel has no sandbox package (sandbox.bridge) yet");
+const PACKAGES = process.env.PYODIDE_PACKAGES || PACKAGES_DIR;
 
 describe("Pyodide core in a module worker (no numpy needed)", () => {
   let browser, server, empty;
@@ -116,9 +113,10 @@ json.dumps({"version": d.version, "files": sorted(str(f) for f in d.files if str
   });
 });
 
-describe("Pyodide with numpy: the user flows", { skip: flowSkip }, () => {
+describe("Pyodide with numpy: the user flows", () => {
   let browser, server;
   before(async () => {
+    verifiedNumpy(PACKAGES);   // the file the lock names, with the lock's sha256 (Chromium checks it again)
     server = await startServer({ port: 0, packages: PACKAGES });
     browser = await launchBrowser();
   });
@@ -134,6 +132,8 @@ describe("Pyodide with numpy: the user flows", { skip: flowSkip }, () => {
     recordTimings("timings-pyodide.json", { what: "page open to ready (Pyodide + numpy + wheel)", wallMs: Date.now() - t0, ...timings });
     assert.equal(await page.evaluate(() => window.__sandbox.mode), "pyodide");
     assert.equal(await page.locator("#run").isEnabled(), true);
+    const info = await page.evaluate(() => window.__sandbox.state.info);
+    assert.equal(info?.numpy, lock.packages.numpy.version, JSON.stringify(info));
   });
   it("type and run", async (page) => { await flows.openFresh(page, url()); await flows.flowTypeAndRun(page); });
   it("check", async (page) => { await flows.openFresh(page, url()); await flows.flowCheck(page); });
@@ -153,4 +153,32 @@ describe("Pyodide with numpy: the user flows", { skip: flowSkip }, () => {
     recordTimings("timings-pyodide.json", { what: "Check of each reference solution (Pyodide)", results });
     for (const r of results) assert.equal(r.passed, true, `${r.id}: ${r.error ?? ""}`);
   });
+});
+
+describe("Pyodide with numpy: offline after the first visit", () => {
+  let browser, server;
+  before(async () => {
+    server = await startServer({ port: 0, packages: PACKAGES });
+    browser = await launchBrowser();
+  });
+  after(async () => { await browser?.close(); server?.server.close(); });
+
+  test("the page, Python, NumPy and minitriton come from the service worker's cache", (t) => withPage(t, browser.context, async (page) => {
+    await page.goto(server.pageUrl);
+    await waitReady(page, 180000);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+    await browser.context.setOffline(true);
+    try {
+      await page.reload();
+      await waitReady(page, 180000);
+      assert.equal(await page.evaluate(() => !!navigator.serviceWorker.controller), true);
+      await flows.loadSolution(page);
+      await flows.clickCheck(page);
+      const result = await page.evaluate(() => window.__sandbox.state.lastResult);
+      assert.equal(result.passed, true, JSON.stringify(result).slice(0, 500));
+    } finally {
+      await browser.context.setOffline(false);
+    }
+  }));
 });

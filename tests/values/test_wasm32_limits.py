@@ -1,0 +1,123 @@
+"""What 32-bit NumPy (Pyodide's wasm32, where np.intp is int32) cannot do, checked on any platform.
+
+NumPy refuses an array whose nominal size (elements x itemsize, views included) passes 2**31 - 1 bytes there:
+"array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size". Under CPython
+these tests put the same limit on `np.lib.stride_tricks.as_strided`, which minitriton's window views use.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minitriton
+
+minitriton.install()  # before the kernels import `triton`
+
+from kernels import matmul as mm  # noqa: E402
+from kernels.tolerances import assert_close  # noqa: E402
+import minitriton.language as tl  # noqa: E402
+from minitriton.values import factored as outer  # noqa: E402
+
+LIMIT = 2**31 - 1
+LESSON_CONFIG = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}
+
+
+@pytest.fixture
+def views_32bit(monkeypatch):
+    """as_strided refuses what 32-bit NumPy refuses; yields the largest nominal size asked for (bytes)."""
+    real = np.lib.stride_tricks.as_strided
+    largest = [0]
+
+    def limited(x, shape=None, strides=None, subok=False, writeable=True):
+        x = np.asarray(x)
+        nbytes = math.prod(x.shape if shape is None else shape) * x.itemsize
+        largest[0] = max(largest[0], nbytes)
+        if nbytes > LIMIT:
+            raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+                             "possible size.")
+        return real(x, shape, strides, subok, writeable)
+
+    monkeypatch.setattr(np.lib.stride_tricks, "as_strided", limited)
+    return largest
+
+
+def test_the_lessons_matmul_512_fits_32bit_views(views_32bit):
+    # The store of C went through a window view with a tile at every element of C: 262,144 x 64 x 64 fp32,
+    # 4 GiB nominal.
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((512, 512), dtype=np.float32)
+    b = rng.standard_normal((512, 512), dtype=np.float32)
+    c = mm.matmul(a, b, config=LESSON_CONFIG)
+    assert_close(c, mm.reference_matmul(a, b, tf32=True), "float32")
+    assert 0 < views_32bit[0] <= LIMIT
+
+
+def test_the_benchmarks_softmax_asks_for_no_view_wasm32_refuses(views_32bit):
+    # 1823 rows of 781 columns in blocks of 1024: a tile at every element was 1.4M x 4 KiB nominal. On wasm32
+    # the refusal made each group fail in its first program, which the engine then ran alone (one program is
+    # no tile): right results, but about one program per group, 34x NumPy's time in Pyodide.
+    from bench import workloads as wl
+
+    data, arrays = wl.make_data(), wl.NumpyArrays()
+    prepared = wl.BY_NAME["softmax_fwd"].setup(data, arrays)
+    prepared.launch()
+    err, _ = wl.max_abs_error(prepared, wl.ref_softmax(data), arrays)
+    assert err <= wl.BY_NAME["softmax_fwd"].tol
+    assert 0 < views_32bit[0] <= LIMIT
+
+
+def test_window_views_step_by_the_origins_divisor(views_32bit):
+    # 64 tiles of 64x64 over a 512x512 array: origins every 64 elements along a row, every 64 rows down
+    # -> one view position per 64 elements, not one per element
+    flat = np.zeros(512 * 512, np.float32)
+    rows = np.arange(64, dtype=np.int64)[:, None] * 512
+    cols = np.arange(64, dtype=np.int64)[None, :]
+    tm, tn = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")
+    origin = (tm.reshape(-1) * 64 * 512 + tn.reshape(-1) * 64).astype(np.int64)
+    block = outer.pointer_block((origin.reshape(-1, 1, 1) + rows[None], np.broadcast_to(cols, (1, 1, 64)).copy()),
+                                None, (64, 64), None, (0, 512 * 512 - 1))
+    block.bounds_of_parts = ((0, 0), (0, 0))
+    view, origins = outer.tile_view(block, flat, (64, 64), for_store=True)
+    assert view.shape[0] == (7 * 64 * 512 + 7 * 64) // 64 + 1
+    view[origins] = np.arange(64, dtype=np.float32).reshape(64, 1, 1)
+    expected = np.zeros((512, 512), np.float32)
+    for p in range(64):
+        expected[tm.reshape(-1)[p] * 64:][:64, tn.reshape(-1)[p] * 64:][:, :64] = p
+    np.testing.assert_array_equal(flat.reshape(512, 512), expected)
+    assert views_32bit[0] <= LIMIT
+
+
+def test_numpy_arrays_are_aligned_as_a_gpu_would_place_them():
+    # wasm32's malloc aligns to 8 bytes, not 16: the descriptor rule must not depend on the host's allocator
+    from minitriton.memory.allocation import alignment_offset
+
+    for n in (1, 3, 1000, 12345):
+        a = np.zeros(n, np.float32)
+        assert alignment_offset(a) == 0
+        if n > 4:
+            assert alignment_offset(a[2:]) == 8
+            assert alignment_offset(a[4:]) == 16
+            assert alignment_offset(a.reshape(-1)[1:].view(np.uint8)) == 4
+
+
+@minitriton.jit
+def _words_then_bytes(x_ptr, out_ptr):
+    words = tl.load(x_ptr + tl.arange(0, 4))                                   # bytes 0..15 as fp32
+    raw = tl.load(x_ptr.to(tl.pointer_type(tl.uint8)) + 8 + tl.arange(0, 16))  # bytes 8..23 as uint8
+    tl.store(out_ptr + tl.arange(0, 4), words + tl.sum(raw.to(tl.float32), axis=0))
+
+
+def test_unique_bytes_with_mixed_element_sizes():
+    # counting distinct bytes read through two element sizes repeats each access by its size: np.repeat takes
+    # only np.intp counts, int32 on wasm32
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    with minitriton.record() as rec:
+        _words_then_bytes[(1,)](x, out)
+    t = rec.last["tensors"]["x_ptr"]
+    assert t["totals"]["loaded_bytes"] == 16 + 16
+    assert t["totals"]["unique_loaded_bytes"] == 24
+    assert t["per_program"]["unique_loaded_bytes"] == [24]
+    np.testing.assert_array_equal(out, x[:4] + x[2:6].view(np.uint8).astype(np.float32).sum())
