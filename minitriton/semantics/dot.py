@@ -33,10 +33,17 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""
     group = programs.current("dot")
     a, b = to_tensor(input), to_tensor(other)
-    acc = unwrap(acc)
-    input_precision = unwrap(input_precision)
-    allow_tf32 = unwrap(allow_tf32)
-    out_dtype = unwrap(out_dtype)
+    acc = None if unwrap(acc) is None else to_tensor(unwrap(acc))
+    precision, ret, shape = _check(a, b, acc, unwrap(input_precision), unwrap(allow_tf32), unwrap(out_dtype),
+                                   group.launch.f32_default)
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch = a.shape[0] if len(a.shape) == 3 else 1
+    group.count_flops(2 * M * N * K * batch)
+    return tensor(_product(a, b, acc, precision, ret), ret, shape)
+
+
+def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f32_default):
+    """Triton 3.6's checks of `tl.dot`, in its order and words: (precision, result dtype, result shape)."""
     if not a.shape or not b.shape:
         raise AssertionError("dot operands must be block tensors (not scalars)")
     if a.dtype.name not in _INPUT_NAMES:
@@ -49,7 +56,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         if allow_tf32 is not None:
             input_precision = "tf32" if allow_tf32 else "ieee"
         else:
-            input_precision = group.launch.f32_default
+            input_precision = f32_default
     precision = str(input_precision).lower()
     if precision not in ALLOWED_PRECISIONS:
         raise AssertionError(f"input_precision must be one of {ALLOWED_PRECISIONS}. Got {input_precision}")
@@ -83,14 +90,17 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         ret = out_dtype
     shape = a.shape[:-1] + (N,)
     if acc is not None:
-        acc = to_tensor(acc)
         if acc.shape != shape:
             raise AssertionError("accumulator shape is incompatible")  # core.dot
         if acc.dtype != out_dtype:
             # semantic.dot's bare `assert ... acc.type.element_ty == out_dtype`, int8 inputs included: an fp16,
             # int32 or fp64 accumulator needs out_dtype= (Triton 3.6 shows no message)
             raise AssertionError()
+    return precision, ret, shape
 
+
+def _product(a: tensor, b: tensor, acc, precision: str, ret) -> np.ndarray:
+    """The product as tensor cores compute it (see the module docstring), plus `acc`, in `ret`'s type."""
     ad, bd = a.data, b.data
     if a.dtype.is_int():
         prod = np.matmul(ad.astype(np.int32), bd.astype(np.int32))
@@ -101,15 +111,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         if a.dtype.is_fp32() and precision == "tf32":
             ad, bd = numerics.tf32_truncate(ad), numerics.tf32_truncate(bd)
         prod = np.matmul(ad, bd)
-    batch = a.shape[0] if ra == 3 else 1
-    group.count_flops(2 * M * N * K * batch)
     if acc is not None:
         if prod.shape == acc.data.shape or acc.data.shape[0] == 1:
             prod += acc.data  # in place: prod is a fresh array with the full shape
         else:
             prod = prod + acc.data
     if ret.is_fp16():
-        prod = prod.astype(np.float16)
-    elif prod.dtype != ret.np_compute:
-        prod = prod.astype(ret.np_compute)
-    return tensor(prod, ret, shape)
+        return prod.astype(np.float16)
+    return prod if prod.dtype == ret.np_compute else prod.astype(ret.np_compute)
