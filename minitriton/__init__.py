@@ -28,12 +28,13 @@ import importlib
 import sys
 
 from minitriton import language, testing
-from minitriton.memory.buffers import Buffer
+from minitriton.memory.buffers import Buffer, TensorWrapper, reinterpret
 from minitriton.runtime.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.observers.counters import Recording, record
 from minitriton.options import Options, options, set_options
 from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
-                     DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
+                     DeviceAssertionError, InterpreterError, LaunchError, MiniTritonError, OutOfBoundsError,
+                     OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
 from minitriton.semantics.elementwise import constexpr
 
@@ -82,6 +83,9 @@ _ALIASES = {
     "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
     "triton.compiler": f"{__name__}.compiler",
     "triton.compiler.errors": f"{__name__}.compiler.errors",
+    "triton.runtime": f"{__name__}.runtime",
+    "triton.runtime.jit": f"{__name__}.runtime.jit",
+    "triton.runtime.errors": f"{__name__}.errors",
 }
 
 
@@ -105,7 +109,7 @@ def uninstall() -> None:
             del sys.modules[alias]
 
 
-__all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
+__all__ = ["Buffer", "TensorWrapper", "reinterpret", "InterpreterError", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "Options", "options", "set_options",
            "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "CompileTimeAssertionFailure", "OutOfResources", "MiniTritonError",
            "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError"]

@@ -14,8 +14,9 @@ from minitriton.semantics import math as _om
 from minitriton.memory import access as _omem
 from minitriton.semantics import reduce as _or
 from minitriton.semantics import shape as _os
-from minitriton.semantics.dtypes import (bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64, pointer_type,
-                      uint8, uint16, uint32, uint64)
+from minitriton.semantics.dtypes import (bfloat16, dtype, float16, float32, float64, float8e4b8, float8e4b15, float8e4nv,
+                                         float8e5, float8e5b16, int1, int8, int16, int32, int64, pointer_type, str_to_ty,
+                                         uint8, uint16, uint32, uint64)
 from minitriton.frontend.kernel_globals import KernelRange as range
 from minitriton.semantics.elementwise import constexpr
 from minitriton.semantics.shape import TRITON_MAX_TENSOR_NUMEL
@@ -23,7 +24,7 @@ from minitriton.values.tensor import block_type, tensor
 from minitriton.language import extra, math
 
 bool = int1  # noqa: A001 - Triton's alias
-float8e4nv = float8e5 = float8e4b15 = None  # fp8 types are not emulated
+pi32_t = pointer_type(int32)  # Triton's alias
 
 
 class PropagateNan:

@@ -15,7 +15,9 @@ from minitriton.frontend import refusals, rewrite
 from minitriton.frontend.kernel_globals import KernelGlobals, KernelInterface
 from minitriton.frontend.scopes import find_loop_scoped_names
 from minitriton.frontend.source import JIT_CODES, KernelSource
+from minitriton.memory.buffers import TensorWrapper, reinterpret  # noqa: F401 - triton.runtime.jit's names
 from minitriton.runtime import launch
+from minitriton.semantics.dtypes import CANONICAL_NAMES as type_canonicalisation_dict  # noqa: F401 - likewise
 from minitriton.semantics.elementwise import constexpr, to_tensor
 from minitriton.values import programs
 from minitriton.values.tensor import tensor

@@ -4,6 +4,7 @@
   H200), then the products are exact and accumulate in fp32. "ieee" is plain fp32; "tf32x3" is close to it.
 * fp16/bf16 inputs: exact products, fp32 accumulation; `out_dtype=float16` rounds once at the end.
 * int8 accumulates in int32; fp64 in fp64.
+* fp8 (any two of fp8e4nv, fp8e5): exact products, fp32 accumulation; fp8e4b15 is upcast to fp16 first.
 Shape limits are those of Triton 3.6 on NVIDIA (the lab GPU): K >= 16 (K >= 32 for 8-bit inputs).
 """
 from __future__ import annotations
@@ -12,8 +13,9 @@ import numpy as np
 
 from minitriton.values import programs
 from minitriton.semantics import dtypes as T
+from minitriton.semantics import fp8
 from minitriton.semantics import numerics
-from minitriton.semantics.elementwise import to_tensor, unwrap
+from minitriton.semantics.elementwise import cast, to_tensor, unwrap
 from minitriton.values.tensor import tensor
 
 ALLOWED_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
@@ -37,11 +39,20 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     out_dtype = unwrap(out_dtype)
     if not a.shape or not b.shape:
         raise AssertionError("dot operands must be block tensors (not scalars)")
-    if a.dtype.name not in _INPUT_NAMES:
+    if a.dtype.is_fp8() and b.dtype.is_fp8():   # any two fp8 types; fp8e4b15 is upcast to fp16 first
+        fp8.check_supported(a.dtype)
+        fp8.check_supported(b.dtype)
+        if a.dtype.is_fp8e4b15() or b.dtype.is_fp8e4b15():
+            a, b = cast(a, T.float16), cast(b, T.float16)
+        else:
+            max_num_imprecise_acc = unwrap(max_num_imprecise_acc)
+            if max_num_imprecise_acc is not None and max_num_imprecise_acc > a.shape[-1]:
+                raise ValueError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({a.shape[-1]})")
+    elif a.dtype.name not in _INPUT_NAMES:
         raise AssertionError(f"Unsupported lhs dtype {a.dtype}")
-    if b.dtype.name not in _INPUT_NAMES:
+    elif b.dtype.name not in _INPUT_NAMES:
         raise AssertionError(f"Unsupported rhs dtype {b.dtype}")
-    if a.dtype != b.dtype:
+    elif a.dtype != b.dtype:
         raise AssertionError(f"Both operands must be same dtype. Got {a.dtype} and {b.dtype}")
     if input_precision is None:
         if allow_tf32 is not None:

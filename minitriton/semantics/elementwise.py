@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from minitriton.semantics import dtypes as T
+from minitriton.semantics import fp8
 from minitriton.semantics import numerics
 from minitriton import errors
 from minitriton.values import factored as outer
@@ -200,6 +201,8 @@ def scalar_array(value, ty: T.dtype) -> np.ndarray:
             return found
     if value == 0:
         value = 0
+    elif ty.is_fp8():
+        raise fp8_constant(ty)
     if ty.is_bf16():
         out = np.asarray(_bf16_literal(value), np.float32).reshape(())
     elif ty.is_fp16():
@@ -214,6 +217,22 @@ def scalar_array(value, ty: T.dtype) -> np.ndarray:
         return out
     out.flags.writeable = False
     return _remember(_SCALAR_ARRAYS, key, out)
+
+
+def fp8_constant(ty: T.dtype) -> AttributeError:
+    """Triton 3.6 builds a non-zero fp8 constant with `builder.get_fp8...`, which its IR builder lacks (H200: `tl.full`
+    of an fp8 type, `x + 1.5` on an fp8 `x`; zero works, as `get_null_value`)."""
+    return AttributeError(f"'triton._C.libtriton.ir.builder' object has no attribute 'get_{ty.name}'")
+
+
+def fp8_arithmetic(ty: T.dtype) -> RuntimeError:
+    """Arithmetic computed in an fp8 type fails to compile on an H200 (Triton 3.6): `+ - * /`, unary minus,
+    comparisons, `maximum`, `where`; convert to fp16 or fp32 first (`tl.abs` and conversions work)."""
+    if ty.is_fp8e4b15():
+        return errors.backend_error("error encountered during parsing",
+                                    "fp8e4b15 is not an MLIR type: arithmetic on it does not lower")
+    return errors.backend_error("PassManager::run failed",
+                                f"the NVIDIA backend has no {ty} arithmetic; convert to fp16 or fp32 first")
 
 
 def _bf16_literal(value) -> float:
@@ -289,6 +308,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None =
     """Convert compute-dtype values of `src` to `dst` as the GPU does (saturating float->int, RTNE)."""
     if src is dst or src == dst:
         return data
+    if src.is_fp8() or dst.is_fp8():
+        return fp8.cast(data, src, dst, rounding)[0]
     if dst.is_bool():
         return data != 0
     if src.is_floating() and dst.is_floating():
@@ -334,6 +355,9 @@ def cast(x, dst, fp_downcast_rounding=None, bitcast=False) -> tensor:
                          f"Source scalar type is {src} and destination type is {dst}")
     if fp_downcast_rounding == "rtz" and src.is_fp64():
         raise _fp64_rtz_unsupported(dst)
+    if src.is_fp8() or dst.is_fp8():
+        data, ty = fp8.cast(x.data, src, dst, fp_downcast_rounding)
+        return tensor(data, ty, x.shape)
     if src.is_ptr() or dst.is_ptr():
         return _pointer_cast(x, dst)
     return tensor(convert(x.data, src, dst, fp_downcast_rounding), dst, x.shape)
@@ -362,7 +386,9 @@ def _bitcast(x: tensor, dst: T.dtype) -> tensor:
 
 
 def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
-    """Compute-dtype values as the bit patterns memory holds (bf16: uint16)."""
+    """Compute-dtype values as the bit patterns memory holds (bf16: uint16, fp8: its byte)."""
+    if ty.is_fp8():
+        return fp8.encode(data, ty)
     if ty.is_bf16():
         # bf16 values are exact bf16 numbers held in float32: move their bits as they are (a load/store or
         # bitcast keeps signalling-NaN payloads on the GPU); only other values are rounded.
@@ -379,6 +405,8 @@ def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
 
 def from_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
     """Memory bit patterns as compute-dtype values."""
+    if ty.is_fp8():
+        return fp8.decode(data, ty)
     if ty.is_bf16():
         return numerics.bf16_bits_to_f32(data)
     return data
@@ -454,6 +482,8 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
             ty = ta  # two tensors of one type, no division: Triton's rules keep that type
         else:
             ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
+        if ty.is_fp8():
+            raise fp8_constant(ty) if a_scalar or b_scalar else fp8_arithmetic(ty)
         if a_scalar:
             return _scalar_in(a, ty), (b.data if tb is ty else convert(b.data, tb, ty)), ty, b.shape, a, b
         if b_scalar:
@@ -699,6 +729,8 @@ def neg(a):
         raise ValueError(f"wrong type argument to unary minus ({a.dtype!r})")
     if a.dtype.is_bool():
         return a
+    if a.dtype.is_fp8():
+        raise fp8_arithmetic(a.dtype)
     if a.dtype.is_floating():
         # Triton lowers unary minus to `0 - x`, so -(+0.0) and -(-0.0) are both +0.0 on the GPU.
         return tensor(np.subtract(a.data.dtype.type(0), a.data), a.dtype, a.shape)
