@@ -10,6 +10,7 @@ run on the CPU) and the `interpreter` marker.
 """
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import signal
@@ -47,6 +48,12 @@ def _load_helpers():
 def pytest_configure(config):
     config.addinivalue_line("markers", "interpreter: indicate whether interpreter supports the test")
     _load_helpers()
+
+
+def pytest_collection_finish(session):
+    # test_core collects ~19,000 cases: once they exist, keep them out of the garbage collector's full passes,
+    # which would otherwise walk them all again and again while the cases run (both backends alike).
+    gc.freeze()
 
 
 @pytest.fixture
