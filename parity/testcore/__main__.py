@@ -94,13 +94,16 @@ def lift_bf16(test_core: pathlib.Path) -> pathlib.Path:
     return out
 
 
-def run_backend(backend: str, test_file: pathlib.Path, helpers: pathlib.Path, extra: list, timeout: float) -> dict:
-    """One pytest process over the interpreter-marked cases; outcomes read from its JUnit XML."""
+def run_backend(backend: str, test_file: pathlib.Path, helpers: pathlib.Path, extra: list, timeout: float,
+                targets=None) -> dict:
+    """One pytest process over the interpreter-marked cases of `test_file` (or the node ids in `targets`, a file
+    of ids); outcomes read from its JUnit XML."""
     xml = test_file.with_name(f"{test_file.stem}.{backend}.xml")
     env = dict(os.environ, TESTCORE_BACKEND=backend, TESTCORE_HELPERS=str(helpers), TESTCORE_TIMEOUT=str(timeout),
                TRITON_INTERPRET="1", PYTHONPATH=str(REPO), OPENBLAS_NUM_THREADS=os.environ.get(
                    "OPENBLAS_NUM_THREADS", "1"))
-    cmd = [sys.executable, "-m", "pytest", test_file.name, "-p", "parity.testcore.plugin", "-m", "interpreter", "-q",
+    selection = [f"@{targets.name}"] if targets else [test_file.name]
+    cmd = [sys.executable, "-m", "pytest", *selection, "-p", "parity.testcore.plugin", "-m", "interpreter", "-q",
            "-p", "no:cacheprovider", "-o", "addopts=", "-o", "testpaths=", f"--junitxml={xml.name}", *extra]
     log(f"{backend}: {' '.join(cmd[2:])}")
     start = time.perf_counter()
@@ -180,7 +183,7 @@ def main(argv=None) -> int:
             lifted = lift_bf16(test_core)
             id_file = lifted.with_suffix(".ids")
             id_file.write_text("\n".join(f"{lifted.name}::{i}" for i in ids) + "\n")
-            bf16 = {b: run_backend(b, lifted, helpers, [f"@{id_file.name}"], args.timeout) for b in backends}
+            bf16 = {b: run_backend(b, lifted, helpers, [], args.timeout, targets=id_file) for b in backends}
             for run in bf16.values():
                 run["cases"] = {k: v for k, v in run["cases"].items() if k in set(ids)}
     result = {"date": datetime.date.today().isoformat(), "machine": machine(), "versions": versions(),

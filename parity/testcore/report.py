@@ -64,6 +64,12 @@ def markdown(result: dict, classified: dict) -> str:
         for name, run in bf16.items():
             c = counts(run["cases"])
             lines.append(f"| {name} | {c['passed']} | {c['failed']} | {c['skipped']} | {c['total']} |")
+        for name, run in bf16.items():
+            reasons = collections.Counter(case["message"].splitlines()[0][:120] for case in run["cases"].values()
+                                          if case["outcome"] == "skipped")
+            if reasons:
+                lines += ["", f"Still skipped on {name}, by test_core's own reason: " +
+                          "; ".join(f"{why!r} ({n})" for why, n in reasons.most_common()) + "."]
     lines += ["", "## minitriton's failures by cause", "",
               "Kinds: **gpu** - minitriton does what the GPU does (the docs/semantics.md row measured it); "
               "**missing** - a feature minitriton lacks; **needs-gpu** - the case needs CUDA itself (it fails on "
