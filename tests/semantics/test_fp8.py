@@ -14,7 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import pathlib
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -265,3 +268,38 @@ def test_torch_float8_tensors_are_fp8_pointers():
     y = torch.zeros(4)
     k[(1,)](x, y)
     assert y.tolist() == [1.5, -2.0, 448.0, 0.125]
+
+
+_INTERPRETER_SCRIPT = """
+import json, numpy as np, torch, triton, triton.language as tl
+@triton.jit
+def conv(X, Y, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(Y + o, tl.load(X + o))
+out = {}
+for name in ("float8e4nv", "float8e5", "float8e4b15"):
+    ty = getattr(tl, name)
+    codes = torch.arange(256, dtype=torch.int32).to(torch.uint8).view(torch.int8)
+    wide = torch.zeros(256, dtype=torch.float32)
+    conv[(1,)](triton.reinterpret(codes, ty), wide, N=256)
+    back = torch.zeros(256, dtype=torch.int8)
+    conv[(1,)](wide, triton.reinterpret(back, ty), N=256)
+    out[name] = [wide.numpy().view(np.uint32).tolist(), back.view(torch.uint8).tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_interpreter_agrees_where_it_is_right():
+    """Triton 3.9's interpreter decodes finite fp8 values exactly and encodes them back (its rounding is half up
+    without saturation and it has no fp8 NaN or inf, so only the finite values are compared)."""
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    proc = subprocess.run([sys.executable, "-c", _INTERPRETER_SCRIPT], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        pytest.skip(f"Triton's interpreter is not available: {proc.stderr.strip().splitlines()[-1:]}")
+    interpreted = json.loads(proc.stdout)
+    for name, (wide, back) in interpreted.items():
+        ty = TYPES[name.replace("float8", "fp8")]
+        values = fp8.decode(np.arange(256, dtype=np.uint8), ty)
+        finite = np.isfinite(values)
+        assert (np.array(wide, np.uint32)[finite] == values.view(np.uint32)[finite]).all(), name
+        assert (np.array(back, np.uint8)[finite] == np.arange(256)[finite]).all(), name
