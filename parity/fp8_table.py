@@ -129,19 +129,28 @@ def run_gpu() -> dict:  # pragma: no cover - needs a CUDA GPU
             z = x + y.to(tl.float16)
         elif OP == "sum":
             z = tl.sum(x, 0) + tl.zeros_like(x)
-        elif OP == "to_int32":
-            z = x.to(tl.int32)
         elif OP == "full":
             z = tl.full((N, ), 1.5, X.dtype.element_ty)
         else:  # "abs"
             z = tl.abs(x)
         tl.store(Z + o, z.to(tl.float32))
 
+    @triton.jit
+    def to_int32(X, Y, N: tl.constexpr):
+        o = tl.arange(0, N)
+        tl.store(Y + o, tl.load(X + o).to(tl.int32))   # the store converts whatever type `.to` returned
+
     for name in ("fp8e4nv", "fp8e5", "fp8e4b15"):
         x = device_array(inputs(name), name)
         y = device_array(inputs(name)[::-1].copy(), name)
-        for op in ("abs", "add", "mul", "neg", "lt", "maximum", "where", "add_literal", "add_fp16", "sum",
-                   "to_int32", "full"):
+        z = torch.zeros(256, dtype=torch.int32, device="cuda")
+        try:
+            to_int32[(1,)](x, z, N=256)
+            torch.cuda.synchronize()
+            record[f"{name}.to_int32"] = {"sha256": digest(z.cpu().numpy())}
+        except Exception as e:  # noqa: BLE001
+            record[f"{name}.to_int32"] = {"error": _error(e)}
+        for op in ("abs", "add", "mul", "neg", "lt", "maximum", "where", "add_literal", "add_fp16", "sum", "full"):
             z = torch.zeros(256, dtype=torch.float32, device="cuda")
             try:
                 op_kernel[(1,)](x, y, z, OP=op, N=256)
