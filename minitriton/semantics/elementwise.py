@@ -202,7 +202,7 @@ def scalar_array(value, ty: T.dtype) -> np.ndarray:
     if value == 0:
         value = 0
     elif ty.is_fp8():
-        raise fp8_constant(ty)
+        raise fp8.constant_error(ty)
     if ty.is_bf16():
         out = np.asarray(_bf16_literal(value), np.float32).reshape(())
     elif ty.is_fp16():
@@ -217,22 +217,6 @@ def scalar_array(value, ty: T.dtype) -> np.ndarray:
         return out
     out.flags.writeable = False
     return _remember(_SCALAR_ARRAYS, key, out)
-
-
-def fp8_constant(ty: T.dtype) -> AttributeError:
-    """Triton 3.6 builds a non-zero fp8 constant with `builder.get_fp8...`, which its IR builder lacks (H200: `tl.full`
-    of an fp8 type, `x + 1.5` on an fp8 `x`; zero works, as `get_null_value`)."""
-    return AttributeError(f"'triton._C.libtriton.ir.builder' object has no attribute 'get_{ty.name}'")
-
-
-def fp8_arithmetic(ty: T.dtype) -> RuntimeError:
-    """Arithmetic computed in an fp8 type fails to compile on an H200 (Triton 3.6): `+ - * /`, unary minus,
-    comparisons, `maximum`, `where`; convert to fp16 or fp32 first (`tl.abs` and conversions work)."""
-    if ty.is_fp8e4b15():
-        return errors.backend_error("error encountered during parsing",
-                                    "fp8e4b15 is not an MLIR type: arithmetic on it does not lower")
-    return errors.backend_error("PassManager::run failed",
-                                f"the NVIDIA backend has no {ty} arithmetic; convert to fp16 or fp32 first")
 
 
 def _bf16_literal(value) -> float:
@@ -483,7 +467,7 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
         else:
             ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
         if ty.is_fp8():
-            raise fp8_constant(ty) if a_scalar or b_scalar else fp8_arithmetic(ty)
+            raise fp8.constant_error(ty) if a_scalar or b_scalar else fp8.arithmetic_error(ty)
         if a_scalar:
             return _scalar_in(a, ty), (b.data if tb is ty else convert(b.data, tb, ty)), ty, b.shape, a, b
         if b_scalar:
@@ -730,7 +714,7 @@ def neg(a):
     if a.dtype.is_bool():
         return a
     if a.dtype.is_fp8():
-        raise fp8_arithmetic(a.dtype)
+        raise fp8.arithmetic_error(a.dtype)
     if a.dtype.is_floating():
         # Triton lowers unary minus to `0 - x`, so -(+0.0) and -(-0.0) are both +0.0 on the GPU.
         return tensor(np.subtract(a.data.dtype.type(0), a.data), a.dtype, a.shape)

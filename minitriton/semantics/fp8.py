@@ -187,6 +187,22 @@ def check_supported(ty: T.dtype) -> None:
         raise unsupported_type(ty)
 
 
+def constant_error(ty: T.dtype) -> AttributeError:
+    """Triton 3.6 builds a non-zero fp8 constant with `builder.get_fp8...`, which its IR builder lacks (H200:
+    `tl.full` of an fp8 type, `x + 1.5` on an fp8 `x`; zero works, as `get_null_value`)."""
+    return AttributeError(f"'triton._C.libtriton.ir.builder' object has no attribute 'get_{ty.name}'")
+
+
+def arithmetic_error(ty: T.dtype) -> RuntimeError:
+    """Arithmetic computed in an fp8 type fails to compile on an H200 (Triton 3.6): `+ - * /`, unary minus,
+    comparisons, `maximum`, `where`, `tl.sum`; convert to fp16 or fp32 first (`tl.abs` and conversions work)."""
+    if ty.is_fp8e4b15():
+        return errors.backend_error("error encountered during parsing",
+                                    "fp8e4b15 is not an MLIR type: arithmetic on it does not lower")
+    return errors.backend_error("PassManager::run failed",
+                                f"the NVIDIA backend has no {ty} arithmetic; convert to fp16 or fp32 first")
+
+
 def _no_conversion(src: T.dtype, dst: T.dtype, rounding) -> RuntimeError:
     how = f" with rounding mode {rounding}" if rounding else ""
     return errors.backend_error("PassManager::run failed",
