@@ -10,6 +10,22 @@ def counts(cases: dict) -> dict:
     return {"passed": c["passed"], "failed": c["failed"], "skipped": c["skipped"], "total": len(cases)}
 
 
+def compact(runs: dict) -> dict:
+    """Runs as stored: the case ids once, each backend's outcomes as one letter per case (p, f, s), its failures'
+    messages and its skip reasons counted."""
+    ids = sorted({i for run in runs.values() for i in run["cases"]})
+    out = {"case_ids": ids}
+    for name, run in runs.items():
+        cases = run["cases"]
+        skips = collections.Counter(c["message"].splitlines()[0][:160] for c in cases.values()
+                                    if c["outcome"] == "skipped" and c["message"])
+        out[name] = {"seconds": run["seconds"], "counts": counts(cases),
+                     "outcomes": "".join(cases[i]["outcome"][0] if i in cases else "-" for i in ids),
+                     "failures": {i: c["message"][:600] for i, c in cases.items() if c["outcome"] == "failed"},
+                     "skip_reasons": dict(skips.most_common())}
+    return out
+
+
 def _function(case_id: str) -> str:
     return re.sub(r"\[.*", "", case_id)
 
