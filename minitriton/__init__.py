@@ -18,9 +18,10 @@ integer and float dtype with bf16 rounded like the GPU, bounds-checked memory wi
 traffic counters (`record()`).
 Block pointers (`tl.make_block_ptr`, `tl.advance`) and tensor descriptors (`tl.make_tensor_descriptor`,
 `triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and store blocks with their padding.
-Settings: `options()` / `set_options(...)` (minitriton.options). Not supported: fp8 types, inline asm,
-`tl.dot_scaled`, multi-CTA features; scheduling hints (num_warps, num_stages, ...) are accepted and have no
-effect.
+fp8 types (`tl.float8e4nv`, `float8e5`, `float8e4b15`) convert as an H200 does (`triton.reinterpret` passes
+their bytes; torch float8 tensors work too). Settings: `options()` / `set_options(...)` (minitriton.options).
+Not supported: inline asm, `tl.dot_scaled`, multi-CTA features; scheduling hints (num_warps, num_stages, ...)
+are accepted and have no effect.
 """
 from __future__ import annotations
 
@@ -28,12 +29,12 @@ import importlib
 import sys
 
 from minitriton import language, testing
-from minitriton.memory.buffers import Buffer
+from minitriton.memory.buffers import Buffer, TensorWrapper, reinterpret
 from minitriton.runtime.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.observers.counters import Recording, record
 from minitriton.options import Options, options, set_options
 from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DeadlockError,
-                               DescriptorError, DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError,
+                               DescriptorError, DeviceAssertionError, InterpreterError, LaunchError, MiniTritonError, OutOfBoundsError,
                                OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
 from minitriton.semantics.constexpr import constexpr
@@ -83,6 +84,9 @@ _ALIASES = {
     "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
     "triton.compiler": f"{__name__}.compiler",
     "triton.compiler.errors": f"{__name__}.compiler.errors",
+    "triton.runtime": f"{__name__}.runtime",
+    "triton.runtime.jit": f"{__name__}.runtime.jit",
+    "triton.runtime.errors": f"{__name__}.errors",
 }
 
 
@@ -106,7 +110,7 @@ def uninstall() -> None:
             del sys.modules[alias]
 
 
-__all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
+__all__ = ["Buffer", "TensorWrapper", "reinterpret", "InterpreterError", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "Options", "options", "set_options",
            "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "CompileTimeAssertionFailure", "OutOfResources", "MiniTritonError",
            "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError", "DeadlockError"]

@@ -20,6 +20,12 @@ class CompilationError(TritonError):
     """What Triton's compiler raises: `at {line}:{col}:`, the kernel source up to the line, a caret, the message."""
 
 
+class InterpreterError(TritonError):
+    """Triton's error for a failure inside its CPU interpreter (`triton.runtime.errors.InterpreterError`).
+    minitriton raises what the GPU raises instead (CompilationError, ...; docs/semantics.md S14.17); the class
+    exists so that code written against the interpreter imports."""
+
+
 class IncompatibleTypeErrorImpl(TypeError):
     """Triton's `semantic.IncompatibleTypeErrorImpl`: operands of types no operation accepts (pointers compared,
     a pointer plus a float, a bitwise op on floats). A TypeError here, as the name is all a user sees of it."""

@@ -11,6 +11,7 @@
 * `not_`, `bool_op`: `not x`, `a and b`, `a or b`, which Python cannot overload; on tensors they are
   elementwise int1 operations, as Triton compiles them.
 * `assert_`: an `assert` statement, which Triton compiles to `tl.device_assert`.
+* `assigned`: the value of `x = ...` (and `x += ...`): a Python number becomes a tensor, as Triton types it.
 
 Each check gets the kernel (`__mt_kernel`) and the file line and column of the statement it reports.
 """
@@ -22,6 +23,7 @@ import warnings
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.debug import device_assert
+from minitriton.semantics.constexpr import constexpr, to_tensor
 from minitriton.semantics.elementwise import logical_and, logical_not, logical_or
 from minitriton.semantics.math import _ir_type
 from minitriton.values import programs
@@ -201,6 +203,18 @@ def check_branch(snap: Snapshot, local_vars: dict, kernel, line: int, col: int, 
                 f"({_type_name(else_ty)})")))
 
 
+def assigned(value):
+    """`x = value`: Triton's code generator (and interpreter) make a Python number assigned to a name a tensor of
+    its literal type (`to_tensor`), so after `value = 1` the kernel holds an int32 scalar with a `.dtype`, and
+    `x: tl.constexpr = 1` (not rewritten) stays a number."""
+    t = type(value)
+    if t is int or t is float or t is bool:
+        return to_tensor(value)
+    if t is constexpr and isinstance(value.value, (int, float, bool)):
+        return to_tensor(value.value)
+    return value
+
+
 CALLS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
          PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test, PREFIX + "not_": not_,
-         PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_}
+         PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_, PREFIX + "assigned": assigned}

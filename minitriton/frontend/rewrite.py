@@ -69,7 +69,8 @@ def _names_tuple(names) -> ast.expr:
 
 class _LogicRewriter(ast.NodeTransformer):
     """`not x`, `a and b`, `a or b` as calls of `not_` / `bool_op` (Python cannot overload them), so tensors
-    get Triton's elementwise meaning; nested functions and lambdas stay Python."""
+    get Triton's elementwise meaning; assigned values go through `assigned`; nested functions and lambdas
+    stay Python."""
 
     def __init__(self, rewriter: _Rewriter):
         self.rewriter = rewriter
@@ -86,6 +87,31 @@ class _LogicRewriter(ast.NodeTransformer):
 
     def visit_Lambda(self, node):
         return node
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        self.rewriter.count += 1
+        node.value = ast.copy_location(_call("assigned", node.value), node.value)
+        return node
+
+    def visit_AnnAssign(self, node):
+        self.generic_visit(node)
+        ann = node.annotation
+        if node.value is None or getattr(ann, "attr", getattr(ann, "id", None)) == "constexpr":
+            return node
+        self.rewriter.count += 1
+        node.value = ast.copy_location(_call("assigned", node.value), node.value)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.target, ast.Name):
+            return node
+        self.rewriter.count += 1
+        value = ast.BinOp(left=ast.Name(id=node.target.id, ctx=ast.Load()), op=node.op, right=node.value)
+        ast.copy_location(value, node)
+        new = ast.Assign(targets=[node.target], value=ast.copy_location(_call("assigned", value), node))
+        return ast.copy_location(new, node)
 
     def visit_Assert(self, node):
         self.generic_visit(node)

@@ -26,8 +26,8 @@ from minitriton.semantics import shape as _shape
 from minitriton.semantics import sorting as _sorting
 from minitriton.semantics.constexpr import constexpr  # noqa: F401
 from minitriton.semantics.dtypes import (  # noqa: F401
-    bfloat16, dtype, float16, float32, float64, int1, int8, int16, int32, int64, pointer_type, uint8, uint16, uint32,
-    uint64)
+    bfloat16, dtype, float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, float16, float32, float64, int1, int8,
+    int16, int32, int64, pointer_type, str_to_ty, uint8, uint16, uint32, uint64)
 from minitriton.semantics.elementwise import PropagateNan  # noqa: F401
 from minitriton.semantics.shape import TRITON_MAX_TENSOR_NUMEL  # noqa: F401
 from minitriton.values import programs as _programs
@@ -36,7 +36,7 @@ from minitriton.values.tensor import block_type, tensor  # noqa: F401
 from minitriton.language import extra, math  # noqa: F401
 
 bool = int1  # noqa: A001 - Triton's alias
-float8e4nv = float8e5 = float8e4b15 = None  # fp8 types are not emulated
+pi32_t = pointer_type(int32)  # Triton's alias
 
 _OP_MODULES = (_casts, _elementwise, _math, _reduce, _shape, _sorting, _debug, _dot,
                _access, _atomics, _block_pointer, _descriptor)

@@ -111,6 +111,10 @@ def as_array(value):
     return None
 
 
+_TORCH_FP8 = {"torch.float8_e4m3fn": T.float8e4nv, "torch.float8_e5m2": T.float8e5,
+              "torch.float8_e4m3fnuz": T.float8e4b8, "torch.float8_e5m2fnuz": T.float8e5b16}
+
+
 def _torch_array(t):
     import torch  # only reached when the caller already has torch
 
@@ -120,6 +124,9 @@ def _torch_array(t):
     t = t.detach()
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().view(np.uint16), T.bfloat16
+    fp8 = _TORCH_FP8.get(str(t.dtype))
+    if fp8 is not None:
+        return t.view(torch.uint8).numpy(), fp8
     if t.dtype == torch.bool:
         return t.numpy(), T.int1
     arr = t.numpy()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton.memory.allocation import as_array
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import numerics
 
@@ -64,3 +65,80 @@ class Buffer:
 
     def __repr__(self):
         return f"Buffer(shape={self.array.shape}, dtype={self.triton_dtype})"
+
+
+class TensorWrapper:
+    """`triton.reinterpret(tensor, dtype)`: a torch tensor or NumPy array whose memory a kernel reads as `dtype`
+    (same element size), as Triton's `triton.runtime.jit.TensorWrapper`: `.base` is the wrapped tensor, `.dtype`
+    the Triton type. Kernels receive a pointer to `dtype` over the tensor's own memory."""
+
+    def __init__(self, base, dtype: T.dtype):
+        self.dtype = dtype
+        self.base = base
+        self.shape = base.shape
+
+    @property
+    def triton_dtype(self) -> T.dtype:
+        return self.dtype
+
+    @property
+    def array(self) -> np.ndarray:
+        """The base's memory as `dtype`'s storage type (a view: writes reach the base)."""
+        found = as_array(self.base)
+        if found is None:
+            raise TypeError(f"cannot reinterpret a {type(self.base).__name__}")
+        array = found[0]
+        if array.dtype.itemsize != self.dtype.np_storage.itemsize:
+            raise TypeError(f"cannot reinterpret {array.dtype} elements ({array.dtype.itemsize} bytes) as {self.dtype} "
+                            f"({self.dtype.np_storage.itemsize} bytes)")
+        return array.view(self.dtype.np_storage)
+
+    @property
+    def device(self):
+        return getattr(self.base, "device", "cpu")
+
+    def data_ptr(self):
+        return self.base.data_ptr() if hasattr(self.base, "data_ptr") else self.base.ctypes.data
+
+    def stride(self, *args):
+        if hasattr(self.base, "stride") and callable(self.base.stride):
+            return self.base.stride(*args)
+        strides = tuple(s // self.base.itemsize for s in self.base.strides)
+        return strides[args[0]] if args else strides
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def numel(self):
+        return int(np.prod(self.shape))
+
+    def cpu(self):
+        return self
+
+    def to(self, device):
+        return self
+
+    def clone(self):
+        return TensorWrapper(self.base.clone() if hasattr(self.base, "clone") else self.base.copy(), self.dtype)
+
+    def copy_(self, other):
+        self.base.copy_(other.base) if hasattr(self.base, "copy_") else np.copyto(self.base, other.base)
+
+    def new_empty(self, sizes):
+        return TensorWrapper(self.base.new_empty(sizes) if hasattr(self.base, "new_empty")
+                             else np.empty(sizes, self.base.dtype), self.dtype)
+
+    def __repr__(self):
+        return f"TensorWrapper[{self.dtype}]({self.base})"
+
+
+def reinterpret(tensor, dtype: T.dtype):
+    """`triton.reinterpret`: `tensor`'s memory seen as `dtype` by kernels (see TensorWrapper); reinterpreting a
+    wrapper as its base's own dtype gives the base back, as in Triton."""
+    if isinstance(tensor, TensorWrapper):
+        if dtype == getattr(tensor.base, "dtype", None):
+            return tensor.base
+        return TensorWrapper(tensor.base, dtype)
+    if hasattr(tensor, "data_ptr") or isinstance(tensor, np.ndarray):
+        return TensorWrapper(tensor, dtype)
+    raise TypeError(f"Cannot reinterpret a {type(tensor)}.")

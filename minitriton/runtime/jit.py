@@ -16,7 +16,9 @@ from minitriton.frontend.kernel_globals import KernelGlobals, KernelInterface
 from minitriton.frontend.scopes import find_loop_scoped_names
 from minitriton.frontend.source import KernelSource
 from minitriton.values.programs import KERNEL_CODES
+from minitriton.memory.buffers import TensorWrapper, reinterpret  # noqa: F401 - triton.runtime.jit's names
 from minitriton.runtime import launch
+from minitriton.semantics.dtypes import CANONICAL_NAMES as type_canonicalisation_dict  # noqa: F401 - likewise
 from minitriton.semantics.constexpr import constexpr, to_tensor
 from minitriton.values import programs
 from minitriton.values.tensor import tensor

@@ -7,7 +7,7 @@ import numpy as np
 
 from minitriton import errors
 from minitriton.semantics import dtypes as T
-from minitriton.semantics import numerics
+from minitriton.semantics import fp8, numerics
 from minitriton.semantics.constexpr import to_tensor, unwrap
 from minitriton.values.registry import builtin, operator
 from minitriton.values.tensor import tensor, to_address
@@ -17,6 +17,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None =
     """Convert compute-dtype values of `src` to `dst` as the GPU does (saturating float->int, RTNE)."""
     if src is dst or src == dst:
         return data
+    if src.is_fp8() or dst.is_fp8():
+        return fp8.cast(data, src, dst, rounding)[0]
     if dst.is_bool():
         return data != 0
     if src.is_floating() and dst.is_floating():
@@ -55,6 +57,9 @@ def cast(x, dst, fp_downcast_rounding=None, bitcast=False) -> tensor:
     if src == dst:
         return x
     _check_cast(src, dst, rounding)
+    if src.is_fp8() or dst.is_fp8():
+        data, ty = fp8.cast(x.data, src, dst, rounding)
+        return tensor(data, ty, x.shape)
     if src.is_ptr() or dst.is_ptr():
         return _pointer_cast(x, dst)
     return tensor(convert(x.data, src, dst, rounding), dst, x.shape)
@@ -103,6 +108,8 @@ def _bitcast(x: tensor, dst: T.dtype) -> tensor:
 
 def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
     """Compute-dtype values as the bit patterns memory holds (bf16: uint16)."""
+    if ty.is_fp8():
+        return fp8.encode(data, ty)
     if ty.is_bf16():
         # bf16 values are exact bf16 numbers held in float32: move their bits as they are (a load/store or
         # bitcast keeps signalling-NaN payloads on the GPU); only other values are rounded.
@@ -119,6 +126,8 @@ def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
 
 def from_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
     """Memory bit patterns as compute-dtype values."""
+    if ty.is_fp8():
+        return fp8.decode(data, ty)
     if ty.is_bf16():
         return numerics.bf16_bits_to_f32(data)
     return data

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from minitriton.semantics import dtypes as T
-from minitriton.semantics import numerics
+from minitriton.semantics import fp8, numerics
 from minitriton.values.tensor import tensor
 
 
@@ -127,6 +127,8 @@ def scalar_array(value, ty: T.dtype) -> np.ndarray:
             return found
     if value == 0:
         value = 0
+    elif ty.is_fp8():
+        raise fp8.constant_error(ty)
     if ty.is_bf16():
         out = np.asarray(_bf16_literal(value), np.float32).reshape(())
     elif ty.is_fp16():

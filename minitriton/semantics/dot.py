@@ -4,6 +4,7 @@
   H200), then the products are exact and accumulate in fp32. "ieee" is plain fp32; "tf32x3" is close to it.
 * fp16/bf16 inputs: exact products, fp32 accumulation; `out_dtype=float16` rounds once at the end.
 * int8 accumulates in int32; fp64 in fp64.
+* fp8 (any two of fp8e4nv, fp8e5): exact products, fp32 accumulation; fp8e4b15 is upcast to fp16 first.
 Shape limits are those of Triton 3.6 on NVIDIA (the lab GPU): K >= 16 (K >= 32 for 8-bit inputs).
 """
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton.semantics import dtypes as T
-from minitriton.semantics import numerics
+from minitriton.semantics import fp8, numerics
+from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import to_tensor, unwrap
 from minitriton.values import programs
 from minitriton.values.registry import builtin
@@ -34,6 +36,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     group = programs.current("dot")
     a, b = to_tensor(input), to_tensor(other)
     acc = None if unwrap(acc) is None else to_tensor(unwrap(acc))
+    if a.shape and b.shape and a.dtype.is_fp8() and b.dtype.is_fp8():
+        a, b = _fp8_operands(a, b, unwrap(max_num_imprecise_acc))
     precision, ret, shape = _check(a, b, acc, unwrap(input_precision), unwrap(allow_tf32), unwrap(out_dtype),
                                    group.launch.f32_default)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
@@ -42,15 +46,28 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     return tensor(_product(a, b, acc, precision, ret), ret, shape)
 
 
+def _fp8_operands(a: tensor, b: tensor, max_num_imprecise_acc):
+    """Any two fp8 types multiply exactly; fp8e4b15 is upcast to fp16 first (Triton 3.6 on NVIDIA)."""
+    fp8.check_supported(a.dtype)
+    fp8.check_supported(b.dtype)
+    if a.dtype.is_fp8e4b15() or b.dtype.is_fp8e4b15():
+        return cast(a, T.float16), cast(b, T.float16)
+    if max_num_imprecise_acc is not None and max_num_imprecise_acc > a.shape[-1]:
+        raise ValueError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({a.shape[-1]})")
+    return a, b
+
+
 def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f32_default):
     """Triton 3.6's checks of `tl.dot`, in its order and words: (precision, result dtype, result shape)."""
     if not a.shape or not b.shape:
         raise AssertionError("dot operands must be block tensors (not scalars)")
-    if a.dtype.name not in _INPUT_NAMES:
+    if a.dtype.is_fp8() and b.dtype.is_fp8():
+        pass  # any two fp8 types (_fp8_operands)
+    elif a.dtype.name not in _INPUT_NAMES:
         raise AssertionError(f"Unsupported lhs dtype {a.dtype}")
-    if b.dtype.name not in _INPUT_NAMES:
+    elif b.dtype.name not in _INPUT_NAMES:
         raise AssertionError(f"Unsupported rhs dtype {b.dtype}")
-    if a.dtype != b.dtype:
+    elif a.dtype != b.dtype:
         raise AssertionError(f"Both operands must be same dtype. Got {a.dtype} and {b.dtype}")
     if input_precision is None:
         if allow_tf32 is not None:

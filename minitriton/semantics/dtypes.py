@@ -11,23 +11,44 @@ import numpy as np
 
 class dtype:
     """A Triton scalar type. `str()` gives Triton's short name (`fp32`), `repr()` the Python spelling.
-    Calling one (`tl.float32(x)`) casts: `__call__` is registered by `minitriton.semantics.casts`."""
+    Calling one (`tl.float32(x)`) casts: `__call__` is registered by `minitriton.semantics.casts`.
 
-    SINT_TYPES = ("int8", "int16", "int32", "int64")
-    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
-    FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
-    _CODEGEN = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+    `tl.dtype("fp16")` (the name alone, as in Triton) is the type of that name: `tl.float16` itself."""
 
-    def __init__(self, name: str, bits: int, compute: str, storage: str, mantissa: int = 0):
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
+    _CODEGEN = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "fp8e4b15": "float8e4b15",
+                "fp8e4nv": "float8e4nv", "fp8e4b8": "float8e4b8", "fp8e5": "float8e5", "fp8e5b16": "float8e5b16"}
+
+    def __new__(cls, name, *args, **kwargs):
+        if cls is dtype and not args and not kwargs:
+            name = getattr(name, "value", name)   # a constexpr name, as Triton accepts
+            if name not in BY_NAME:
+                raise AssertionError(name)
+            return BY_NAME[name]
+        return super().__new__(cls)
+
+    def __init__(self, name: str, bits: int | None = None, compute: str = "", storage: str = "", mantissa: int = 0,
+                 bias: int | None = None):
+        if bits is None:   # dtype(name): __new__ returned the existing type
+            return
         self.name = name
         self.primitive_bitwidth = bits
         self.np_compute = np.dtype(compute)
         self.np_storage = np.dtype(storage)
         self.fp_mantissa_width = mantissa
+        if bias is not None:
+            self.exponent_bias = bias
 
     # --- predicates, spelled as in triton.language.core.dtype ---
     def is_floating(self):
         return self.name in self.FP_TYPES
+
+    def is_standard_floating(self):
+        return self.name in self.STANDARD_FP_TYPES
 
     def is_fp16(self):
         return self.name == "fp16"
@@ -42,7 +63,22 @@ class dtype:
         return self.name == "fp64"
 
     def is_fp8(self):
-        return False
+        return "fp8" in self.name
+
+    def is_fp8e4nv(self):
+        return self.name == "fp8e4nv"
+
+    def is_fp8e4b8(self):
+        return self.name == "fp8e4b8"
+
+    def is_fp8e4b15(self):
+        return self.name == "fp8e4b15"
+
+    def is_fp8e5(self):
+        return self.name == "fp8e5"
+
+    def is_fp8e5b16(self):
+        return self.name == "fp8e5b16"
 
     def is_int(self):
         return self.name in self.SINT_TYPES or self.name in self.UINT_TYPES
@@ -144,15 +180,48 @@ uint8 = dtype("uint8", 8, "uint8", "uint8")
 uint16 = dtype("uint16", 16, "uint16", "uint16")
 uint32 = dtype("uint32", 32, "uint32", "uint32")
 uint64 = dtype("uint64", 64, "uint64", "uint64")
-float16 = dtype("fp16", 16, "float16", "float16", 10)
-bfloat16 = dtype("bf16", 16, "float32", "uint16", 7)
-float32 = dtype("fp32", 32, "float32", "float32", 23)
-float64 = dtype("fp64", 64, "float64", "float64", 52)
+float16 = dtype("fp16", 16, "float16", "float16", 10, 15)
+bfloat16 = dtype("bf16", 16, "float32", "uint16", 7, 127)
+float32 = dtype("fp32", 32, "float32", "float32", 23, 127)
+float64 = dtype("fp64", 64, "float64", "float64", 52, 1023)
+# fp8 values are exact in float32 (NaN and inf included); memory holds their byte (semantics/fp8.py converts)
+float8e4nv = dtype("fp8e4nv", 8, "float32", "uint8", 3, 7)      # e4m3fn: no inf, S.1111.111 is NaN
+float8e5 = dtype("fp8e5", 8, "float32", "uint8", 2, 15)         # e5m2: IEEE-like, with inf and NaN
+float8e4b15 = dtype("fp8e4b15", 8, "float32", "uint8", 3, 15)   # e4m3, bias 15: no inf, no NaN
+float8e4b8 = dtype("fp8e4b8", 8, "float32", "uint8", 3, 8)      # e4m3fnuz: 0x80 is the only NaN
+float8e5b16 = dtype("fp8e5b16", 8, "float32", "uint8", 2, 16)   # e5m2fnuz: 0x80 is the only NaN
 
-ALL = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64)
+FP8 = (float8e4nv, float8e5, float8e4b15, float8e4b8, float8e5b16)
+ALL = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64) + FP8
 BY_NAME = {t.name: t for t in ALL}
 
-_FROM_NUMPY = {np.dtype(t.np_storage): t for t in ALL if not t.is_bf16()}
+_FROM_NUMPY = {np.dtype(t.np_storage): t for t in ALL if not t.is_bf16() and not t.is_fp8()}
+
+
+# Triton's `type_canonicalisation_dict`: every spelling of a type (torch's, NumPy's, Triton's) -> its signature name
+CANONICAL_NAMES = {
+    "bool": "u1", "int1": "u1", "uint1": "u1", "i1": "u1",
+    "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "float8e4b15": "fp8e4b15", "float8_e4m3fn": "fp8e4nv",
+    "float8e4b8": "fp8e4b8", "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2": "fp8e5", "float8e5b16": "fp8e5b16",
+    "float8_e5m2fnuz": "fp8e5b16", "half": "fp16", "float16": "fp16", "bfloat16": "bf16", "float": "fp32",
+    "float32": "fp32", "double": "fp64", "float64": "fp64",
+    "int8": "i8", "int16": "i16", "int": "i32", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "void": "void",
+}
+CANONICAL_NAMES.update({v: v for v in list(CANONICAL_NAMES.values())})
+
+
+def str_to_ty(name: str, c=None) -> dtype:
+    """Triton's `tl.str_to_ty`: a signature string (`fp32`, `i8`, `u16`, `*fp16`, `*k` const) as its dtype."""
+    if name.startswith("*"):
+        const = name.startswith("*k")
+        return pointer_type(str_to_ty(name[2:] if const else name[1:]), const=const)
+    short = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u1": "int1",
+             "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "B": "int1"}
+    name = short.get(name, name)
+    if name not in BY_NAME:
+        raise TypeError(f"unknown type {name!r}")
+    return BY_NAME[name]
 
 
 def from_numpy(np_dtype) -> dtype:
@@ -237,6 +306,9 @@ def _computation_type(a: dtype, a_is_scalar: bool, b: dtype, b_is_scalar: bool, 
         return bfloat16
     if a.is_bf16() or b.is_bf16():
         return float32
+    # 6) two fp8 types: that type, fp16 for two different ones
+    if a.is_fp8() and b.is_fp8():
+        return a if a == b else float16
     if not a.is_int() or not b.is_int():
         raise TypeError(f"unexpected type {a} and {b}")
     # 6) integers: C promotion; mixed signedness is refused for / // %.

@@ -15,7 +15,7 @@ import numpy as np
 
 from minitriton import errors
 from minitriton.semantics import dtypes as T
-from minitriton.semantics import integers, numerics, pointers
+from minitriton.semantics import fp8, integers, numerics, pointers
 from minitriton.semantics.casts import cast, convert
 from minitriton.semantics.constexpr import remember, scalar_array, scalar_key, to_tensor, unwrap
 from minitriton.semantics.shape import FULLS, broadcast_shapes, expand
@@ -116,6 +116,8 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
             ty = ta  # two tensors of one type, no division: Triton's rules keep that type
         else:
             ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
+        if ty.is_fp8():
+            raise fp8.constant_error(ty) if a_scalar or b_scalar else fp8.arithmetic_error(ty)
         if a_scalar:
             return _scalar_in(a, ty), (b.data if tb is ty else convert(b.data, tb, ty)), ty, b.shape, a, b
         if b_scalar:
@@ -296,6 +298,8 @@ def neg(a):
         raise ValueError(f"wrong type argument to unary minus ({a.dtype!r})")
     if a.dtype.is_bool():
         return a
+    if a.dtype.is_fp8():
+        raise fp8.arithmetic_error(a.dtype)
     if a.dtype.is_floating():
         # Triton lowers unary minus to `0 - x`, so -(+0.0) and -(-0.0) are both +0.0 on the GPU.
         return tensor(np.subtract(a.data.dtype.type(0), a.data), a.dtype, a.shape)

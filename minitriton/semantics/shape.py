@@ -178,7 +178,8 @@ def zeros_like(input):
 
 @operator("__getitem__")
 def getitem(x, index):
-    """`x[None, :]`-style indexing: `None` inserts a size-1 axis, `:` keeps one; nothing else is allowed."""
+    """`x[None, :]`-style indexing: `None` inserts a size-1 axis, `:` keeps one (one past the last axis is
+    ignored, as in Triton); nothing else is allowed."""
     if not isinstance(index, tuple):
         index = (index,)
     shape, key, dim = [], [_ALL], 0
@@ -190,7 +191,7 @@ def getitem(x, index):
             key.append(None)
         elif isinstance(item, slice) and item == _ALL:
             if dim >= len(x.shape):
-                raise ValueError(f"too many indices for a block of shape {list(x.shape)}")
+                continue   # Triton's __getitem__ passes over a `:` past the last axis (`scalar[None, None, :]`)
             shape.append(x.shape[dim])
             key.append(slice(None))
             dim += 1

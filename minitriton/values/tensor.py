@@ -43,6 +43,36 @@ class block_type:
     __repr__ = __str__
 
 
+class shape_tuple(tuple):
+    """A tensor's block shape (`x.shape`): a tuple of ints that, like Triton's `tl.tuple` of constexprs, compares
+    equal to a list of the same numbers (`tl.static_assert(x.shape == [BLOCK])`), constexprs included."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        if type(other) is shape_tuple:
+            return tuple.__eq__(self, other)
+        if isinstance(other, (list, tuple)):
+            return tuple.__eq__(self, tuple(getattr(v, "value", v) for v in other))
+        return NotImplemented
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
+
+_SHAPES: dict = {}   # the few block shapes a program uses, each made once
+
+
+def _shape(shape) -> shape_tuple:
+    out = shape_tuple(shape)
+    if len(_SHAPES) < 4096:
+        _SHAPES[out] = out
+    return out
+
+
 class tensor:
     """A Triton value: a scalar (shape `()`) or a block, evaluated for every program of the group."""
 
@@ -52,6 +82,9 @@ class tensor:
     def __init__(self, data: np.ndarray, dtype, shape: tuple, alloc=None):
         self.data = data
         self.dtype = dtype
+        if type(shape) is not shape_tuple:
+            found = _SHAPES.get(shape) if type(shape) is tuple else None
+            shape = found if found is not None else _shape(tuple(shape))
         self.shape = shape
         self.alloc = alloc
         # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known

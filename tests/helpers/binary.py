@@ -29,7 +29,7 @@ TS_SRC = """
 def binary_ts(X, Z, S: tl.constexpr, ZTY: tl.constexpr, N: tl.constexpr):
     o = tl.arange(0, N)
     x = tl.load(X + o)
-    y = S
+    y: tl.constexpr = S
     z = {expr}
     tl.static_assert(z.dtype == ZTY, "result dtype")
     tl.store(Z + o, z)
@@ -38,7 +38,7 @@ ST_SRC = """
 @triton.jit
 def binary_st(Y, Z, S: tl.constexpr, ZTY: tl.constexpr, N: tl.constexpr):
     o = tl.arange(0, N)
-    x = S
+    x: tl.constexpr = S
     y = tl.load(Y + o)
     z = {expr}
     tl.static_assert(z.dtype == ZTY, "result dtype")

@@ -333,7 +333,7 @@ def k_long(out_ptr):
     a10 = a9 + 1
     a11 = a10 + 1
     a12 = a11 + 1
-    tl.store(out_ptr, tl.program_id(a12))  #: long-error
+    tl.store(out_ptr + a12 * 0, tl.program_id(12))  #: long-error
 
 
 def test_compilation_error_excerpt_is_last_twelve_lines():

@@ -234,3 +234,37 @@ def test_shape_errors(expr, pattern):
     with pytest.raises(minitriton.CompilationError, match=pattern) as info:
         k[(1,)](np.zeros(2, np.int32), 8)
     assert "at 2:" in str(info.value), f"the error should point at the kernel line: {info.value}"
+
+
+def test_shape_compares_equal_to_a_list():
+    """S5.8: `tl.static_assert(x.shape == [N])` holds (Triton's shape is a tl.tuple of constexprs); scalars too."""
+    k = make_kernel("""
+    @triton.jit
+    def k(Z, N: tl.constexpr):
+        x = tl.arange(0, N)
+        tl.static_assert(x.shape == [N])
+        tl.static_assert(x[None, :].shape == [1, tl.constexpr(N)])
+        tl.static_assert(x.shape != [N, 1])
+        s = tl.sum(x)
+        tl.static_assert(s.shape == [])
+        tl.static_assert(s.shape == ())
+        tl.store(Z + x, x)
+    """)
+    z = np.zeros(8, np.int32)
+    k[(1,)](z, N=8)
+    assert z.tolist() == list(range(8))
+
+
+def test_a_full_slice_past_the_last_axis_is_ignored():
+    """S5.9: Triton's __getitem__ passes over a `:` beyond the axes: `scalar[None, None, :]` is [1, 1]."""
+    k = make_kernel("""
+    @triton.jit
+    def k(Z):
+        s = tl.full([], 5, tl.int32)
+        t = s[None, None, :]
+        tl.static_assert(t.shape == [1, 1])
+        tl.store(Z + tl.arange(0, 1)[:, None], t)
+    """)
+    z = np.zeros(1, np.int32)
+    k[(1,)](z)
+    assert z.tolist() == [5]

@@ -1,0 +1,56 @@
+"""Why a test_core.py case fails on minitriton: each known failure class with its kind and its evidence.
+
+A cause matches a case by its test name (regex on the pytest node id) and, where given, the failure message. Kinds:
+
+* `gpu` - a real difference where minitriton does what the GPU does (Triton 3.6 on an H200); `row` names the
+  measurement in docs/semantics.md.
+* `missing` - a feature minitriton lacks.
+* `needs-gpu` - the case needs CUDA itself (a CUDA device, PTX, ...): it fails on Triton's interpreter too.
+* `elsewhere` - behaviour another part of the project owns and is changing.
+
+A failure no cause matches is listed as unexplained: the report and the command's exit status show it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cause:
+    name: str
+    kind: str
+    test: str            # regex on the node id
+    explanation: str
+    row: str = ""        # docs/semantics.md row of the GPU measurement (kind "gpu")
+    message: str = ""    # regex on the failure message (optional)
+
+    def matches(self, nodeid: str, message: str) -> bool:
+        if not re.search(self.test, nodeid):
+            return False
+        return not self.message or re.search(self.message, message or "", re.S) is not None
+
+
+CAUSES = [
+    Cause("dot-min-k", "gpu", r"test_dot\[.*-(4|8)-4-False-False-",
+          "tl.dot with K < 16 is refused as Triton 3.6 refuses it on NVIDIA (min_dot_size; the GPU raises "
+          "CompilationError \"Input shapes should have M >= 1, N >= 1 and K >= 16\"); the interpreter accepts any K.",
+          row="S1.29, S8.5", message=r"K >= 16"),
+    Cause("compile-error-type", "gpu", r"test_tma_(load|store)_block_shape_err",
+          "the test expects the interpreter's InterpreterError; minitriton raises what the GPU raises, "
+          "CompilationError (with the same message in its __cause__).",
+          row="S14.17", message=r"CompilationError"),
+    Cause("cuda-device", "needs-gpu", r"test_zero_strided_tensors",
+          "the test enters torch.cuda.device(...), which needs CUDA (Triton's interpreter fails it the same way).",
+          message=r"'<' not supported"),
+    Cause("spin-lock", "elsewhere", r"test_atomic_cas\[",
+          "a spin lock on atomic_cas must make progress when programs run in groups; the atomics rework owns it."),
+]
+
+
+def classify(nodeid: str, message: str):
+    """The first cause matching a failed case, or None."""
+    for cause in CAUSES:
+        if cause.matches(nodeid, message):
+            return cause
+    return None
