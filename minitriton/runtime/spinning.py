@@ -44,7 +44,8 @@ class SpinWatch:
         if n < FIRST_CHECK or n & (n - 1):
             return
         kept = []
-        variables = _fingerprint(frame.f_locals, kept)
+        # a dict copy: from Python 3.13 (Pyodide 0.29) f_locals is a new proxy object at every access
+        variables = _fingerprint(dict(frame.f_locals), kept)
         same_variables = variables == entry[2]
         # memory is hashed only when it can decide (the variables repeat, or the loop ran long): a loop that
         # computes does not hash the launch's arrays

@@ -283,3 +283,31 @@ def test_programs_waiting_for_each_other_on_different_paths_are_reported(groupin
     with pytest.raises(minitriton.DeadlockError, match="cannot run side by side") as info:
         leader_barrier[(n,)](count, flag, seen, N=n)
     assert "test this kernel on a GPU" in str(info.value)
+
+
+def test_a_wait_is_seen_when_frame_locals_are_a_fresh_proxy_each_time():
+    """From Python 3.13 (Pyodide 0.29's), `frame.f_locals` is a new write-through proxy at every access: a
+    waiting loop must still be recognised by its variables, not left to run PATIENCE iterations."""
+    import types
+
+    class Frame:   # a kernel frame whose locals never change, seen through a fresh mapping each time
+        f_lasti = 10
+
+        def __init__(self):
+            self.values = {"i": 3, "lock": np.zeros(1, np.int32)}
+
+        @property
+        def f_locals(self):
+            return types.MappingProxyType(self.values)
+
+    class Group:
+        journal = []
+        size = 1
+
+        class launch:
+            allocations = []
+
+    watch, frame = spinning.SpinWatch(Group()), Frame()
+    with pytest.raises(spinning.Blocked):
+        for _ in range(64):
+            watch.iteration(frame)
