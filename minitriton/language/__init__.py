@@ -5,6 +5,8 @@ import functools as _functools
 
 from minitriton.semantics import dtypes as _dtypes
 from minitriton.semantics import elementwise as _ob
+from minitriton.semantics import grid as _ogrid
+from minitriton.semantics import random as _orand
 from minitriton.memory import block_pointer as _obp
 from minitriton.semantics import debug as _od
 from minitriton.memory import descriptor as _odesc
@@ -149,6 +151,19 @@ cdiv = _om.cdiv
 umulhi = _om.umulhi
 dot = _odot.dot
 
+# random numbers (Philox) and grid helpers
+randint = _orand.randint
+randint4x = _orand.randint4x
+rand = _orand.rand
+rand4x = _orand.rand4x
+randn = _orand.randn
+randn4x = _orand.randn4x
+philox = _orand.philox
+philox_impl = _orand.philox_impl
+uint_to_uniform_float = _orand.uint_to_uniform_float
+pair_uniform_to_normal = _orand.pair_uniform_to_normal
+swizzle2d = _ogrid.swizzle2d
+
 # reductions and scans
 sum = _or.sum  # noqa: A001
 max = _or.max  # noqa: A001
@@ -222,7 +237,8 @@ _BUILTINS = ["program_id", "num_programs", "arange", "full", "zeros", "zeros_lik
              "fdiv", "cdiv", "umulhi", "dot", "sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce",
              "associative_scan", "cumsum", "cumprod", "static_range", "static_print", "static_assert",
              "device_print", "device_assert", "multiple_of", "max_contiguous", "max_constancy", "assume",
-             "debug_barrier"]
+             "debug_barrier", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox", "philox_impl",
+             "uint_to_uniform_float", "pair_uniform_to_normal", "swizzle2d"]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(globals()[_name], _name)
 del _name
