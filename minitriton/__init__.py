@@ -35,6 +35,8 @@ from minitriton.options import Options, options, set_options
 from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DescriptorError,
                      DeviceAssertionError, LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
+from minitriton.runtime import driver as _driver  # noqa: F401 - triton.runtime.driver
+from minitriton.memory import host as _host
 from minitriton.semantics.elementwise import constexpr
 
 __version__ = "0.1.0"
@@ -82,11 +84,15 @@ _ALIASES = {
     "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
     "triton.compiler": f"{__name__}.compiler",
     "triton.compiler.errors": f"{__name__}.compiler.errors",
+    "triton.runtime": f"{__name__}.runtime",
+    "triton.runtime.driver": f"{__name__}.runtime.driver",
 }
 
 
 def install() -> None:
-    """Make `import triton` (and triton.language, .testing, .language.extra.libdevice) resolve to minitriton.
+    """Make `import triton` (and triton.language, .testing, .runtime.driver, .language.extra.libdevice) resolve
+    to minitriton, and remember the arrays whose address the program takes (`Tensor.data_ptr()`,
+    `ndarray.ctypes.data`) so a kernel can load them as pointers (memory/host.py).
 
     Call it before the kernel module imports triton. Raises RuntimeError if real Triton is already imported.
     """
@@ -96,6 +102,7 @@ def install() -> None:
                            "`import triton`, or run the emulator in its own process")
     for alias, target in _ALIASES.items():
         sys.modules[alias] = importlib.import_module(target)
+    _host.watch()   # addresses scripts take (data_ptr(), ctypes.data) can be loaded back as pointers
 
 
 def uninstall() -> None:
@@ -103,6 +110,7 @@ def uninstall() -> None:
     for alias, target in _ALIASES.items():
         if sys.modules.get(alias) is sys.modules.get(target):
             del sys.modules[alias]
+    _host.unwatch()
 
 
 __all__ = ["Buffer", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
