@@ -30,7 +30,7 @@ def _compare(name: str, ours, theirs, ref64, atol: float) -> dict:
     round the other way decides its last digits), so it is reported but not compared."""
     import torch
     mine, ref = _distance(ours, ref64), _distance(theirs, ref64)
-    return {"output": name, "minitriton": mine, "tutorial_reference": ref,
+    return {"output": name, "kernel": mine, "tutorial_reference": ref,
             "no_further": mine["misrounded"] <= ref["misrounded"] and mine["mean_abs"] <= ref["mean_abs"] * (1 + 1e-6),
             "tutorial_check_passes": bool(torch.allclose(ours, theirs, atol=atol, rtol=0))}
 
@@ -39,9 +39,10 @@ def matmul(namespace: dict) -> dict:
     """03: `matmul(a, b)` on the fp16 inputs of its unit test (torch.manual_seed(0), 512 x 512), and on the
     float8_e5m2 inputs of its fp8 test where the script ran that one."""
     import torch
+    device = namespace["DEVICE"]
     torch.manual_seed(0)
-    a = torch.randn((512, 512), dtype=torch.float16)
-    b = torch.randn((512, 512), dtype=torch.float16)
+    a = torch.randn((512, 512), dtype=torch.float16, device=device)
+    b = torch.randn((512, 512), dtype=torch.float16, device=device)
     rows = [_compare("fp16 matmul", namespace["matmul"](a, b), torch.matmul(a, b), a.double() @ b.double(), 1e-2)]
     if "TORCH_HAS_FP8" in namespace and namespace.get("TORCH_HAS_FP8") and namespace["is_cuda"]():
         a8, b8 = a.to(torch.float8_e5m2), b.T.to(torch.float8_e5m2)
@@ -59,12 +60,12 @@ def layer_norm(namespace: dict) -> dict:
     """05: `layer_norm` forward and backward on the inputs of `test_layer_norm(1151, 8192, torch.float16)`
     (the script draws them unseeded; here torch.manual_seed(0))."""
     import torch
-    M, N, dtype, eps = 1151, 8192, torch.float16, 1e-5
+    M, N, dtype, eps, device = 1151, 8192, torch.float16, 1e-5, namespace["DEVICE"]
     torch.manual_seed(0)
     w_shape = (N,)
-    weight = torch.rand(w_shape, dtype=dtype, requires_grad=True)
-    bias = torch.rand(w_shape, dtype=dtype, requires_grad=True)
-    x = -2.3 + 0.5 * torch.randn((M, N), dtype=dtype)
+    weight = torch.rand(w_shape, dtype=dtype, device=device, requires_grad=True)
+    bias = torch.rand(w_shape, dtype=dtype, device=device, requires_grad=True)
+    x = -2.3 + 0.5 * torch.randn((M, N), dtype=dtype, device=device)
     dy = .1 * torch.randn_like(x)
     x.requires_grad_(True)
     leaves = (x, weight, bias)
@@ -93,10 +94,11 @@ def grouped_gemm(namespace: dict) -> dict:
     its check's (four fp16 products of 1024, 512, 256 and 128; the script draws them unseeded, here
     torch.manual_seed(0))."""
     import torch
+    device = namespace["DEVICE"]
     torch.manual_seed(0)
     sizes = [1024, 512, 256, 128]
-    group_a = [torch.rand((n, n), dtype=torch.float16) for n in sizes]
-    group_b = [torch.rand((n, n), dtype=torch.float16) for n in sizes]
+    group_a = [torch.rand((n, n), dtype=torch.float16, device=device) for n in sizes]
+    group_b = [torch.rand((n, n), dtype=torch.float16, device=device) for n in sizes]
     references = [torch.matmul(a, b) for a, b in zip(group_a, group_b)]
     exact = [a.double() @ b.double() for a, b in zip(group_a, group_b)]
     runs = [("group_gemm_fn", namespace["group_gemm_fn"](group_a, group_b))]

@@ -103,7 +103,7 @@ def verdict(record: dict) -> dict:
     failed = [s for s in record.get("statements", []) if s["status"] != "ok"]
     tests = record.get("pytest")
     accuracy = record.get("accuracy") or {}
-    outputs = [o for o in accuracy.get("outputs", []) if "minitriton" in o]
+    outputs = [o for o in accuracy.get("outputs", []) if "kernel" in o]
     checks_fail = [s for s in failed if s["error"] == "AssertionError"]
     checks_fail += [o for o in outputs if not o["tutorial_check_passes"]]
     if tests is not None and tests["exit_code"] != 0:
@@ -144,13 +144,14 @@ def markdown(result: dict) -> str:
         if "error" in accuracy:
             lines.append(f"error: {accuracy['error']}: {accuracy['message']}")
             continue
-        lines += ["| output | minitriton: max abs, mean abs, misrounded | tutorial's reference: max abs, mean abs, "
-                  "misrounded | no further | tutorial's check |", "|---|---|---|---|---|"]
+        lines += [f"| output | the tutorial's kernel on {result['backend']}: max abs, mean abs, misrounded "
+                  "| the tutorial's reference: max abs, mean abs, misrounded | no further | tutorial's check |",
+                  "|---|---|---|---|---|"]
         for o in accuracy["outputs"]:
             if "error" in o:
                 lines.append(f"| {o['output']} | error: {o['error']} | | | |")
                 continue
-            m, r = o["minitriton"], o["tutorial_reference"]
+            m, r = o["kernel"], o["tutorial_reference"]
             cell = lambda d: f"{d['max_abs']:.6g}, {d['mean_abs']:.6g}, {d['misrounded']} of {d['elements']}"
             lines.append(f"| {o['output']} | {cell(m)} | {cell(r)} | {'yes' if o['no_further'] else '**no**'} "
                          f"| {'pass' if o['tutorial_check_passes'] else 'fail'} |")

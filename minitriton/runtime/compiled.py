@@ -33,6 +33,7 @@ class KernelMetadata(NamedTuple):
     maxnreg: int | None
     debug: bool
     shared: int
+    warp_size: int
 
 
 class CompiledKernel:
@@ -51,7 +52,7 @@ class CompiledKernel:
             name=self.name, hash=self.hash, target=target, backend_name=target.backend, arch=f"sm{target.arch}",
             num_warps=options.get("num_warps", 4), num_ctas=options.get("num_ctas", 1),
             num_stages=options.get("num_stages", 3), maxnreg=options.get("maxnreg"),
-            debug=bool(options.get("debug", fn.debug)), shared=device.COMPILED_SHARED)
+            debug=bool(options.get("debug", fn.debug)), shared=device.COMPILED_SHARED, warp_size=target.warp_size)
         self.asm = {}
         self.function = None
         self.module = None

@@ -1,10 +1,10 @@
 """The GPU minitriton emulates, as scripts see it when they ask the driver (or, under `python -m minitriton
 run`, torch.cuda) about their device: an NVIDIA H200. docs/device.md lists every value and who reports it.
 
-The numbers are what Triton 3.6's CUDA driver and torch 2.11 report on an H200 SXM (measured, see
+The numbers are what Triton 3.6's CUDA driver and torch 2.11 report on the lab's H200 (measured 2026-12-01,
 docs/device.md). `kernel.warmup(...)` reports resources for a kernel minitriton never compiles: the
-`COMPILED_*` values below, chosen so that occupancy arithmetic of the kind tutorial 02 does gives what it
-gives on the H200 for a typical kernel (and never divides by zero).
+`COMPILED_*` values below, what Triton 3.6 compiled tutorial 02's softmax kernel to on that H200 (num_warps=8,
+num_stages=4), so occupancy arithmetic like that tutorial's gives the H200's answer for it.
 """
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ class DeviceProfile:
     max_shared_mem: int           # bytes a block may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin)
     max_num_regs: int             # 32-bit registers per block
     max_threads_per_sm: int
+    max_threads_per_block: int
+    shared_mem_per_block: int     # bytes without opting in
+    shared_mem_per_sm: int        # bytes
     sm_clock_rate: int            # kHz
     mem_clock_rate: int           # kHz
     mem_bus_width: int            # bits
@@ -43,14 +46,15 @@ class DeviceProfile:
 
 H200 = DeviceProfile(
     name="NVIDIA H200", backend="cuda", capability=(9, 0), warp_size=32, multiprocessor_count=132,
-    max_shared_mem=232448, max_num_regs=65536, max_threads_per_sm=2048, sm_clock_rate=1980000,
-    mem_clock_rate=3201000, mem_bus_width=6144, total_memory=150_754_820_096, l2_cache_size=62_914_560)
+    max_shared_mem=232448, max_num_regs=65536, max_threads_per_sm=2048, max_threads_per_block=1024,
+    shared_mem_per_block=49152, shared_mem_per_sm=233472, sm_clock_rate=1980000, mem_clock_rate=3201000,
+    mem_bus_width=6016, total_memory=150_109_880_320, l2_cache_size=62_914_560)
 
 # What `kernel.warmup(...)` reports (nothing is compiled): registers per thread, spilled registers and the
 # shared memory of one program, in bytes.
 COMPILED_REGS = 32
 COMPILED_SPILLS = 0
-COMPILED_SHARED = 1024
+COMPILED_SHARED = 12320
 
 
 def current() -> DeviceProfile:

@@ -23,11 +23,14 @@ def device_properties(index=None) -> SimpleNamespace:
     device.check_index(index)
     p = device.current()
     return SimpleNamespace(
-        name=f"{p.name} (emulated by minitriton)", major=p.capability[0], minor=p.capability[1],
+        name=p.name, gcnArchName=p.name, major=p.capability[0], minor=p.capability[1],
         multi_processor_count=p.multiprocessor_count, total_memory=p.total_memory, L2_cache_size=p.l2_cache_size,
-        warp_size=p.warp_size, max_threads_per_multi_processor=p.max_threads_per_sm,
-        regs_per_multiprocessor=p.max_num_regs, shared_memory_per_block_optin=p.max_shared_mem,
-        is_integrated=0, is_multi_gpu_board=0)
+        warp_size=p.warp_size, max_threads_per_block=p.max_threads_per_block,
+        max_threads_per_multi_processor=p.max_threads_per_sm, regs_per_multiprocessor=p.max_num_regs,
+        shared_memory_per_block=p.shared_mem_per_block, shared_memory_per_block_optin=p.max_shared_mem,
+        shared_memory_per_multiprocessor=p.shared_mem_per_sm, clock_rate=p.sm_clock_rate,
+        memory_clock_rate=p.mem_clock_rate, memory_bus_width=p.mem_bus_width, is_integrated=0,
+        is_multi_gpu_board=0)
 
 
 def device_capability(index=None) -> tuple:

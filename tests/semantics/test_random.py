@@ -1,5 +1,6 @@
 """tl.rand & co. (Philox): bit for bit what Triton 3.9's interpreter computes, the published Philox-4x32-10
-answers, and the values Triton's own kernels gave on an H200 (Triton 3.6); swizzle2d against its definition."""
+answers, and the values Triton's own kernels gave on an H200 (Triton 3.6; docs/semantics.md S16.16, S16.17);
+swizzle2d against its definition."""
 from __future__ import annotations
 
 import numpy as np
@@ -93,6 +94,30 @@ def test_philox_gives_the_published_answers(counter, key, expected):
     out = np.zeros(4, np.uint32)
     load_minitriton_module(RANDOM_KERNELS).philox_words[(1,)](out, c=counter, k=key[0] | (key[1] << 32))
     assert [int(v) for v in out] == list(expected)
+
+
+# The `draw` kernel above on an H200 with Triton 3.6.0, program 0 (offsets -192, -191, ...): randint4x of the
+# first three offsets, rand of the first two, the bits of randn of the first four (S16.16, S16.17)
+H200 = {
+    (123, False): ([[0xD5BF9A7B, 0xED04BD5E, 0xC28E86B3, 0xC52ED134], [0x4149C595, 0x767A9E2D, 0x0CBF52E4, 0xBE0F9804],
+                    [0x0472F13E, 0xAC095457, 0xC5AD3AC9, 0x7A1054E7]],
+                   ["0x1.52032ap-2", "0x1.052714p-1"], [0x3F6354E9, 0x3F849928, 0xBFB8D24E, 0x3FA0E707]),
+    (-7, True): ([[0x067AE5B6, 0x2194F196, 0x59A0276C, 0xEC362D02], [0xD951FFAA, 0xEC418DD4, 0x84CEA0BE, 0xBE792E43]],
+                 ["0x1.9eb96cp-5", "0x1.357p-2"], None),
+}
+
+
+@pytest.mark.parametrize("seed,offs64", list(H200), ids=["seed123-int32", "seed-7-int64"])
+def test_randint_and_rand_equal_the_h200_and_randn_is_within_4_ulp(seed, offs64):
+    ints, uniforms, normal_bits = H200[(seed, offs64)]
+    _, grid, args, kwargs = _draw_case(seed, offs64, programs=1)
+    load_minitriton_module(RANDOM_KERNELS).draw[grid](*args, **kwargs)
+    out_i, out_u, out_n = args[1:]
+    assert out_i[:4 * len(ints)].reshape(-1, 4).tolist() == ints
+    assert out_u[:len(uniforms)].tolist() == [float.fromhex(h) for h in uniforms]
+    if normal_bits is not None:  # the GPU's log, cos and sqrt are approximate: a few ulp apart
+        ulps = np.abs(out_n[3::4][:4].view(np.uint32).astype(np.int64) - np.array(normal_bits, np.int64))
+        assert ulps.max() <= 4
 
 
 def test_rand_is_uniform_in_0_1_and_randn_is_standard_normal():
