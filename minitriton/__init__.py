@@ -13,9 +13,11 @@
 
 Supported: the `triton` launch surface (jit, autotune, heuristics, Config, cdiv, next_power_of_2, testing) and
 `triton.language` (program ids, arange/full/zeros, masked load/store with pointer arithmetic, atomics, dot with
-the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, debug ops), every
+the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, Philox random numbers
+(`tl.rand`, `tl.randn`, `tl.randint`, bit-exact with Triton), `tl.swizzle2d`, debug ops), every
 integer and float dtype with bf16 rounded like the GPU, bounds-checked memory with precise errors, and
 traffic counters (`record()`).
+`triton.runtime.driver` and `kernel.warmup()` describe an emulated H200 (docs/device.md).
 Block pointers (`tl.make_block_ptr`, `tl.advance`) and tensor descriptors (`tl.make_tensor_descriptor`,
 `triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and store blocks with their padding.
 Settings: `options()` / `set_options(...)` (minitriton.options). Not supported: fp8 types, inline asm,

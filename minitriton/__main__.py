@@ -21,6 +21,9 @@ import os
 import runpy
 import sys
 
+import minitriton
+from minitriton.runtime import torch_cuda
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m minitriton", description=__doc__.splitlines()[0])
@@ -45,8 +48,6 @@ def main(argv=None) -> int:
     else:
         args = parser.parse_args(argv)
 
-    import minitriton
-    from minitriton.runtime import torch_cuda
     os.environ["TRITON_INTERPRET"] = "1"
     if args.no_bench or no_bench:
         os.environ["MINITRITON_BENCHMARKS"] = "0"

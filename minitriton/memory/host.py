@@ -21,6 +21,11 @@ import weakref
 
 from minitriton.memory.allocation import _span, as_array
 
+try:
+    from numpy._core import _internal as _numpy_internal
+except ImportError:  # NumPy 1.x
+    from numpy.core import _internal as _numpy_internal
+
 
 class HostArrays:
     """The arrays whose address was taken, weakly: they are forgotten when their last reference goes."""
@@ -130,11 +135,7 @@ def _watch_torch(torch) -> None:
 
 
 def _watch_numpy() -> None:
-    try:
-        from numpy._core import _internal
-    except ImportError:  # NumPy 1.x
-        from numpy.core import _internal
-    ctypes_class = getattr(_internal, "_ctypes", None)
+    ctypes_class = getattr(_numpy_internal, "_ctypes", None)
     prop = getattr(ctypes_class, "__dict__", {}).get("data")
     if not isinstance(prop, property):
         return
