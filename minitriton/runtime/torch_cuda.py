@@ -4,7 +4,8 @@ Scripts written for a GPU choose configurations from the device they run on, oft
 than Triton's driver (tutorial 06: `torch.cuda.get_device_capability()[0] >= 9` picks the TMA kernels;
 tutorial 08: `torch.cuda.get_device_properties("cuda").multi_processor_count` sizes its persistent grid).
 Under `python -m minitriton run` these questions get the emulated device's answers (runtime/device.py:
-capability (9, 0), 132 SMs, ...). Nothing else changes: `torch.cuda.is_available()` stays False and CUDA
+capability (9, 0), 132 SMs, ...), and `torch.cpu.set_stream` exists (a no-op: the CPU is the scripts' `DEVICE`
+and has one stream). Nothing else changes: `torch.cuda.is_available()` stays False and CUDA
 tensors cannot be made, because the emulator's tensors are CPU tensors (`DEVICE` from
 `triton.runtime.driver.active.get_active_torch_device()` is the CPU). Only `run` does this, never
 `minitriton.install()`, so a program that imports minitriton sees torch as it is. docs/device.md lists the
@@ -42,10 +43,18 @@ def device_name(index=None) -> str:
     return device_properties(index).name
 
 
+def set_stream(stream) -> None:
+    """`torch.cpu.set_stream(stream)`, which torch's CPU module lacks: scripts select a stream of their
+    `DEVICE` (`getattr(torch, DEVICE.type).set_stream(...)`, tutorial 02's benchmark); the emulator has one,
+    and launches run in order, so there is nothing to select."""
+
+
 def _answer(torch) -> None:
     torch.cuda.get_device_properties = device_properties
     torch.cuda.get_device_capability = device_capability
     torch.cuda.get_device_name = device_name
+    if not hasattr(torch.cpu, "set_stream"):
+        torch.cpu.set_stream = set_stream
 
 
 def emulate() -> None:
