@@ -24,6 +24,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -98,6 +99,14 @@ def run_one(path: pathlib.Path, real: bool, timeout: float) -> dict:
         return record
 
 
+def scrub(text: str, folder: pathlib.Path) -> str:
+    """`text` without this machine's paths: the tutorials' folder becomes DIR/, the repository's root and any
+    other absolute path up to a `site-packages/` go, so tracebacks read `minitriton/...`, `torch/...`."""
+    text = text.replace(str(folder.resolve()) + os.sep, "DIR/")
+    text = text.replace(str(REPO_ROOT) + os.sep, "")
+    return re.sub(r"(?<![\w.])/[^\s\"']*?site-packages/", "", text)
+
+
 def verdict(record: dict) -> dict:
     """What the record says: ran to the end, the tutorial's own checks, the float64 comparison."""
     failed = [s for s in record.get("statements", []) if s["status"] != "ok"]
@@ -120,7 +129,10 @@ def markdown(result: dict) -> str:
              f"`python -m parity.tutorials --dir DIR{' --real' if result['backend'] != 'minitriton' else ''}` on "
              f"{result['machine']['cpu']} ({result['machine']['cores']} cores), Python {result['machine']['python']}, "
              f"{', '.join(f'{k} {v}' for k, v in result['versions'].items())}. Each tutorial runs unmodified, "
-             f"statement by statement, benchmarks skipped; a failing statement is listed and the next one runs.", "",
+             f"statement by statement, benchmarks skipped; a failing statement is listed and the next one runs. "
+             f"03, 05 and 08 check their kernels against torch on the script's device; each compared output is also "
+             f"measured against float64, next to that reference (misrounded: elements that differ from the float64 "
+             f"result rounded to the output's type).", "",
              "| tutorial | pinned commit | statements ok | failing statements | pytest | own checks | ran to end "
              "| no further from float64 than its reference | seconds |", "|---|---|---|---|---|---|---|---|---|"]
     for name, rec in result["tutorials"].items():
@@ -129,7 +141,8 @@ def markdown(result: dict) -> str:
             continue
         v = rec["verdict"]
         stmts = rec.get("statements", [])
-        failing = "; ".join(f"line {s['line']}: {s['error']}" for s in stmts if s["status"] != "ok") or "none"
+        failing = "; ".join(f"line {s['line']}: {s['error']}" + (f": {s['message'][:70]}" if s["message"] else "")
+                            for s in stmts if s["status"] != "ok") or "none"
         tests = rec.get("pytest")
         pytest_cell = "—" if tests is None else ", ".join(f"{t['test']} {t['outcome']}" for t in tests["tests"])
         nf = {True: "yes", False: "**no**", None: "—"}[v["no_further_than_reference"]]
@@ -202,13 +215,13 @@ def main(argv=None) -> int:
         log(f"{name}: ran to end {v['ran_to_end']}, own checks pass {v['own_checks_pass']}, "
             f"no further than its reference {v['no_further_than_reference']} ({record['wall_seconds']} s)")
         result["tutorials"][name] = record
-    text = markdown(result)
+    text = scrub(markdown(result), folder)
     print(text)
     if not a.no_save:
         out = pathlib.Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         stem = f"tutorials-{'cuda' if a.real else 'minitriton'}-{result['date']}"
-        (out / f"{stem}.json").write_text(json.dumps(result, indent=1, default=str))
+        (out / f"{stem}.json").write_text(scrub(json.dumps(result, indent=1, default=str), folder))
         (out / f"{stem}.md").write_text(text)
         log(f"wrote {out / stem}.json and .md")
     good = all(r.get("verdict", {}).get("ran_to_end") and r["verdict"]["no_further_than_reference"] is not False
