@@ -49,7 +49,10 @@ class HostArrays:
         best = None
         for ref in list(self._entries.values()):
             obj = ref()
-            found = as_array(obj) if obj is not None else None
+            try:
+                found = as_array(obj) if obj is not None else None
+            except (TypeError, RuntimeError):  # a tensor minitriton cannot view (another device, a dtype it lacks)
+                continue
             if found is None:
                 continue
             array, elem = found
