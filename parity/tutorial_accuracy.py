@@ -21,17 +21,27 @@ def _distance(out, ref64) -> dict:
             "misrounded": int((out != ref64.to(out.dtype)).sum()), "elements": out.numel()}
 
 
-def _compare(name: str, ours, theirs, ref64, atol: float) -> dict:
-    """One output: ours and the tutorial's reference, each against float64, and the tutorial's allclose.
+def no_further(mine: dict, ref: dict) -> bool:
+    """Whether an output (its `_distance`) is no further from float64 than the reference's: not more
+    misrounded elements beyond chance, and a mean difference no larger (to one part in a million: outputs
+    rounded to the same grid have means equal to about that).
 
-    `no_further`: no more misrounded elements than the reference, and a mean difference no larger (to one
-    part in a million: outputs rounded to the same grid have means equal to about that). The largest
+    Which elements of a sum near a rounding boundary land on its other side depends on the order of the
+    additions: two fp32 accumulations of the same products misround a similar, random number of elements
+    (tutorial 08's 256 x 256 product: 3 to 8 here, 7 for torch, depending on the BLAS threads), so a count
+    within three standard deviations of the two counts' difference (3 sqrt(a + b)) is no further. The largest
     difference of a rounded output is about half an ulp of its largest values for both (which few elements
     round the other way decides its last digits), so it is reported but not compared."""
+    chance = 3 * (mine["misrounded"] + ref["misrounded"]) ** 0.5
+    return mine["misrounded"] <= ref["misrounded"] + chance and mine["mean_abs"] <= ref["mean_abs"] * (1 + 1e-6)
+
+
+def _compare(name: str, ours, theirs, ref64, atol: float) -> dict:
+    """One output: ours and the tutorial's reference, each against float64 (`no_further`), and the tutorial's
+    allclose."""
     import torch
     mine, ref = _distance(ours, ref64), _distance(theirs, ref64)
-    return {"output": name, "kernel": mine, "tutorial_reference": ref,
-            "no_further": mine["misrounded"] <= ref["misrounded"] and mine["mean_abs"] <= ref["mean_abs"] * (1 + 1e-6),
+    return {"output": name, "kernel": mine, "tutorial_reference": ref, "no_further": no_further(mine, ref),
             "tutorial_check_passes": bool(torch.allclose(ours, theirs, atol=atol, rtol=0))}
 
 

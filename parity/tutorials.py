@@ -10,8 +10,8 @@ by commit and SHA-256 and kept outside the repository (DIR; `.tutorials/` is git
 differs is reported as `changed` and not run. Each runs in its own process, `python -m minitriton run
 --no-bench -m parity.tutorial_run FILE` (benchmarks skipped, everything else as written), statement by
 statement (parity/tutorial_run.py), then its parametrized pytest checks (06 keeps its check in `test_op`),
-then for 03, 05 and 08 the comparison with float64 (parity/tutorial_accuracy.py: misrounded elements and mean
-difference, no more than the tutorial's own reference). Exit status 0 when every tutorial ran to its end and
+then for 03, 05 and 08 the comparison with float64 (parity/tutorial_accuracy.py: misrounded elements, beyond
+chance, and mean difference, no more than the tutorial's own reference). Exit status 0 when every tutorial ran to its end and
 each compared output is no further from float64 than the tutorial's own reference; 1 otherwise; 2 when files
 are missing.
 """
