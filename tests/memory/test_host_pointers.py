@@ -48,6 +48,7 @@ def read_past(ptrs, out, n, BLOCK: tl.constexpr):
     tl.store(out + offs, tl.load(base + offs, mask=offs < n))
 
 
+@pytest.mark.torch
 def test_a_table_of_torch_data_ptrs_reaches_each_tensor():
     torch = pytest.importorskip("torch")
     arrays = [torch.arange(n, dtype=torch.float32) for n in (5, 64, 130)]
@@ -109,6 +110,7 @@ def test_traffic_counters_count_the_loaded_array():
     assert loaded[f"tensor at {victim.ctypes.data:#x}"] == 64
 
 
+@pytest.mark.torch
 def test_install_records_tensors_of_torch_imported_after_it():
     pytest.importorskip("torch")
     code = ("import minitriton; minitriton.install()\nimport sys; assert 'torch' not in sys.modules\n"

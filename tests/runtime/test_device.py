@@ -31,6 +31,7 @@ def test_driver_describes_the_h200_with_tritons_keys():
         driver.active.utils.get_device_properties(1)
 
 
+@pytest.mark.torch
 def test_active_torch_device_is_the_cpu_and_the_runtime_is_importable_as_triton_runtime():
     torch = pytest.importorskip("torch")
     assert driver.active.get_active_torch_device() == torch.device("cpu")
@@ -120,6 +121,7 @@ SCRIPT = """
 """
 
 
+@pytest.mark.torch
 def test_run_answers_torch_cuda_for_the_emulated_gpu_and_no_bench_skips_benchmarks(tmp_path):
     pytest.importorskip("torch")
     path = tmp_path / "script.py"
@@ -135,6 +137,7 @@ def test_run_answers_torch_cuda_for_the_emulated_gpu_and_no_bench_skips_benchmar
         assert ("benchmark skipped" in done.stdout) is not ran
 
 
+@pytest.mark.torch
 def test_install_alone_leaves_torch_cuda_as_it_is():
     torch = pytest.importorskip("torch")
     code = ("import minitriton, torch; minitriton.install()\n"

@@ -67,12 +67,14 @@ def _draw_case(seed, offs64, n=64, programs=8):
                                   np.zeros(4 * n * programs, np.float32)], {"OFFS_64": offs64, "N": n})
 
 
+@pytest.mark.interpreter
 @pytest.mark.parametrize("offs64", [False, True], ids=["int32-offsets", "int64-offsets"])
 def test_randint_rand_randn_match_the_interpreter_bit_for_bit(offs64):
     cases = [_draw_case(seed, offs64) for seed in (0, 123, 2**31 - 1, -7, 2**40 + 3)]
     assert_same_as_interpreter(RANDOM_KERNELS, cases, bitwise_floats=True)
 
 
+@pytest.mark.interpreter
 def test_philox_with_64_bit_counters_and_vector_seeds_match_the_interpreter():
     cases = [("philox64", (1,), [seed, np.zeros(32, np.uint64)], {"N": 32}) for seed in (0, 99, 2**63 + 5)]
     cases.append(("vector_seed", (1,), [np.array([0, 1, 512, -1], np.int64), np.zeros((4, 16), np.uint32)],

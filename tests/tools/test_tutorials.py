@@ -89,6 +89,7 @@ def _run(name: str) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.torch
 @pytest.mark.parametrize("name", ["01-vector-add", "02-fused-softmax", "04-low-memory-dropout", "06-fused-attention"])
 def test_tutorial_passes_its_own_checks(name):
     record = _run(name)
@@ -98,6 +99,7 @@ def test_tutorial_passes_its_own_checks(name):
 
 
 @pytest.mark.slow
+@pytest.mark.torch
 @pytest.mark.parametrize("name", ["03-matrix-multiplication", "05-layer-norm", "08-grouped-gemm"])
 def test_tutorial_outputs_are_no_further_from_float64_than_its_reference(name):
     """These check against torch on the CPU, whose fp16 matmul and layer norm round differently from a GPU's:
