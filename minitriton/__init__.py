@@ -13,9 +13,11 @@
 
 Supported: the `triton` launch surface (jit, autotune, heuristics, Config, cdiv, next_power_of_2, testing) and
 `triton.language` (program ids, arange/full/zeros, masked load/store with pointer arithmetic, atomics, dot with
-the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, debug ops), every
+the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, Philox random numbers
+(`tl.rand`, `tl.randn`, `tl.randint`, bit-exact with Triton), `tl.swizzle2d`, debug ops), every
 integer and float dtype with bf16 rounded like the GPU, bounds-checked memory with precise errors, and
 traffic counters (`record()`).
+`triton.runtime.driver` and `kernel.warmup()` describe an emulated H200 (docs/device.md).
 Block pointers (`tl.make_block_ptr`, `tl.advance`) and tensor descriptors (`tl.make_tensor_descriptor`,
 `triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and store blocks with their padding.
 fp8 types (`tl.float8e4nv`, `float8e5`, `float8e4b15`) convert as an H200 does (`triton.reinterpret` passes
@@ -38,6 +40,8 @@ from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileT
                                OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
 from minitriton.semantics.constexpr import constexpr
+from minitriton.runtime import driver as _driver  # noqa: F401 - triton.runtime.driver
+from minitriton.memory import host as _host
 
 __version__ = "0.1.0"
 
@@ -87,11 +91,14 @@ _ALIASES = {
     "triton.runtime": f"{__name__}.runtime",
     "triton.runtime.jit": f"{__name__}.runtime.jit",
     "triton.runtime.errors": f"{__name__}.errors",
+    "triton.runtime.driver": f"{__name__}.runtime.driver",
 }
 
 
 def install() -> None:
-    """Make `import triton` (and triton.language, .testing, .language.extra.libdevice) resolve to minitriton.
+    """Make `import triton` (and triton.language, .testing, .runtime.driver, .language.extra.libdevice) resolve
+    to minitriton, and remember the arrays whose address the program takes (`Tensor.data_ptr()`,
+    `ndarray.ctypes.data`) so a kernel can load them as pointers (memory/host.py).
 
     Call it before the kernel module imports triton. Raises RuntimeError if real Triton is already imported.
     """
@@ -101,6 +108,7 @@ def install() -> None:
                            "`import triton`, or run the emulator in its own process")
     for alias, target in _ALIASES.items():
         sys.modules[alias] = importlib.import_module(target)
+    _host.watch()   # addresses scripts take (data_ptr(), ctypes.data) can be loaded back as pointers
 
 
 def uninstall() -> None:
@@ -108,6 +116,7 @@ def uninstall() -> None:
     for alias, target in _ALIASES.items():
         if sys.modules.get(alias) is sys.modules.get(target):
             del sys.modules[alias]
+    _host.unwatch()
 
 
 __all__ = ["Buffer", "TensorWrapper", "reinterpret", "InterpreterError", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",

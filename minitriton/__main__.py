@@ -6,6 +6,12 @@ is set, so scripts that pick the CPU under Triton's interpreter do the same here
 Such scripts were written for Triton's interpreter, which computes fp32 `tl.dot` in full fp32 (their
 tolerances assume it), so `run` sets TRITON_F32_DEFAULT=ieee unless it is already set; pass `--tf32` to get
 the GPU's default (TF32 inputs) instead. Everything else follows the GPU (bf16 rounding, casts, ...).
+
+Scripts see the emulated GPU (an H200, docs/device.md): `triton.runtime.driver.active` describes it, their
+`DEVICE = triton.runtime.driver.active.get_active_torch_device()` is the CPU (where their tensors live), and
+torch.cuda's device queries (`get_device_capability`, `get_device_properties`, `get_device_name`) answer for
+it while `torch.cuda.is_available()` stays False. `--no-bench` skips `triton.testing.perf_report` benchmarks
+(MINITRITON_BENCHMARKS=0).
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import runpy
 import sys
 
 import minitriton
+from minitriton.runtime import torch_cuda
 
 
 def main(argv=None) -> int:
@@ -23,23 +30,28 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a Triton script (or -m module) on minitriton")
     run.add_argument("--tf32", action="store_true", help="fp32 tl.dot defaults to TF32, as on the GPU")
+    run.add_argument("--no-bench", action="store_true", help="skip triton.testing.perf_report benchmarks")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
     argv = list(sys.argv[1:] if argv is None else argv)
-    tf32 = len(argv) > 1 and argv[0] == "run" and argv[1] == "--tf32"
-    if tf32:
-        del argv[1]
+    flags = set()
+    while len(argv) > 1 and argv[0] == "run" and argv[1] in ("--tf32", "--no-bench"):
+        flags.add(argv.pop(1))
+    tf32, no_bench = "--tf32" in flags, "--no-bench" in flags
     if len(argv) >= 3 and argv[0] == "run" and argv[1] == "-m":  # keep the module's own options intact
-        args = argparse.Namespace(command="run", module=argv[2], target=argv[3:], tf32=tf32)
+        args = argparse.Namespace(command="run", module=argv[2], target=argv[3:], tf32=tf32, no_bench=no_bench)
     else:
         args = parser.parse_args(argv)
 
     os.environ["TRITON_INTERPRET"] = "1"
+    if args.no_bench or no_bench:
+        os.environ["MINITRITON_BENCHMARKS"] = "0"
     if args.tf32 or tf32:
         os.environ["TRITON_F32_DEFAULT"] = "tf32"
     else:
         os.environ.setdefault("TRITON_F32_DEFAULT", "ieee")
     minitriton.install()
+    torch_cuda.emulate()
     if args.module:
         sys.path.insert(0, os.getcwd())
         if not _module_exists(args.module):  # python -m's own words and status

@@ -20,6 +20,7 @@ variables below; a launch reads them once, when it starts, as Triton reads its o
 | f32_default | TRITON_F32_DEFAULT | "tf32" | fp32 `tl.dot`'s default input precision: "tf32", "tf32x3" or "ieee" |
 | allow_non_constexpr_globals | TRITON_ALLOW_NON_CONSTEXPR_GLOBALS | False | kernels may read plain module globals |
 | autotune | MINITRITON_AUTOTUNE | "first" | "first" config, "cheapest" by traffic counters, or "all" (run each, compare) |
+| benchmarks | MINITRITON_BENCHMARKS | True | `triton.testing.perf_report` benchmarks run (`python -m minitriton run --no-bench` sets 0) |
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class Options:
     f32_default: str = "tf32"
     allow_non_constexpr_globals: bool = False
     autotune: str = "first"
+    benchmarks: bool = True
 
     def __post_init__(self):
         if self.group_size is not None and (not isinstance(self.group_size, int) or self.group_size < 1):
@@ -78,6 +80,7 @@ _ENV = {  # field: (variable, parse)
     "f32_default": ("TRITON_F32_DEFAULT", lambda text: text.strip().lower()),
     "allow_non_constexpr_globals": ("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", _flag),
     "autotune": ("MINITRITON_AUTOTUNE", lambda text: text.strip().lower()),
+    "benchmarks": ("MINITRITON_BENCHMARKS", _flag),
 }
 _FIELDS = {f.name for f in dataclasses.fields(Options)}
 _explicit: dict = {}

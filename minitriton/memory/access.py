@@ -13,7 +13,7 @@ from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
 from minitriton.memory.events import Access
-from minitriton.memory import rmw
+from minitriton.memory import host, rmw
 from minitriton.memory.allocation import SLOT_SHIFT
 from minitriton.semantics.casts import cast, from_storage, to_storage
 from minitriton.semantics.constexpr import to_tensor, unwrap
@@ -140,17 +140,29 @@ def _to_full(a: np.ndarray, full: tuple) -> np.ndarray:
 
 
 def _find_allocation(op, group, ptr, addr, m):
-    """Pointers of unknown provenance (loaded from memory, cast from ints): find their one allocation."""
+    """Pointers of unknown provenance (loaded from memory, cast from ints): find their one allocation, among the
+    launch's (virtual addresses) or the host arrays whose address the script took (memory/host.py)."""
     live = addr if m is None else addr[np.broadcast_to(m, addr.shape)]
     slots = distinct(live >> SLOT_SHIFT) if live.size else np.array([1], np.int64)
     allocs = group.launch.allocations
+    size = ptr.dtype.element_ty.itemsize
+    if live.size and not (len(slots) == 1 and 1 <= int(slots[0]) <= len(allocs)):
+        found = host.resolve(group.launch, int(live.min()), size)  # a host address the script took
+        if found is not None:
+            alloc, start = found
+            if ((live - start) % size).any():
+                raise errors.KernelRuntimeError(
+                    errors.OutOfBoundsError, f"tl.{op} through a misaligned address into `{alloc.name}`",
+                    f"  the address is {int(((live - start) % size).max())} bytes past a {size}-byte boundary "
+                    f"(a GPU stops with 'misaligned address')\n  fix: cast the address to a pointer to the "
+                    f"array's own element type", _first_bad(addr, m))
+            return alloc, (addr - start) // size
     if len(slots) != 1 or not (1 <= int(slots[0]) <= len(allocs)):
         raise errors.KernelRuntimeError(
             errors.OutOfBoundsError, f"tl.{op} through pointers that point into no tensor argument "
             f"(or into several at once)",
             "  fix: build pointers from a pointer argument: ptr + offsets", _first_bad(addr, m))
     alloc = allocs[int(slots[0]) - 1]
-    size = ptr.dtype.element_ty.itemsize
     return alloc, (addr - alloc.base_address) // size
 
 

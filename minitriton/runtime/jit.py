@@ -20,6 +20,7 @@ from minitriton.memory.buffers import TensorWrapper, reinterpret  # noqa: F401 -
 from minitriton.runtime import launch
 from minitriton.semantics.dtypes import CANONICAL_NAMES as type_canonicalisation_dict  # noqa: F401 - likewise
 from minitriton.semantics.constexpr import constexpr, to_tensor
+from minitriton.runtime.compiled import CompiledKernel
 from minitriton.values import programs
 from minitriton.values.tensor import tensor
 
@@ -121,12 +122,29 @@ class JITFunction(KernelInterface):
         return _decay(result)
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters)."""
-        return launch.launch(self, args, kwargs, grid, warmup)
+        """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters); with `warmup`, only
+        warm it up (see `warmup`)."""
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
+        return launch.launch(self, args, kwargs, grid)
+
+    def warmup(self, *args, grid, **kwargs) -> CompiledKernel:
+        """`kernel.warmup(*args, grid=..., **kwargs)`: bind the arguments (types such as `torch.float16` may
+        stand for tensors), run the compile-time source checks, and return the compiled kernel
+        (runtime/compiled.py) without running anything."""
+        values, options = self.bind(list(args), dict(kwargs))
+        self.check_scoping()
+        constexprs = {self.arg_names[i]: getattr(values[self.arg_names[i]], "value", values[self.arg_names[i]])
+                      for i in self.constexprs}
+        return CompiledKernel(self, constexprs, options)
 
     def bind(self, args, kwargs):
-        """Map call arguments to parameters; returns (values by name, launch options)."""
-        options = {k: kwargs.pop(k) for k in list(kwargs) if k in LAUNCH_OPTIONS}
+        """Map call arguments to parameters; returns (values by name, launch options).
+
+        A keyword naming a launch option (`num_stages=4`) is that option; when the kernel also has a parameter
+        of that name, it binds the parameter too (as Triton passes every keyword to both)."""
+        options = {k: kwargs[k] for k in kwargs if k in LAUNCH_OPTIONS}
+        kwargs = {k: v for k, v in kwargs.items() if k not in LAUNCH_OPTIONS or k in self.arg_names}
         if len(args) > len(self.params):
             raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments but {len(args)} were given")
         values = {}

@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from minitriton.options import options
 from minitriton.testing.poison import as_numpy
 
 
@@ -92,6 +93,12 @@ class Mark:
         self.benchmarks = benchmarks if isinstance(benchmarks, list) else [benchmarks]
 
     def run(self, show_plots=False, print_data=False, save_path="", return_df=False, **kwargs):
+        """Sweep every benchmark; with benchmarks off (`MINITRITON_BENCHMARKS=0`, `python -m minitriton run
+        --no-bench`) only say which were skipped."""
+        if not options().benchmarks:
+            names = ", ".join(b.plot_name for b in self.benchmarks)
+            print(f"benchmark skipped (benchmarks are off: MINITRITON_BENCHMARKS=0): {names}")
+            return [] if return_df else None
         tables = []
         for bench in self.benchmarks:
             rows = []

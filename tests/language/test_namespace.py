@@ -22,10 +22,11 @@ TL_NAMES = [
     "histogram", "int1", "int16", "int32", "int64", "int8", "interleave", "item", "join", "load",
     "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor", "math", "max",
     "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
-    "pi32_t", "pointer_type", "program_id", "range", "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin",
+    "pair_uniform_to_normal", "philox", "philox_impl", "pi32_t", "pointer_type", "program_id", "rand", "rand4x",
+    "randint", "randint4x", "randn", "randn4x", "range", "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin",
     "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store",
-    "store_tensor_descriptor", "str_to_ty", "sum", "tensor", "tensor_descriptor", "tensor_descriptor_base",
-    "tensor_descriptor_type", "topk", "trans", "uint16", "uint32", "uint64", "uint8", "umulhi", "view", "where",
+    "store_tensor_descriptor", "str_to_ty", "sum", "swizzle2d", "tensor", "tensor_descriptor", "tensor_descriptor_base",
+    "tensor_descriptor_type", "topk", "trans", "uint16", "uint_to_uniform_float", "uint32", "uint64", "uint8", "umulhi", "view", "where",
     "xor_sum", "zeros", "zeros_like",
 ]
 
