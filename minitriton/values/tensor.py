@@ -50,26 +50,31 @@ class shape_tuple(tuple):
     __slots__ = ()
 
     def __eq__(self, other):
-        if type(other) is shape_tuple:
+        if self is other:   # shapes are interned (_shape): the common case costs one identity test
+            return True
+        if type(other) is shape_tuple or (type(other) is tuple and tuple.__eq__(self, other)):
             return tuple.__eq__(self, other)
         if isinstance(other, (list, tuple)):
             return tuple.__eq__(self, tuple(getattr(v, "value", v) for v in other))
         return NotImplemented
 
     def __ne__(self, other):
+        if self is other:
+            return False
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
 
     __hash__ = tuple.__hash__
 
 
-_SHAPES: dict = {}   # the few block shapes a program uses, each made once
+_SHAPES: dict = {}   # plain tuple -> its shape_tuple: the few block shapes a program uses, each made once
+# (plain-tuple keys: a lookup compares in C, where a shape_tuple key would call its Python __eq__)
 
 
-def _shape(shape) -> shape_tuple:
+def _shape(shape: tuple) -> shape_tuple:
     out = shape_tuple(shape)
     if len(_SHAPES) < 4096:
-        _SHAPES[out] = out
+        _SHAPES[shape] = out
     return out
 
 
@@ -83,8 +88,9 @@ class tensor:
         self.data = data
         self.dtype = dtype
         if type(shape) is not shape_tuple:
-            found = _SHAPES.get(shape) if type(shape) is tuple else None
-            shape = found if found is not None else _shape(tuple(shape))
+            plain = shape if type(shape) is tuple else tuple(shape)
+            found = _SHAPES.get(plain)
+            shape = found if found is not None else _shape(plain)
         self.shape = shape
         self.alloc = alloc
         # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known
