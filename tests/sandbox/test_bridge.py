@@ -248,6 +248,15 @@ def test_memory_picture_traces_every_program_of_a_run_launch():
     assert r["programs"][2]["counters"]["x_ptr"]["masked_load_lanes"] == 2
     assert r["programs"][2]["counters"]["out_ptr"]["masked_store_lanes"] == 2
     assert r["traffic"]["total"] == {"loaded_bytes": 80, "stored_bytes": 40, "ideal_bytes": 120, "ratio": 1.0}
+    # per-access detail from the recorder: each program's load and store in order, on their kernel lines,
+    # and program 2's masked-off lanes where they point (offsets 10 and 11, past the end of the tensors)
+    steps = r["programs"][2]["steps"]
+    assert [(s["kind"], s["tensor"], s["offsets"], s["masked"]) for s in steps] == [
+        ("load", "x_ptr", [8, 2], [10, 2]), ("load", "y_ptr", [8, 2], [10, 2]), ("store", "out_ptr", [8, 2], [10, 2])]
+    assert [s["line"] for s in steps] == [steps[0]["line"], steps[0]["line"] + 1, steps[0]["line"] + 2]
+    assert r["programs"][2]["tensors"]["x_ptr"]["masked"] == [10, 2]
+    assert r["programs"][0]["tensors"]["x_ptr"].get("masked", []) == []
+    assert len(r["values"]["out_ptr"]) == 10
 
 
 def test_memory_picture_of_a_matmul_tile():
