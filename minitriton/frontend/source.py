@@ -15,6 +15,7 @@ import ast
 import copy
 import inspect
 import linecache
+import tokenize
 from functools import cached_property
 
 
@@ -31,7 +32,7 @@ class KernelSource:
         self.file_name = code.co_filename if code is not None else None
         try:
             self.lines, self.first_line = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
+        except (OSError, TypeError, SyntaxError, tokenize.TokenError):  # no source, or text that is not Python
             self.lines, self.first_line = None, code.co_firstlineno if code is not None else 0
 
     @cached_property

@@ -119,6 +119,13 @@ def abs(x):
     x = to_tensor(x)
     if x.dtype.is_int_unsigned():
         return x
+    if x.dtype.is_floating():
+        # the GPU clears the sign bit (NaN payloads included); NumPy's abs keeps a NaN's sign on some builds
+        # (wasm32's), so clear it on the bits
+        data = np.asarray(x.data)
+        bits = np.dtype(f"u{data.itemsize}")
+        magnitude = bits.type((1 << (8 * data.itemsize - 1)) - 1)
+        return tensor((data.view(bits) & magnitude).view(data.dtype), x.dtype, x.shape)
     return tensor(np.abs(x.data), x.dtype, x.shape)
 
 

@@ -525,7 +525,7 @@ def test_readme_example_reports_what_the_readme_shows():
     section = pathlib.Path(ROOT, "docs", "testing.md").read_text()
     example, shown = re.findall(r"```(?:python)?\n(.*?)```", section, re.S)[:2]
     scope = {}
-    exec(compile(blocks[0], "README.md", "exec"), scope)
+    exec(_compiled(blocks[0], "README.md example"), scope)
     with pytest.raises(KernelCheckError) as info:
         exec(compile(example, "docs/testing.md", "exec"), scope)
     assert f"KernelCheckError: {info.value}".splitlines() == shown.strip().splitlines()
@@ -595,3 +595,11 @@ def test_check_kernel_sanitizes_by_default_and_restores_the_option():
     check_kernel(forgot_mark, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32)), sanitize=False,
                  max_examples=10)
     assert minitriton.options().sanitize is False
+
+
+def _compiled(source: str, name: str):
+    """`source` compiled as the file `<name>`, its text registered with linecache (kernels read their source)."""
+    import linecache
+    filename = f"<{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return compile(source, filename, "exec")

@@ -73,7 +73,7 @@ def test_exactly_two_setup_commands_come_first():
 
 def test_python_example_prints_what_it_says(capsys):
     example = re.search(r"```python\n(.*?)```", README, re.S).group(1)
-    exec(compile(example, "README.md", "exec"), {})
+    exec(_compiled(example, "README.md example"), {})
     expected = re.search(r"# (\d+) = 98432 \* 4", example).group(1)
     assert capsys.readouterr().out.strip() == expected == str(98432 * 4)
 
@@ -83,9 +83,9 @@ def test_dropping_the_mask_raises_what_the_readme_says():
     example = re.search(r"```python\n(.*?)```", README, re.S).group(1)
     assert example.count(", mask=mask") == 3
     with pytest.raises(OutOfBoundsError) as info:
-        exec(compile(example.replace(", mask=mask", ""), "README.md", "exec"), {})
+        exec(_compiled(example.replace(", mask=mask", ""), "README.md example, unmasked"), {})
     message = str(info.value)
-    assert "reads past the end of `x_ptr` (README.md:" in message and "program (96,)" in message
+    assert "reads past the end of `x_ptr` (<README.md example, unmasked>:9, program (96,))" in message
     assert "lanes are out of range" in message and "fix: mask the tail" in message
 
 
@@ -190,3 +190,11 @@ def test_extras_resolve_offline(source):
     done = _pip("install", "--dry-run", "--no-index", "--no-build-isolation", ".[testing]", cwd=source)
     assert done.returncode == 0, done.stderr
     assert "Would install minitriton-0.1.0" in done.stdout
+
+
+def _compiled(source: str, name: str):
+    """`source` compiled as the file `<name>`, its text registered with linecache (kernels read their source)."""
+    import linecache
+    filename = f"<{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return compile(source, filename, "exec")
