@@ -366,6 +366,7 @@ export async function flowLanguage(page) {
 }
 
 // Check the reference solution of every exercise; returns [{id, ms, passed, tests}].
+// every exercise: its reference solution passes Check, its starter does not
 export async function checkAllSolutions(page) {
   const list = await exercises(page);
   const out = [];
@@ -380,7 +381,11 @@ export async function checkAllSolutions(page) {
     const counters = await page.locator("#counters").innerText();
     if (!r.launches?.length) assert.match(counters, /не записывают счётчики|do not record counters/, `${ex.id}: ${counters}`);
     else assert.equal(await page.locator("#counters table.counters").count(), r.launches.length);
-    out.push({ id: ex.id, ms, passed: r.passed, tests: r.tests?.length ?? 0, error: r.error?.message?.slice(0, 300) ?? null, bridgeSeconds: r.seconds });
+    // the starter, Checked as it is, fails (an exercise whose starter passes teaches nothing)
+    await setCode(page, ex.starter);
+    await clickCheck(page);
+    const bad = await page.evaluate(() => window.__sandbox.state.lastResult);
+    out.push({ id: ex.id, ms, passed: r.passed, tests: r.tests?.length ?? 0, error: r.error?.message?.slice(0, 300) ?? null, bridgeSeconds: r.seconds, starterPassed: bad.passed });
   }
   return out;
 }

@@ -124,11 +124,12 @@ describe("lab mode (python -m sandbox)", () => {
     assert.ok((await page.locator("#gpu-result").innerText()).trim().length > 5);
   });
 
-  it("every exercise's reference solution passes Check", async (page) => {
+  it("every exercise's reference solution passes Check and its starter fails", async (page) => {
     await flows.openFresh(page, lab.url);
     const results = await flows.checkAllSolutions(page);
     recordTimings("timings-lab.json", { what: "Check of each reference solution (lab)", results });
     for (const r of results) assert.equal(r.passed, true, `${r.id}: ${r.error ?? ""}`);
+    for (const r of results) assert.equal(r.starterPassed, false, `${r.id}: the starter passes Check`);
   });
 
   it("the server refuses requests without the token", async (page) => {
