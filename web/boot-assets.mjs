@@ -27,10 +27,11 @@ export async function makeSnapshot() {
 }
 
 const ADD_BYTECODE = `
-import base64, hashlib, importlib.util, os, py_compile, sys, zipfile
+import base64, hashlib, importlib.util, os, py_compile, sys, tempfile, zipfile
 
 src, dst, ours = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-site = "/tmp/site"
+site = tempfile.mkdtemp()   # in Pyodide's in-memory file system
+pyc = os.path.join(tempfile.mkdtemp(), "module.pyc")
 with zipfile.ZipFile(src) as z:
     z.extractall(site)
 sys.path.insert(0, site)
@@ -56,9 +57,9 @@ with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED
         if info.filename != record_name:
             zout.writestr(info, zin.read(info.filename))
     for rel, full in sorted(files.items()):
-        py_compile.compile(full, cfile="/tmp/module.pyc", doraise=True,
+        py_compile.compile(full, cfile=pyc, doraise=True,
                            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-        data = open("/tmp/module.pyc", "rb").read()
+        data = open(pyc, "rb").read()
         arc = importlib.util.cache_from_source(rel)
         zout.writestr(zipfile.ZipInfo(arc, (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -73,11 +74,12 @@ export async function addBytecode(wheelFile, numpyWheel, outFile, packages) {
   const errors = [];
   await py.loadPackage([numpyWheel], { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
   if (!("numpy" in py.loadedPackages)) throw new Error(`numpy did not load from ${numpyWheel}: ${errors.join("\n")}`);
-  py.FS.writeFile("/tmp/in.whl", fs.readFileSync(wheelFile));
-  py.globals.set("_argv", py.toPy(["-", "/tmp/in.whl", "/tmp/out.whl", packages.join(",")]));
+  const [inWheel, outWheel] = [`${py.FS.cwd()}/in.whl`, `${py.FS.cwd()}/out.whl`];   // Pyodide's in-memory home
+  py.FS.writeFile(inWheel, fs.readFileSync(wheelFile));
+  py.globals.set("_argv", py.toPy(["-", inWheel, outWheel, packages.join(",")]));
   let out = "";
   py.setStdout({ batched: (line) => { out += line; } });
   py.runPython(`import sys\nsys.argv = list(_argv)\n${ADD_BYTECODE}`);
-  fs.writeFileSync(outFile, py.FS.readFile("/tmp/out.whl"));
+  fs.writeFileSync(outFile, py.FS.readFile(outWheel));
   return Number(out.trim());
 }
