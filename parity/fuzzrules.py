@@ -1,101 +1,31 @@
 """Named rules that explain a fuzz difference between minitriton and the GPU, each with its reason and evidence.
 
 A `Rule` says why the GPU computes something other than the kernel's source (a miscompile of the pinned Triton
-and its ptxas), and carries its evidence: a minimised probe kernel with its inputs, the values the source
-computes there (minitriton must compute exactly these), what the GPU shows there (a predicate over the
-GPU's values; `recorded`: where and when it was seen, and what the compiler emits for it). Every cuda fuzz
-run that has a difference runs every probe on both sides first (`check`): a rule explains nothing in a run
-whose GPU does not show the rule's behaviour on its probe, or whose minitriton does not compute the source's
-values. `classify` asks each live rule whether it explains a shrunk mismatch: the rule reads the shrunk
-kernel (types from `fuzztypes`), the differing lanes, and the values the source computes for any
-sub-expression (`Mismatch.evaluate`: minitriton, in this process). A rule runs only on the targets it names.
+and its ptxas, a value the compiler may choose, a compiler crash), and carries its evidence: a minimised probe
+kernel with its inputs, the values the source computes there (minitriton must compute exactly these), what the
+GPU shows there (a predicate over the GPU's values, or the error it raises; `recorded`: where and when it was
+seen). Every cuda fuzz run that has a difference runs every probe on both sides first (`check`): a rule
+explains nothing in a run whose GPU does not show the rule's behaviour on its probe, or whose minitriton does
+not compute the source's values. `classify` asks each live rule whether it explains a shrunk mismatch; most
+rules rewrite the shrunk kernel the way the GPU behaves (`Mismatch.explained_by`: every differing lane must
+hold what minitriton computes for the rewritten kernel). The machinery is in `parity/fuzzexplain.py`.
 """
 from __future__ import annotations
 
 import ast
-import dataclasses
-from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
-from parity.fuzzcase import differing, f64, kernel_case
-from parity.fuzzgen import NP, Output, _block_offsets
-from parity.fuzzsource import statements
-from parity.fuzztypes import infer
-from parity.oracle import BF16, Case, run_in_minitriton
-from parity.runner import run_both
+from parity.fuzzexplain import HEADER, Mismatch, Probe, Rule, expression, mismatch_view, replace_node, run_probe, \
+    same_all
+from parity.fuzzcase import f64
+from parity.fuzzsource import dotted
+from parity.fuzztypes import TL
+from parity.oracle import BF16
 
-HEADER = "import triton\nimport triton.language as tl\n\n"
-
-
-@dataclass
-class Probe:
-    source: str                  # one @triton.jit kernel named `probe`; its last argument receives the result
-    args: tuple                  # its arrays (and scalars)
-    grid: tuple
-    source_values: list          # what the source computes, lane by lane (the last argument, flattened)
-    gpu_shows: Callable          # (source values, GPU values) -> bool: the GPU's behaviour the rule names
-    recorded: str                # where and when the GPU showed it; what the compiler emits for it
-
-
-@dataclass
-class Rule:
-    name: str
-    reason: str
-    probe: Probe
-    matches: Callable            # (Mismatch) -> bool
-    targets: tuple = ("cuda",)
-
-
-@dataclass
-class Mismatch:
-    """What a rule may read about a shrunk mismatch."""
-    frag: object
-    typed: object
-    verdict: object
-    values: dict = field(default_factory=dict)    # output name -> (minitriton f64, triton f64, differing mask)
-    stored: dict = field(default_factory=dict)    # output name -> what the GPU stored there (f64)
-
-    def output(self, name):
-        return next(o for o in self.frag.outputs if o.name == name)
-
-    def evaluate(self, node, shape):
-        """What the source computes for expression `node` (of `typed.tree`), broadcast to block `shape`, per
-        program, as float64 (minitriton in this process); None when it cannot be stored (a weak literal, a
-        node inside an if or a loop)."""
-        dtype = self.typed.of(node)
-        if dtype not in NP or any(isinstance(p, (ast.If, ast.For)) for p in self._statement_parents(node)):
-            return None
-        if dtype == "int1":
-            dtype, code = "int8", f"({ast.unparse(node)}).to(tl.int8)"
-        else:
-            code = ast.unparse(node)
-        name = "__F__evaluated"
-        offs = _block_offsets(tuple(shape))
-        line = f"tl.store({name} + pid * {int(np.prod(shape))} + {offs}, tl.broadcast_to({code}, {tuple(shape)!r}))"
-        frag = dataclasses.replace(self.frag, lines=list(self.frag.lines) + [(0, line)],
-                                   outputs=list(self.frag.outputs) + [Output(name, dtype, tuple(shape))])
-        case, slots = kernel_case([frag])
-        res = run_in_minitriton(case.source, case.kernel, case.grid, case.args, raise_errors=False)
-        return None if res.error else f64(res.args[slots[0][name]])
-
-    def _statement_parents(self, node):
-        for stmt, parents in statements(self.typed.tree.body):
-            if any(n is node for n in ast.walk(stmt)):
-                return parents
-        return ()
-
-
-def _run_probe(probe, pools, target):
-    args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in probe.args)
-    mt, ref = run_both(pools, target, [Case(probe.source, "probe", probe.grid, args)])
-    return mt[0], ref[0]
-
-
-def _same(a, b) -> bool:
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return a.shape == b.shape and bool(np.all(((a == b) & (np.signbit(a) == np.signbit(b))) | (np.isnan(a) & np.isnan(b))))
+__all__ = ["RULES", "Mismatch", "check", "classify", "describe"]
+TL_OF = {d: name for name, d in TL.items()}
+INT_MIN = {"int8": -2 ** 7, "int16": -2 ** 15, "int32": -2 ** 31, "int64": -2 ** 63}
 
 
 def check(pools, target) -> dict:
@@ -105,15 +35,23 @@ def check(pools, target) -> dict:
     for rule in RULES:
         if target not in rule.targets:
             continue
-        mt, ref = _run_probe(rule.probe, pools, target)
+        mt, ref = run_probe(rule.probe, pools, target)
+        if rule.probe.gpu_raises:
+            shows = bool(ref.error) and rule.probe.gpu_raises in ref.error
+            computes = not mt.error and same_all(f64(mt.args[-1]).reshape(-1), rule.probe.source_values)
+            out[rule.name] = {"live": shows and computes, "gpu": (ref.error or "")[-600:],
+                              "detail": ("the GPU side raises as the rule says" if shows else
+                                         "the GPU side does not raise as the rule says")
+                              + ("" if computes else "; minitriton does not compute the source's values")}
+            continue
         if mt.error or ref.error:
             out[rule.name] = {"live": False, "detail": f"the probe raised: {mt.error or ref.error}"[:300]}
             continue
         got_mt, got_gpu = f64(mt.args[-1]).reshape(-1), f64(ref.args[-1]).reshape(-1)
         source = np.asarray(rule.probe.source_values, np.float64)
         shows = bool(rule.probe.gpu_shows(source, got_gpu))
-        computes = _same(got_mt, source)
-        out[rule.name] = {"live": shows and computes, "gpu": got_gpu.tolist(), "minitriton": got_mt.tolist(),
+        computes = same_all(got_mt, source)
+        out[rule.name] = {"live": shows and computes, "gpu": got_gpu.tolist()[:64], "minitriton": got_mt.tolist()[:64],
                           "detail": "the GPU shows the rule's behaviour on the probe" if shows else
                           "the GPU does not show the rule's behaviour on the probe"
                           + ("" if computes else "; minitriton does not compute the source's values")}
@@ -122,23 +60,9 @@ def check(pools, target) -> dict:
 
 def describe(evidence, target) -> list:
     """Every rule with its reason, probe, recorded evidence and this run's measurement."""
-    return [{"name": r.name, "reason": r.reason, "probe": r.probe.source, "source_values": r.probe.source_values,
+    return [{"name": r.name, "reason": r.reason, "probe": r.probe.source, "source_values": r.probe.source_values[:64],
              "recorded": r.probe.recorded, "this_run": evidence.get(r.name)}
             for r in RULES if target in r.targets]
-
-
-def mismatch_view(shrunk, target) -> Mismatch:
-    view = Mismatch(shrunk.frag, infer(shrunk.frag), shrunk.verdict)
-    if shrunk.mt is None or shrunk.ref is None or shrunk.verdict.raised:
-        return view
-    _, slots = kernel_case([shrunk.frag])
-    for o in shrunk.frag.outputs:
-        i = slots[0][o.name]
-        m, r = shrunk.mt.args[i], shrunk.ref.args[i]
-        view.stored[o.name] = f64(r)
-        if o.name in shrunk.verdict.bad:
-            view.values[o.name] = (f64(m), f64(r), differing(m, r, "exact", any_zero=target != "cuda"))
-    return view
 
 
 def classify(shrunk, evidence, target):
@@ -146,7 +70,7 @@ def classify(shrunk, evidence, target):
     if not shrunk.alone:
         return None
     view = mismatch_view(shrunk, target)
-    if not view.values:
+    if not view.values and not view.gpu_error:
         return None
     for rule in RULES:
         if target in rule.targets and evidence.get(rule.name, {}).get("live") and rule.matches(view):
@@ -156,23 +80,8 @@ def classify(shrunk, evidence, target):
 
 # ----------------------------------------------------------------------------------------- the rules
 
-def _int16_negation_widened(view) -> bool:
-    """Every differing lane is one where an int16 `-x` that is widened afterwards negates -32768, and the GPU's
-    value is minitriton's plus a multiple of 65536 (the negation done in 32 bits: +32768, not -32768)."""
-    negs = [n for n in view.typed.nodes() if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)
-            and view.typed.of(n) == "int16" and view.typed.consumer(n) not in (None, "int16")]
-    for name, (m, r, mask) in view.values.items():
-        shape = view.output(name).shape
-        at_min = np.zeros(mask.shape, bool)
-        for n in negs:
-            x = view.evaluate(n.operand, shape)
-            if x is not None:
-                at_min |= x == -32768
-        with np.errstate(invalid="ignore"):
-            steps = np.where(mask, np.mod(r - m, 65536.0), 0.0)
-        if not (mask.any() and np.all(at_min[mask]) and np.all(steps == 0)):
-            return False
-    return True
+def _kernel(signature, body) -> str:
+    return HEADER + f"@triton.jit\ndef probe({signature}):\n" + "".join(f"    {ln}\n" for ln in body)
 
 
 def _to_narrow_float(dtype, v):
@@ -182,28 +91,277 @@ def _to_narrow_float(dtype, v):
         return np.asarray(v, np.float64).astype(np.float16).astype(np.float64)
 
 
+def _calls(typed, name):
+    return [n for n in typed.nodes() if isinstance(n, ast.Call) and dotted(n.func) == name]
+
+
+# ---- int16_negation_widened
+
+def _int16_negations(typed):
+    return [n for n in typed.nodes() if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)
+            and typed.of(n) == "int16" and typed.consumer(n) not in (None, "int16")]
+
+
+def _negations_widened(typed) -> bool:
+    negs = _int16_negations(typed)
+    for n in negs:
+        replace_node(typed, n, expression(f"(-({ast.unparse(n.operand)}).to(tl.int32))"))
+    return bool(negs)
+
+
+def _int16_negation_widened(view) -> bool:
+    """Every differing lane is one where an int16 `-x` that is widened afterwards negates -32768, and the GPU
+    holds what the kernel computes with that negation done in 32 bits."""
+    negs = _int16_negations(view.typed)
+
+    def at_min(name, shape):
+        at = np.zeros(shape, bool)
+        for n in negs:
+            x = view.evaluate(n.operand, view.output(name).shape)
+            if x is not None:
+                at |= x == -32768
+        return at
+    return bool(negs) and view.explained_by(_negations_widened, at_min)
+
+
+# ---- narrow_float_of_low_16_bits
+
+def _low_16_bits_converted(typed) -> bool:
+    changed = False
+    for n in list(typed.nodes()):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "to"
+                and typed.of(n) in ("fp16", "bf16") and typed.of(n.func.value) == "uint32"):
+            replace_node(typed, n.func.value, expression(f"(({ast.unparse(n.func.value)}) & 65535)"))
+            changed = True
+        elif typed.stores.get(id(n)) in ("fp16", "bf16") and typed.of(n) == "uint32":
+            replace_node(typed, n, expression(f"(({ast.unparse(n)}) & 65535)"))
+            changed = True
+    return changed
+
+
 def _narrow_float_of_low_bits(view) -> bool:
-    """Every differing output is a conversion to fp16/bf16 of a 32-bit integer expression, and at every
-    differing lane the GPU's value is the conversion of the integer's low 16 bits, minitriton's that of
-    the whole integer."""
-    for name, (m, r, mask) in view.values.items():
-        out = view.output(name)
-        if out.dtype not in ("fp16", "bf16"):
-            return False
-        explained = np.zeros(mask.shape, bool)
-        for n in view.typed.nodes():
-            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "to"
-                    and view.typed.of(n) == out.dtype and view.typed.of(n.func.value) in ("int32", "uint32")):
+    """Every differing output is fp16/bf16, and every differing lane holds what the kernel computes when each
+    uint32 converted to fp16/bf16 (by `.to` or by the store) keeps only its low 16 bits."""
+    return all(view.output(n).dtype in ("fp16", "bf16") for n in view.values) and \
+        view.explained_by(_low_16_bits_converted)
+
+
+# ---- float_mod_by_a_computed_power_of_two
+
+def _constant_code(node) -> bool:
+    return all(n.id == "tl" for n in ast.walk(node) if isinstance(n, ast.Name)) and dotted(node) != "tl"
+
+
+def _computed_constant_divisors_written(view):
+    def rewrite(typed) -> bool:
+        changed = False
+        for n in list(typed.nodes()):
+            dtype = typed.of(n.right) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) else None
+            if dtype not in ("fp16", "bf16", "fp32", "fp64") or not _constant_code(n.right):
                 continue
-            v = view.evaluate(n.func.value, out.shape)
-            if v is None:
+            if isinstance(n.right, ast.Call) and dotted(n.right.func) == "tl.full":
+                continue                                   # written: minitriton applies S15.24 itself
+            v = view.evaluate_code(ast.unparse(n.right), dtype, view.frag.shape)
+            if v is None or not np.all(v == v.flat[0]) or not np.isfinite(v.flat[0]) or v.flat[0] == 0:
                 continue
-            low = np.mod(v, 65536.0)
-            explained |= (r == _to_narrow_float(out.dtype, low)) & (m == _to_narrow_float(out.dtype, v))
-        if not (mask.any() and np.all(explained[mask])):
+            if abs(np.frexp(v.flat[0])[0]) != 0.5:
+                continue
+            shape = tuple(view.frag.shape)
+            replace_node(typed, n.right, expression(f"tl.full({shape!r}, {float(v.flat[0])!r}, {TL_OF[dtype]})"))
+            changed = True
+        return changed
+    return rewrite
+
+
+def _float_mod_by_a_computed_power_of_two(view) -> bool:
+    """Every differing lane holds what the kernel computes once each float `%` divisor that is an expression
+    of constants equal to a power of two is written as that constant (so S15.24 applies)."""
+    return view.explained_by(_computed_constant_divisors_written(view))
+
+
+# ---- abs_of_int_min
+
+def _int_abs(typed):
+    return [n for n in _calls(typed, "tl.abs") if typed.of(n) in INT_MIN]
+
+
+def _abs_in_64_bits(typed) -> bool:
+    calls = _int_abs(typed)
+    for n in calls:
+        replace_node(typed, n, expression(f"tl.abs(({ast.unparse(n.args[0])}).to(tl.int64))"))
+    return bool(calls)
+
+
+def _abs_of_int_min(view) -> bool:
+    """Every differing lane is one where an integer `tl.abs` gets its type's minimum, and holds what the kernel
+    computes with that abs taken in 64 bits (a non-negative value)."""
+    calls = _int_abs(view.typed)
+
+    def at_min(name, shape):
+        at = np.zeros(shape, bool)
+        for n in calls:
+            x = view.evaluate(n.args[0], view.output(name).shape)
+            if x is not None:
+                at |= x == INT_MIN[view.typed.of(n)]
+        return at
+    return bool(calls) and view.explained_by(_abs_in_64_bits, at_min)
+
+
+# ---- division_guard_minus_one_dropped
+
+def _guarded_divisor(n):
+    """`d` of the generator's division guard `tl.where((d == 0) | (d == -1), 3, d)`, else None."""
+    if not (isinstance(n, ast.Call) and dotted(n.func) == "tl.where" and len(n.args) == 3):
+        return None
+    c, d = n.args[0], ast.unparse(n.args[2])
+    if isinstance(c, ast.BinOp) and isinstance(c.op, ast.BitOr) and \
+            [ast.unparse(c.left), ast.unparse(c.right)] == [f"{d} == 0", f"{d} == -1"]:
+        return n.args[2]
+    return None
+
+
+def _narrow_guards(typed):
+    return [n for n in typed.nodes() if _guarded_divisor(n) is not None
+            and typed.of(_guarded_divisor(n)) in ("int8", "int16")]
+
+
+def _minus_one_arm_dropped(typed) -> bool:
+    guards = _narrow_guards(typed)
+    for n in guards:
+        n.args[0] = expression(f"({ast.unparse(n.args[2])} == 0)")
+    return bool(guards)
+
+
+def _division_guard_minus_one_dropped(view) -> bool:
+    """Every differing lane is one where an 8/16-bit guarded divisor is -1, and holds what the kernel computes
+    with the guard's `d == -1` arm dropped (so it divides by -1)."""
+    guards = _narrow_guards(view.typed)
+
+    def at_minus_one(name, shape):
+        at = np.zeros(shape, bool)
+        for n in guards:
+            d = view.evaluate(n.args[2], view.output(name).shape)
+            if d is not None:
+                at |= d == -1
+        return at
+    return bool(guards) and view.explained_by(_minus_one_arm_dropped, at_minus_one)
+
+
+# ---- masked_16_bit_other_loses_its_sign
+
+def _negative_constant(node) -> bool:
+    if isinstance(node, ast.Call) and dotted(node.func) == "tl.full" and len(node.args) >= 2:
+        node = node.args[1]
+    try:
+        v = eval(compile(ast.Expression(node), "<other>", "eval"), {"__builtins__": {}, "float": float})  # noqa: S307
+    except Exception:                                                                                   # noqa: BLE001
+        return False
+    return isinstance(v, (int, float)) and np.signbit(v)
+
+
+def _masked_16_bit_other(view) -> bool:
+    """Every differing lane is a masked-off lane (last-axis index 3 mod 4) of an fp16/bf16 load whose `other`
+    is a negative constant."""
+    masks = []
+    for n in _calls(view.typed, "tl.load"):
+        kw = {k.arg: k.value for k in n.keywords}
+        if view.typed.of(n) in ("fp16", "bf16") and "mask" in kw and "other" in kw and _negative_constant(kw["other"]):
+            masks.append(kw["mask"])
+    if not masks or not view.values:
+        return False
+    for name, (_, _, mask) in view.values.items():
+        allowed = np.zeros(mask.shape, bool)
+        last = np.indices(mask.shape)[-1] % 4 == 3
+        for mk in masks:
+            v = view.evaluate(mk, view.output(name).shape)
+            if v is None or v.shape != mask.shape:
+                return False
+            allowed |= (v == 0) & last
+        if not (mask.any() and np.all(allowed[mask])):
             return False
     return True
 
+
+# ---- fma_contraction
+
+def _fused(typed) -> bool:
+    changed = False
+    for n in list(typed.nodes()):
+        if not (isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)) and typed.of(n) in ("fp16", "fp32", "fp64")):
+            continue
+        for side in ("left", "right"):
+            m = getattr(n, side)
+            if isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and typed.of(m) == typed.of(n):
+                a, b = ast.unparse(m.left), ast.unparse(m.right)
+                c = ast.unparse(n.right if side == "left" else n.left)
+                code = (f"tl.fma({a}, {b}, {c})" if isinstance(n.op, ast.Add) else
+                        f"tl.fma({a}, {b}, -({c}))" if side == "left" else f"tl.fma(-({a}), {b}, {c})")
+                replace_node(typed, n, expression(code))
+                changed = True
+                break
+    return changed
+
+
+def _fma_contraction(view) -> bool:
+    """Every differing lane holds what the kernel computes with each float `a * b + c` fused into one FMA."""
+    return view.explained_by(_fused)
+
+
+# ---- compiler_assertion
+
+def _compiler_assertion(view) -> bool:
+    """Only the GPU side raised, and its compiler stopped on an LLVM assertion."""
+    return bool(view.verdict.raised) and view.verdict.raised[0] == "triton" and "Assertion" in view.gpu_error \
+        and "llvm" in view.gpu_error.lower()
+
+
+# ------------------------------------------------------------------------------------- the probes' inputs
+
+# the input of the fuzz's shrunk kernel of 2026-11-29 on the H200, two programs
+_NEG_X = np.array([[25949, 23907, 0, 23285, 1, -32768, 28964, 1],
+                   [-21657, 32766, 19592, -32768, -1, 7457, 18926, -32596]], np.int16)
+_NEG_SOURCE = (-_NEG_X.astype(np.int64)).astype(np.int16).astype(np.int64)
+_U32 = (np.arange(16 * 32, dtype=np.uint32) * 16) % 64
+_DOT_Y = (np.arange(32 * 16) % 7 - 3).astype(np.float16).reshape(32, 16)
+_I32 = (np.arange(16 * 32, dtype=np.int64) * 7919 % 97 - 48).astype(np.int32)
+_I8 = np.resize(np.array([-47, -1, 0, 1, 100, -128, 127, 5, -73, -91, -40, 20, -20, 2, -2, 64], np.int8), 1024)
+_FX = np.resize(np.array([-3., -2.5, -0.0, 0.0, 3.0, 5.1, -7.5, -16256., 1e30, -1e30, np.inf, np.nan, 1e-45, -1e-45,
+                          0.75, -0.75], np.float32), 1024)
+_OTHER_X = (np.arange(512) % 5 - 2).astype(np.float64)
+_FMA_X = (np.arange(16, dtype=np.float32) - 7.3) / 3.1
+_FMA_S = float(np.float32(0.4210987))
+
+
+def _dot_probe_source():
+    """The dot probe's values by its source: small integers, so every product and sum is exact (TF32 too)."""
+    x = _I32[:256].reshape(16, 16).astype(np.int64)
+    a = np.where(0 >= x, 3, x).astype(np.float64)                     # one program: pid == 0
+    offs = np.arange(16 * 32).reshape(16, 32)
+    z = np.where(offs < 28, _I32.reshape(16, 32), 1).astype(np.int64)
+    d = np.where((z == 0) | (z == -1), 3, z)
+    b = np.fmod(z, d).astype(np.float64)                               # C remainder: the sign of z
+    return a @ b
+
+
+def _mod_run_time(x):
+    """fp32 `x % 1.0` by the run-time lowering (S15.1): fma(-trunc(x), 1, x) is exact; +0.0 for a zero."""
+    x = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(x), np.nan, x - np.trunc(x)) + 0.0
+
+
+def _fma_sides():
+    two = (_FMA_X * np.float32(_FMA_S)).astype(np.float32) + np.float32(1.0)
+    one = (_FMA_X.astype(np.float64) * _FMA_S + 1.0).astype(np.float32)
+    return two.astype(np.float64), one.astype(np.float64)
+
+
+_DOT_SOURCE = _dot_probe_source()
+_FMA_TWO, _FMA_ONE = _fma_sides()
+_OTHER_SOURCE = np.where(np.arange(512) < 3, _OTHER_X ** 2, np.inf)
+_OTHER_GPU = np.where((np.arange(512) >= 3) & (np.arange(512) % 4 == 3), -np.inf, _OTHER_SOURCE)
+_LINEAR = "offs = tl.arange(0, 1024)"
+_H200 = "H200, Triton 3.6.0, torch 2.11, 2026-12-01"
 
 def _dot_not_a_product_of_its_operands(view) -> bool:
     """A differing output is a tl.dot whose stored operands agree on both sides, and on its differing lanes
@@ -225,31 +383,6 @@ def _dot_not_a_product_of_its_operands(view) -> bool:
     return True
 
 
-def _kernel(signature, body) -> str:
-    return HEADER + f"@triton.jit\ndef probe({signature}):\n" + "".join(f"    {ln}\n" for ln in body)
-
-
-# the input of the fuzz's shrunk kernel of 2026-11-29 on the H200, two programs
-_NEG_X = np.array([[25949, 23907, 0, 23285, 1, -32768, 28964, 1],
-                   [-21657, 32766, 19592, -32768, -1, 7457, 18926, -32596]], np.int16)
-_NEG_SOURCE = (-_NEG_X.astype(np.int64)).astype(np.int16).astype(np.int64)
-_U32 = (np.arange(16 * 32, dtype=np.uint32) * 16) % 64
-_DOT_Y = (np.arange(32 * 16) % 7 - 3).astype(np.float16).reshape(32, 16)
-_I32 = (np.arange(16 * 32, dtype=np.int64) * 7919 % 97 - 48).astype(np.int32)
-
-
-def _dot_probe_source():
-    """The dot probe's values by its source: small integers, so every product and sum is exact (TF32 too)."""
-    x = _I32[:256].reshape(16, 16).astype(np.int64)
-    a = np.where(0 >= x, 3, x).astype(np.float64)                     # one program: pid == 0
-    offs = np.arange(16 * 32).reshape(16, 32)
-    z = np.where(offs < 28, _I32.reshape(16, 32), 1).astype(np.int64)
-    d = np.where((z == 0) | (z == -1), 3, z)
-    b = np.fmod(z, d).astype(np.float64)                               # C remainder: the sign of z
-    return a @ b
-
-
-_DOT_SOURCE = _dot_probe_source()
 
 RULES = [
     Rule("int16_negation_widened",
@@ -266,33 +399,116 @@ RULES = [
              "H200, Triton 3.6.0, torch 2.11, 2026-11-29: this kernel and input (the fuzz run's shrunk "
              "reproducer) stored +32768 at the two lanes where x = -32768, the source's value elsewhere. "
              "Compiled offline by Triton 3.6 for sm_90: PTX `neg.s16 %rs2, %rs1; cvt.s32.s16 %r1, %rs2`, "
-             "SASS `PRMT R0, R2, 0x9910, RZ; IMAD.MOV R7, RZ, RZ, -R0` (sign extension, then the negation)."),
+             "SASS `PRMT R0, R2, 0x9910, RZ; IMAD.MOV R7, RZ, RZ, -R0` (sign extension, then the negation). "
+             f"{_H200}: `((-h) >> 1)` with int16 h = -32768 stored 16384 (the source: -16384)."),
          _int16_negation_widened),
     Rule("narrow_float_of_low_16_bits",
-         "In fragments that feed a tl.dot, the GPU converts a 32-bit integer result to fp16/bf16 from its low "
-         "16 bits alone: ((~48) | x) as uint32 gives 65472 or 65504 in fp16 where the integer (about 2**32) "
-         "converts to inf, and (11 + x) gives 65536 in bf16 where it converts to 2**32. Conversions of loaded "
-         "integers are right on the same GPU (int32 100000 -> inf, uint32 2**32 - 1 -> 2**32 in bf16). "
-         "minitriton converts the whole integer, rounding once, as the source says.",
-         Probe(_kernel("x_ptr, y_ptr, d_ptr, out_ptr", [
-             "offs = tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]",
-             "x = tl.load(x_ptr + offs)",
-             "a = ((~tl.full((16, 32), 48, tl.uint32)) | x).to(tl.float16)",
-             "y = tl.load(y_ptr + tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, :])",
-             "tl.store(d_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], tl.dot(a, y))",
-             "tl.store(out_ptr + offs, a)"]),
-             (_U32.reshape(16, 32), _DOT_Y, np.zeros((16, 16), np.float32), np.zeros((16, 32), np.float16)), (1,),
-             [float("inf")] * (16 * 32),
-             lambda src, gpu: bool(np.any(gpu == _to_narrow_float("fp16", np.mod(
-                 (~np.uint32(48) | _U32).astype(np.float64), 65536.0))) and np.any(np.isfinite(gpu))),
-             "H200, Triton 3.6.0, 2026-11-29 (the fuzz run with dot tiles, 8 of its 18 mismatches, all in "
-             "fragments with a tl.dot): `((~tl.full(.., 48, tl.uint32)) | x).to(tl.float16)` stored 65472 and "
-             "65504 where the source gives inf; `(tl.full(.., 11, tl.uint32) + tl.maximum(x, x)).to(tl.bfloat16)` "
-             "65536 where 2**32. This probe is that fragment reduced by hand and has not yet run on a GPU; "
-             "compiled offline by Triton 3.6 for sm_90 it is `uitofp i32 to half` and SASS `I2F.F16.U32`, the "
-             "instruction that converts loaded integers right, so what makes the GPU drop the high bits is not "
-             "known: a run that does not show it here leaves such differences unexplained."),
+         "The GPU converts a uint32 that holds a sign-extended int8 (`x.to(tl.uint32)`, `x - tl.full(.., 0, "
+         "tl.uint32)`, `0 - x`) to fp16/bf16 from its low 16 bits alone, by `.to` or by the store into an "
+         "fp16/bf16 output: int8 -47 becomes 65489, 65536 in bf16 and 65504 in fp16, where the 32-bit value "
+         "(4294967249) converts to 2**32 and inf. The compiler narrows the integer to 16 bits before the "
+         "conversion (semantics S15.26). minitriton converts the whole integer, rounding once, as the source says.",
+         Probe(_kernel("x_ptr, out_ptr", [_LINEAR, "x = tl.load(x_ptr + offs)",
+                                          "tl.store(out_ptr + offs, x.to(tl.uint32).to(tl.bfloat16))"]),
+               (_I8, BF16(np.zeros(1024, np.uint16))), (1,), _to_narrow_float("bf16", _I8.astype(np.int64) % 2 ** 32).tolist(),
+               lambda src, gpu: bool(np.array_equal(gpu, np.where(
+                   _I8 < 0, _to_narrow_float("bf16", _I8.astype(np.int64) % 2 ** 16), src))),
+               f"{_H200} (one kernel per expression, 1,024 lanes, int8 inputs -128..127): `x.to(tl.uint32)` to "
+               "bf16 (by `.to` and by the store) and to fp16, `x.to(tl.uint64)` to bf16 and `(0u32 - x)` to fp16 "
+               "stored the conversion of the low 16 bits on every lane where they differ from the whole value; "
+               "int16 and int32 sources, uint32 loads, `u32 + 11` and conversions to fp32 were right. Seen in "
+               "the fuzz runs of 2026-11-29 and 2026-12-01 (8 distinct shrunk kernels)."),
          _narrow_float_of_low_bits),
+    Rule("float_mod_by_a_computed_power_of_two",
+         "A float `%` whose divisor is an expression of constants equal to a power of two (for instance "
+         "`tl.minimum(tl.maximum(tl.full(.., 1.0, ..), lo), hi)`): the compiler folds the divisor to a constant "
+         "and rewrites frem by a power of two as copysign(x - trunc(x / c) * c, x), so a zero remainder keeps "
+         "the sign of x (-3.0 % 1.0 is -0.0; semantics S15.24). minitriton applies that rule to divisors written "
+         "as a literal or `tl.full`; it does not track constants computed from them, and gives the run-time "
+         "lowering's +0.0 (S15.1).",
+         Probe(_kernel("x_ptr, out_ptr", [
+             _LINEAR, "x = tl.load(x_ptr + offs)",
+             "tl.store(out_ptr + offs, x % tl.minimum(tl.maximum(tl.full((1024,), 1.0, tl.float32), "
+             "-9.223372036854776e+18), 9.223371487098962e+18))"]),
+             (_FX, np.zeros(1024, np.float32)), (1,), _mod_run_time(_FX).tolist(),
+             lambda src, gpu: same_all(gpu, np.where((src == 0) & np.signbit(_FX), -0.0, src)),
+             f"{_H200} (1,024 lanes): this kernel stored -0.0 for x in (-3.0, -0.0, -16256.0, -1e30), +0.0 for "
+             "(0.0, 3.0, 1e30); so did `x % 1.0`, `x % -1.0`, `x % 2.0`, `x % 65536.0`, `x % tl.full(.., 1.0, ..)` "
+             "in fp16, bf16, fp32 and fp64; `x % 3.0`, `x % 0.1` and a loaded divisor follow S15.1 (+0.0)."),
+         _float_mod_by_a_computed_power_of_two),
+    Rule("abs_of_int_min",
+         "`tl.abs` of an integer type's minimum: Triton emits LLVM's `abs` with int-min-is-poison, so later "
+         "instructions may assume the result is non-negative: `tl.abs(INT32_MIN) < 0` is false, "
+         "`tl.abs(int16 -32768) >> 1` is 16384 (a logical shift), `tl.abs(INT32_MIN) % d` the remainder of "
+         "+2**31 (semantics S15.25). The value is undefined on the GPU; minitriton keeps the wrapped minimum, "
+         "as the language's two's complement says.",
+         Probe(_kernel("x_ptr, out_ptr", [_LINEAR, "x = tl.load(x_ptr + offs)",
+                                          "tl.store(out_ptr + offs, (tl.abs(x) < 0).to(tl.float32))"]),
+               (np.full(1024, -2 ** 31, np.int32), np.zeros(1024, np.float32)), (1,), [1.0] * 1024,
+               lambda src, gpu: bool(np.all(gpu == 0.0)),
+               f"{_H200} (1,024 lanes of INT32_MIN): this kernel stored 0.0 everywhere; `(tl.abs(h) >> 1)` of "
+               "int16 -32768 stored 16384; the fuzz's shrunk `tl.abs(x) % tl.where(..)` with x = INT32_MIN stored "
+               "2 (the source: -2)."),
+         _abs_of_int_min),
+    Rule("division_guard_minus_one_dropped",
+         "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For an 8- or 16-bit "
+         "d equal to -1 in 32x32 tiles, the GPU divides by -1 on some lanes (every other or every fourth): the "
+         "`d == -1` arm of the guard is lost in the 16-bit vector code. minitriton divides by 3, as the source "
+         "says.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             "offs = tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :]",
+             "x = tl.load(x_ptr + pid * 1024 + offs)",
+             "tl.store(out_ptr + pid * 1024 + offs, tl.full((32, 32), 15, tl.int8) // "
+             "tl.where((x == 0) | (x == -1), 3, x))"]),
+             (np.full((2, 32, 32), -1, np.int16), np.zeros((2, 32, 32), np.int8)), (2,), [5.0] * 2048,
+             lambda src, gpu: bool(np.all((gpu == 5.0) | (gpu == -15.0)) and np.any(gpu == -15.0)),
+             f"{_H200}: this kernel (the fuzz's shrunk reproducer of seed 1135514517) stored -15 (15 // -1) on 512 "
+             "of 2,048 lanes, 5 elsewhere; `x // tl.where((x == 0) | (x == -1), 3, x)` with x = -1 stored 1 "
+             "(-1 // -1) on half the lanes of a 16x32 tile. One-dimensional 16- and 1,024-lane kernels of the same "
+             "expressions were right."),
+         _division_guard_minus_one_dropped),
+    Rule("masked_16_bit_other_loses_its_sign",
+         "An fp16/bf16 masked load with a negative `other`, its value used twice in arithmetic: in the masked-off "
+         "lanes whose last-axis index is 3 mod 4, one use sees `other` without its sign (semantics S15.27), so "
+         "`x * x` is -inf for other=-inf (and -9.0 for other=-3.0), `x + x` NaN. Storing x, `-x` and `x * 1.0` "
+         "are right, and so is fp32. minitriton uses `other` in every masked-off lane, as the source says.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "offs = tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]",
+             "x = tl.load(x_ptr + offs, mask=offs < 3, other=-float('inf'))",
+             "tl.store(out_ptr + offs, x * x)"]),
+             (BF16.round(_OTHER_X.astype(np.float32)), BF16(np.zeros(512, np.uint16))), (1,), _OTHER_SOURCE.tolist(),
+             lambda src, gpu: same_all(gpu, _OTHER_GPU),
+             f"{_H200}: this kernel stored -inf at the masked-off lanes 3, 7, 11, ... and +inf at the others; the "
+             "same in fp16; `x + x` stored NaN there; other=-3.0 gave -9.0 there. Seen first in the fuzz run of "
+             "seed 1113992 (3 fragments)."),
+         _masked_16_bit_other),
+    Rule("fma_contraction",
+         "The GPU fuses a float `a * b + c` into one FMA (one rounding) where the source rounds the product "
+         "first; the fuzz generator does not write such adds of rounded products, but shrinking a kernel can "
+         "(a scalar kernel argument in place of an exact operand). minitriton rounds twice, as the source says.",
+         Probe(_kernel("x_ptr, s, out_ptr", ["offs = tl.arange(0, 16)", "x = tl.load(x_ptr + offs)",
+                                             "tl.store(out_ptr + offs, x * s + 1.0)"]),
+               (_FMA_X, _FMA_S, np.zeros(16, np.float32)), (1,), _FMA_TWO.tolist(),
+               lambda src, gpu: same_all(gpu, _FMA_ONE) and not same_all(src, _FMA_ONE),
+               f"{_H200}: this kernel stored the single-rounded fma(x, s, 1.0) on every lane (5 of 16 differ from "
+               "the two roundings); so did `(x * s) + y`."),
+         _fma_contraction),
+    Rule("compiler_assertion",
+         "Triton's compiler stops on an LLVM assertion (the GPU side's worker aborts) for a kernel minitriton "
+         "runs: a crash of the pinned toolchain, not a value to compare.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             "x = tl.load(x_ptr + pid * 2 + tl.arange(0, 2))",
+             "tl.store(out_ptr + pid * 2 + tl.arange(0, 2), (x.to(tl.float16) % tl.full((2,), 0, tl.uint32))"
+             ".to(tl.bfloat16))"]),
+             (np.zeros((2, 2), np.int32), np.zeros((2, 2), np.float32)), (2,), [float("nan")] * 4,
+             lambda src, gpu: False,
+             f"{_H200}: compiling this kernel (the fuzz's shrunk reproducer of seed 1113992, 7 fragments) aborts "
+             "with `llvm/lib/IR/Instructions.cpp:3150: CastInst::CreateFPCast: Assertion `(C->getType() == Ty || "
+             "SrcBits != DstBits) && \"Invalid cast\"' failed`; the same remainder converted to fp32 compiles.",
+             gpu_raises="Assertion"),
+         _compiler_assertion),
     Rule("dot_not_a_product_of_its_operands",
          "The GPU's tl.dot result is not a product of the operands the same kernel stores (both sides store "
          "the same operands, so minitriton's product of them is right): seen on the H200 with Triton 3.6 when "

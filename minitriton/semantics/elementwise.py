@@ -274,14 +274,21 @@ def mod(a, b):
     """`a % b`: the sign of `a`, as C's remainder (and NVPTX's frem for floats)."""
     ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
     if ty.is_floating():
-        if _written_constant(a) and _written_constant(b):
-            # Triton's compiler folds `%` of two constants with IEEE fmod (MLIR's arith.remf folder; Triton 3.6
-            # TTIR for sm_90 stores the folded value): 5.1 % 0.1 == 0.09999983 and a zero remainder keeps the
-            # sign of x (-31 % 0.25 == -0.0 on the H200), where the run-time lowering gives +0.0.
+        if _written_constant(b) and (_written_constant(a) or _power_of_two(bd)):
+            # Two constants: Triton's compiler folds `%` with IEEE fmod (MLIR's arith.remf folder): 5.1 % 0.1
+            # == 0.09999983. A constant power-of-two divisor: LLVM rewrites frem as copysign(x - trunc(x / y)
+            # * y, x), exact for such y, so a zero remainder keeps the sign of x (S15.23). Both are fmod.
             with np.errstate(all="ignore"):
                 return finish(np.fmod(ad, bd), ty, shape)
         return finish(_float_mod(ad, bd), ty, shape)
     return finish(integers.c_mod(ad, bd), ty, shape)
+
+
+def _power_of_two(bd: np.ndarray) -> bool:
+    """Every element of `bd` is ±2**k (a normal float)."""
+    with np.errstate(all="ignore"):
+        m, _ = np.frexp(bd)
+    return bool(np.all(np.abs(m) == 0.5) and np.all(np.abs(bd) >= np.finfo(bd.dtype).tiny))
 
 
 def _written_constant(v) -> bool:

@@ -18,8 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from parity import fuzz, fuzzrules, fuzzshrink, fuzzsource  # noqa: E402
-from parity.fuzzcase import judge, kernel_case, run_alone  # noqa: E402
+from parity import fuzz, fuzzexplain, fuzzrules, fuzzshrink, fuzzsource  # noqa: E402
+from parity.fuzzcase import f64, judge, kernel_case, run_alone  # noqa: E402
 from parity.fuzzgen import Fragment, Output  # noqa: E402
 from parity.fuzztypes import infer  # noqa: E402
 from parity.oracle import OracleUnavailable, Pool, Result, clone, run_in_minitriton  # noqa: E402
@@ -272,8 +272,8 @@ def test_rule_probes_compute_the_source_values_on_minitriton():
     for rule in fuzzrules.RULES:
         p = rule.probe
         res = run_in_minitriton(p.source, "probe", p.grid, p.args)
-        got = np.asarray(res.args[-1], np.float64).reshape(-1)
-        assert fuzzrules._same(got, p.source_values), rule.name
+        got = f64(res.args[-1]).reshape(-1)
+        assert fuzzexplain.same_all(got, p.source_values), rule.name
         assert not p.gpu_shows(np.asarray(p.source_values, np.float64), got), rule.name
     neg = next(r for r in fuzzrules.RULES if r.name == "int16_negation_widened").probe
     h200 = [-25949, -23907, 0, -23285, -1, 32768, -28964, -1, 21657, -32766, -19592, 32768, 1, -7457, -18926, 32596]
