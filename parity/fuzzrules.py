@@ -260,8 +260,7 @@ def _negative_constant(node) -> bool:
 
 
 def _masked_16_bit_other(view) -> bool:
-    """Every differing lane is a masked-off lane (last-axis index 3 mod 4) of an fp16/bf16 load whose `other`
-    is a negative constant."""
+    """Every differing lane is a masked-off lane of an fp16/bf16 load whose `other` is a negative constant."""
     masks = []
     for n in _calls(view.typed, "tl.load"):
         kw = {k.arg: k.value for k in n.keywords}
@@ -271,12 +270,11 @@ def _masked_16_bit_other(view) -> bool:
         return False
     for name, (_, _, mask) in view.values.items():
         allowed = np.zeros(mask.shape, bool)
-        last = np.indices(mask.shape)[-1] % 4 == 3
         for mk in masks:
             v = view.evaluate(mk, view.output(name).shape)
             if v is None or v.shape != mask.shape:
                 return False
-            allowed |= (v == 0) & last
+            allowed |= v == 0
         if not (mask.any() and np.all(allowed[mask])):
             return False
     return True
@@ -469,10 +467,11 @@ RULES = [
              "expressions were right."),
          _division_guard_minus_one_dropped),
     Rule("masked_16_bit_other_loses_its_sign",
-         "An fp16/bf16 masked load with a negative `other`, its value used twice in arithmetic: in the masked-off "
-         "lanes whose last-axis index is 3 mod 4, one use sees `other` without its sign (semantics S15.27), so "
-         "`x * x` is -inf for other=-inf (and -9.0 for other=-3.0), `x + x` NaN. Storing x, `-x` and `x * 1.0` "
-         "are right, and so is fp32. minitriton uses `other` in every masked-off lane, as the source says.",
+         "An fp16/bf16 masked load with a negative `other`, its value used twice in arithmetic: in every fourth "
+         "masked-off lane (last-axis index 3 mod 4 in the probe, 1 mod 4 in other fuzz kernels), one use sees "
+         "`other` without its sign (semantics S15.27), so `x * x` is -inf for other=-inf (and -9.0 for "
+         "other=-3.0), `x + x` NaN (0.0 for other=-1.5). Storing x, `-x` and `x * 1.0` are right, and so is "
+         "fp32. minitriton uses `other` in every masked-off lane, as the source says.",
          Probe(_kernel("x_ptr, out_ptr", [
              "offs = tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]",
              "x = tl.load(x_ptr + offs, mask=offs < 3, other=-float('inf'))",
