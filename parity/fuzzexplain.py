@@ -118,19 +118,19 @@ class Mismatch:
         return True
 
 
-def replace_node(typed, node, new) -> None:
-    """Put `new` where `node` is in the typed tree."""
-    parent = typed.parents[id(node)]
-    for name, value in ast.iter_fields(parent):
+def replace_node(typed, node, new) -> bool:
+    """Put `new` where `node` is in the typed tree; False when the tree does not know `node`'s parent."""
+    parent = typed.parents.get(id(node))
+    for name, value in ast.iter_fields(parent) if parent is not None else ():
         if value is node:
             setattr(parent, name, new)
-            return
+            return True
         if isinstance(value, list):
             for i, item in enumerate(value):
                 if item is node:
                     value[i] = new
-                    return
-    raise AssertionError(f"{ast.unparse(node)} is not a child of {ast.unparse(parent)}")
+                    return True
+    return False
 
 
 def expression(code: str) -> ast.expr:

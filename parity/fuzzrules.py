@@ -73,9 +73,17 @@ def classify(shrunk, evidence, target):
     if not view.values and not view.gpu_error:
         return None
     for rule in RULES:
-        if target in rule.targets and evidence.get(rule.name, {}).get("live") and rule.matches(view):
+        if target in rule.targets and evidence.get(rule.name, {}).get("live") and _matches(rule, view):
             return rule
     return None
+
+
+def _matches(rule, view) -> bool:
+    """Whether the rule explains the view; a rule that cannot read this kernel explains nothing."""
+    try:
+        return bool(rule.matches(view))
+    except Exception:                                                                                   # noqa: BLE001
+        return False
 
 
 # ----------------------------------------------------------------------------------------- the rules
@@ -103,10 +111,8 @@ def _int16_negations(typed):
 
 
 def _negations_widened(typed) -> bool:
-    negs = _int16_negations(typed)
-    for n in negs:
-        replace_node(typed, n, expression(f"(-({ast.unparse(n.operand)}).to(tl.int32))"))
-    return bool(negs)
+    return any([replace_node(typed, n, expression(f"(-({ast.unparse(n.operand)}).to(tl.int32))"))
+                for n in _int16_negations(typed)])
 
 
 def _int16_negation_widened(view) -> bool:
@@ -131,11 +137,9 @@ def _low_16_bits_converted(typed) -> bool:
     for n in list(typed.nodes()):
         if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "to"
                 and typed.of(n) in ("fp16", "bf16") and typed.of(n.func.value) == "uint32"):
-            replace_node(typed, n.func.value, expression(f"(({ast.unparse(n.func.value)}) & 65535)"))
-            changed = True
+            changed |= replace_node(typed, n.func.value, expression(f"(({ast.unparse(n.func.value)}) & 65535)"))
         elif typed.stores.get(id(n)) in ("fp16", "bf16") and typed.of(n) == "uint32":
-            replace_node(typed, n, expression(f"(({ast.unparse(n)}) & 65535)"))
-            changed = True
+            changed |= replace_node(typed, n, expression(f"(({ast.unparse(n)}) & 65535)"))
     return changed
 
 
@@ -167,8 +171,8 @@ def _computed_constant_divisors_written(view):
             if abs(np.frexp(v.flat[0])[0]) != 0.5:
                 continue
             shape = tuple(view.frag.shape)
-            replace_node(typed, n.right, expression(f"tl.full({shape!r}, {float(v.flat[0])!r}, {TL_OF[dtype]})"))
-            changed = True
+            changed |= replace_node(typed, n.right,
+                                    expression(f"tl.full({shape!r}, {float(v.flat[0])!r}, {TL_OF[dtype]})"))
         return changed
     return rewrite
 
@@ -186,10 +190,8 @@ def _int_abs(typed):
 
 
 def _abs_in_64_bits(typed) -> bool:
-    calls = _int_abs(typed)
-    for n in calls:
-        replace_node(typed, n, expression(f"tl.abs(({ast.unparse(n.args[0])}).to(tl.int64))"))
-    return bool(calls)
+    return any([replace_node(typed, n, expression(f"tl.abs(({ast.unparse(n.args[0])}).to(tl.int64))"))
+                for n in _int_abs(typed)])
 
 
 def _abs_of_int_min(view) -> bool:
@@ -294,8 +296,7 @@ def _fused(typed) -> bool:
                 c = ast.unparse(n.right if side == "left" else n.left)
                 code = (f"tl.fma({a}, {b}, {c})" if isinstance(n.op, ast.Add) else
                         f"tl.fma({a}, {b}, -({c}))" if side == "left" else f"tl.fma(-({a}), {b}, {c})")
-                replace_node(typed, n, expression(code))
-                changed = True
+                changed |= replace_node(typed, n, expression(code))
                 break
     return changed
 
