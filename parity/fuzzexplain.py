@@ -119,8 +119,9 @@ class Mismatch:
 
 
 def replace_node(typed, node, new) -> bool:
-    """Put `new` where `node` is in the typed tree; False when the tree does not know `node`'s parent."""
-    parent = typed.parents.get(id(node))
+    """Put `new` where `node` is in the typed tree; False when `node` is not in it."""
+    parent = typed.parents.get(id(node)) or next(
+        (p for p in ast.walk(typed.tree) for c in ast.iter_child_nodes(p) if c is node), None)
     for name, value in ast.iter_fields(parent) if parent is not None else ():
         if value is node:
             setattr(parent, name, new)

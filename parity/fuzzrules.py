@@ -73,6 +73,8 @@ def classify(shrunk, evidence, target):
     if not view.values and not view.gpu_error:
         return None
     for rule in RULES:
+        if bool(rule.probe.gpu_raises) != bool(view.gpu_error):     # a rule explains values, or an error
+            continue
         if target in rule.targets and evidence.get(rule.name, {}).get("live") and _matches(rule, view):
             return rule
     return None

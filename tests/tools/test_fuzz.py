@@ -266,6 +266,101 @@ def test_rule_dot_not_a_product_of_its_operands():
     assert "__F__out3" in operand_too.verdict.bad and classify(operand_too) is None
 
 
+def _int8_to_float(values, low_bits):
+    v = np.asarray(values, np.int64) % (2 ** 16 if low_bits else 2 ** 32)
+    return fuzzrules._to_narrow_float("fp16", v)
+
+
+def test_rule_narrow_float_of_low_16_bits_by_the_store():
+    x = np.array([[-47, 5, -1, 100, -128, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int8)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", __F__x1.to(tl.uint32))"],
+                 [("__F__in1", x, "int8")], [Output("__F__out2", "fp16", (8,))])
+    with np.errstate(over="ignore"):
+        low = shrunk_with_gpu(f, lambda n, a: _int8_to_float(x, True).astype(np.float16))
+        assert low.verdict.status == "mismatch" and classify(low) == "narrow_float_of_low_16_bits"
+        other = shrunk_with_gpu(f, lambda n, a: np.where(x < 0, np.float16(7.0), a).astype(a.dtype))
+        assert other.verdict.status == "mismatch" and classify(other) is None
+
+
+def test_rule_abs_of_int_min():
+    x = np.array([[-2 ** 31, 5, -7, 3, 0, 1, -2 ** 31, 9], [3, -2 ** 31, 2, 2, 2, 2, 2, -1]], np.int32)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__v2 = tl.abs(__F__x1)",
+                  "tl.store(__F__out2 + " + OFFS + ", (__F__v2 < 0).to(tl.int8))"],
+                 [("__F__in1", x, "int32")], [Output("__F__out2", "int8", (8,))])
+    poison = shrunk_with_gpu(f, lambda n, a: np.zeros_like(a))        # the GPU: abs(x) < 0 is false
+    assert poison.verdict.status == "mismatch" and classify(poison) == "abs_of_int_min"
+    elsewhere = shrunk_with_gpu(f, lambda n, a: np.where(x == 5, 1, a).astype(a.dtype))
+    assert elsewhere.verdict.status == "mismatch" and classify(elsewhere) is None
+
+
+def test_rule_division_guard_minus_one_dropped():
+    d = np.array([[-1, 5, -1, 3, 0, 1, -1, 9], [3, -1, 2, 2, 2, 2, 2, -1]], np.int16)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", tl.full((8,), 15, tl.int8) // "
+                  "tl.where((__F__x1 == 0) | (__F__x1 == -1), 3, __F__x1))"],
+                 [("__F__in1", d, "int16")], [Output("__F__out2", "int16", (8,))])
+    lanes = (d == -1) & (np.arange(8) % 2 == 0)
+    dropped = shrunk_with_gpu(f, lambda n, a: np.where(lanes, -15, a).astype(a.dtype))
+    assert dropped.verdict.status == "mismatch" and classify(dropped) == "division_guard_minus_one_dropped"
+    wrong = shrunk_with_gpu(f, lambda n, a: np.where(lanes, -14, a).astype(a.dtype))
+    assert wrong.verdict.status == "mismatch" and classify(wrong) is None
+
+
+def test_rule_masked_16_bit_other_loses_its_sign():
+    x = (np.arange(16).reshape(2, 8) % 5 - 2).astype(np.float16)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ", mask=tl.arange(0, 8) < 3, other=-3.0)",
+                  "tl.store(__F__out2 + " + OFFS + ", __F__x1 * __F__x1)"],
+                 [("__F__in1", x, "fp16")], [Output("__F__out2", "fp16", (8,))])
+    masked_off = np.arange(8) % 4 == 3                                    # lanes 3 and 7: masked off
+    lost = shrunk_with_gpu(f, lambda n, a: np.where(masked_off, np.float16(-9.0), a).astype(a.dtype))
+    assert lost.verdict.status == "mismatch" and classify(lost) == "masked_16_bit_other_loses_its_sign"
+    loaded = shrunk_with_gpu(f, lambda n, a: np.where(np.arange(8) == 1, np.float16(-9.0), a).astype(a.dtype))
+    assert loaded.verdict.status == "mismatch" and classify(loaded) is None
+
+
+def test_rule_fma_contraction():
+    x = ((np.arange(16, dtype=np.float32) - 7.3) / 3.1).reshape(2, 8)
+    s = float(np.float32(0.4210987))
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", __F__x1 * __F__s3 + 1.0)"],
+                 [("__F__in1", x, "fp32")], [Output("__F__out2", "fp32", (8,))], scalars=[("__F__s3", s)])
+    fused = (x.astype(np.float64) * s + 1.0).astype(np.float32)
+    one = shrunk_with_gpu(f, lambda n, a: fused)
+    assert one.verdict.status == "mismatch" and classify(one) == "fma_contraction"
+    off = shrunk_with_gpu(f, lambda n, a: np.nextafter(fused, np.float32(np.inf)))
+    assert off.verdict.status == "mismatch" and classify(off) is None
+
+
+def test_rule_float_mod_by_a_computed_power_of_two():
+    x = np.array([[-3.0, -2.5, 4.0, -0.0, 0.0, -8.0, 1.5, -1e30], [2.0, -5.0, 0.5, 7.0, -6.0, 3.0, 1.0, -1.0]],
+                 np.float32)
+    divisor = "tl.minimum(tl.maximum(tl.full((8,), 1.0, tl.float32), -5.0), 5.0)"
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + f", __F__x1 % {divisor})"],
+                 [("__F__in1", x, "fp32")], [Output("__F__out2", "fp32", (8,))])
+    signed = shrunk_with_gpu(f, lambda n, a: np.fmod(x, np.float32(1.0)))
+    assert signed.verdict.status == "mismatch" and classify(signed) == "float_mod_by_a_computed_power_of_two"
+    flipped = shrunk_with_gpu(f, lambda n, a: np.where(a == 0, np.float32(-0.0), a))   # -0.0 for positive x too
+    assert flipped.verdict.status == "mismatch" and classify(flipped) is None
+
+
+def test_rule_compiler_assertion():
+    x = np.zeros((2, 8), np.int32)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", __F__x1 + 1)"],
+                 [("__F__in1", x, "int32")], [Output("__F__out2", "int32", (8,))])
+    case, slots = kernel_case([f])
+    mt = run_in_minitriton(case.source, case.kernel, case.grid, case.args)
+    for error, want in [("WorkerError: the cuda child died on this case\npython: /source/llvm-project/llvm/lib/IR/"
+                         "Instructions.cpp:3150: ... Assertion `(C->getType() == Ty)' failed.", "compiler_assertion"),
+                        ("WorkerError: the cuda child died on this case\nSegmentation fault", None)]:
+        ref = Result([], {}, error=error, error_type="WorkerError")
+        verdict = judge(f, slots[0], mt, ref, "cuda")
+        assert verdict.raised == ("triton", "WorkerError")
+        assert classify(fuzzshrink.Shrunk(f, verdict, mt, ref, alone=True, finished=True)) == want
+
+
 def test_rule_probes_compute_the_source_values_on_minitriton():
     """Each probe's source values are what minitriton computes, and its GPU predicate tells them apart from
     what the GPU was seen to store; the int16 probe's values are the H200's of 2026-11-29."""
