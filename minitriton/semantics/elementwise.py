@@ -161,15 +161,6 @@ def finish(raw: np.ndarray, ty: T.dtype, shape: tuple) -> tensor:
 
 # ---------------------------------------------------------------- NumPy: computations Triton lowers specially
 
-def _float_mod(ad: np.ndarray, bd: np.ndarray) -> np.ndarray:
-    """`x % y` for floats as NVPTX lowers frem: fma(-trunc(x / y), y, x), x where |y| == inf (GPU probe, fp32
-    and fp64). C fmod when the quotient is exact, but 5.1 % 0.1 == -1.7e-07 and -0.0 % 1.0 == +0.0."""
-    with np.errstate(all="ignore"):
-        q = np.trunc(np.true_divide(ad, bd))
-        r = numerics.fma(np.negative(q), bd, ad)
-    return np.where(np.isinf(bd), ad, r)
-
-
 def _shift_right(ad: np.ndarray, bd: np.ndarray, signed: bool) -> np.ndarray:
     """`ad >> bd`, arithmetic when `signed`, logical otherwise, whatever the dtype of the arrays."""
     if (ad.dtype.kind == "i") == signed:
@@ -274,21 +265,14 @@ def mod(a, b):
     """`a % b`: the sign of `a`, as C's remainder (and NVPTX's frem for floats)."""
     ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
     if ty.is_floating():
-        if _written_constant(b) and (_written_constant(a) or _power_of_two(bd)):
+        if _written_constant(b) and (_written_constant(a) or numerics.is_power_of_two(bd)):
             # Two constants: Triton's compiler folds `%` with IEEE fmod (MLIR's arith.remf folder): 5.1 % 0.1
             # == 0.09999983. A constant power-of-two divisor: LLVM rewrites frem as copysign(x - trunc(x / y)
             # * y, x), exact for such y, so a zero remainder keeps the sign of x (S15.23). Both are fmod.
             with np.errstate(all="ignore"):
                 return finish(np.fmod(ad, bd), ty, shape)
-        return finish(_float_mod(ad, bd), ty, shape)
+        return finish(numerics.float_mod(ad, bd), ty, shape)
     return finish(integers.c_mod(ad, bd), ty, shape)
-
-
-def _power_of_two(bd: np.ndarray) -> bool:
-    """Every element of `bd` is ±2**k (a normal float)."""
-    with np.errstate(all="ignore"):
-        m, _ = np.frexp(bd)
-    return bool(np.all(np.abs(m) == 0.5) and np.all(np.abs(bd) >= np.finfo(bd.dtype).tiny))
 
 
 def _written_constant(v) -> bool:

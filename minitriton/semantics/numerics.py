@@ -369,3 +369,19 @@ def fma(a, b, c) -> np.ndarray:
     a64, b64, c64 = (np.asarray(v, dtype=dt).astype(np.float64) for v in (a, b, c))
     v = add_round_odd(a64 * b64, c64)  # the product is exact (<= 48 bits)
     return v.astype(dt)
+
+
+def float_mod(ad: np.ndarray, bd: np.ndarray) -> np.ndarray:
+    """`x % y` for floats as NVPTX lowers frem: fma(-trunc(x / y), y, x), x where |y| == inf (GPU probe, fp32
+    and fp64). C fmod when the quotient is exact, but 5.1 % 0.1 == -1.7e-07 and -0.0 % 1.0 == +0.0."""
+    with np.errstate(all="ignore"):
+        q = np.trunc(np.true_divide(ad, bd))
+        r = fma(np.negative(q), bd, ad)
+    return np.where(np.isinf(bd), ad, r)
+
+
+def is_power_of_two(bd: np.ndarray) -> bool:
+    """Every element of `bd` is ±2**k (a normal float)."""
+    with np.errstate(all="ignore"):
+        m, _ = np.frexp(bd)
+    return bool(np.all(np.abs(m) == 0.5) and np.all(np.abs(bd) >= np.finfo(bd.dtype).tiny))
