@@ -138,8 +138,7 @@ def close(rtol: float, atol: float):
 
 
 def within(mt, ref, bound) -> Outcome:
-    """|mt - ref| <= bound elementwise (bound: array or scalar); NaN only equals NaN; infinities must agree,
-    except where the bound is infinite (an order-dependent overflow: any two non-NaN values agree there)."""
+    """|mt - ref| <= bound elementwise (bound: array or scalar); NaN only equals NaN; infinities must agree."""
     bad = _shape_check(mt, ref)
     if bad:
         return bad
@@ -148,7 +147,6 @@ def within(mt, ref, bound) -> Outcome:
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.where(a == b, 0.0, np.abs(a - b))  # equal infinities differ by 0, not NaN
         ok = (nm & nr) | (a == b) | (np.isfinite(a) & np.isfinite(b) & (diff <= bound))
-        ok |= np.isposinf(bound) & ~nm & ~nr
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # an all-NaN slice: both sides NaN everywhere
         worst = float(np.nanmax(np.where(nm & nr, 0.0, np.where(nm ^ nr, np.inf, diff)))) if diff.size else 0.0

@@ -851,3 +851,33 @@ probe("atomic_bitwise_on_fp32", "S15.22",
       expect={0: _bitwise_f32("and"), 2: _FB, 3: _bitwise_f32("or"), 4: _FB, 5: _bitwise_f32("xor"), 6: _FB},
       interp="Triton 3.9's interpreter has no bitwise atomics on floats; 3.6 compiles them for the GPU",
       interp_error=r"Unsupported data type")
+
+
+# ================================================================ S15.24-S15.27: found by the GPU fuzz of 2026-12-01
+XMOD2 = f32(-3.0, -2.5, -0.0, 0.0, 3.0, 5.1, -16256.0, -1e30)
+ew("float_mod_by_constant_power_of_two", "S15.24",
+   [XMOD2], ["x % 1.0", "x % 65536.0", "x % -2.0"], np.float32,
+   check={1: same_bits},
+   expect={1: np.concatenate([np.fmod(XMOD2, np.float32(c)) for c in (1.0, 65536.0, -2.0)])})
+_I8_WIDE = np.resize(np.array([-47, -1, 0, 1, 100, -128, 127, 5], np.int8), 1024)
+ew("int8_to_uint32_to_fp16", "S15.26",
+   [_I8_WIDE], ["x.to(tl.uint32).to(tl.float16)"], np.float16,
+   known_gap="S15.26: the GPU converts the low 16 bits of a sign-extended int8 (-47 -> 65504); minitriton the "
+             "whole uint32 (-47 -> inf), as the source says")
+probe("abs_of_int_min_is_non_negative", "S15.25",
+      kernel("abs_min(x_ptr, out_ptr)", """
+          offs = tl.arange(0, 8)
+          x = tl.load(x_ptr + offs)
+          tl.store(out_ptr + offs, (tl.abs(x) < 0).to(tl.int32))"""),
+      (1,), (i32(-2 ** 31, -5, 0, 7, -2 ** 31, 1, -1, 2 ** 31 - 1), np.zeros(8, np.int32)),
+      known_gap="S15.25: LLVM's abs is poison at the minimum, so the GPU folds `tl.abs(x) < 0` to false; "
+                "minitriton wraps tl.abs(INT32_MIN) to INT32_MIN, as two's complement says (1 at lanes 0 and 4)")
+_OTHER_IN = (np.arange(512) % 5 - 2).astype(np.float16)
+probe("masked_fp16_other_sign", "S15.27",
+      kernel("masked_other(x_ptr, out_ptr)", """
+          offs = tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]
+          x = tl.load(x_ptr + offs, mask=offs < 3, other=-3.0)
+          tl.store(out_ptr + offs, x * x)"""),
+      (1,), (_OTHER_IN, np.zeros(512, np.float16)),
+      known_gap="S15.27: on the GPU every fourth masked-off lane of this fp16 load sees +3.0 in one use of x "
+                "(x * x = -9.0 there); minitriton uses other=-3.0 in every masked-off lane (9.0)")
