@@ -94,14 +94,14 @@ def bound(o, ref_outs):
 
 
 def _overflow_zone_cleared(m, r, limit):
-    """`m` and `r` with 0.0 on both sides at the lanes whose bound is infinite (an overflow whose occurrence
+    """`m` and `r` (as float64) with 0.0 on both sides at the lanes whose bound is infinite (an overflow whose occurrence
     depends on the order of accumulation, see `bound`), unless one side is NaN there."""
     zone = np.isposinf(limit)
     if not np.any(zone):
         return m, r
     a, b = f64(m), f64(r)
     zone = zone & ~np.isnan(a) & ~np.isnan(b)
-    return np.where(zone, 0.0, a).astype(np.asarray(m).dtype), np.where(zone, 0.0, b).astype(np.asarray(r).dtype)
+    return np.where(zone, 0.0, a), np.where(zone, 0.0, b)
 
 
 def differing(m, r, kind="exact", limit=None, any_zero=False):
