@@ -12,6 +12,17 @@ import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
+class Tile:
+    """The lanes of an access as an affine tile: lane (i, j, ...) of program g is element
+    `origins[g] + i * strides[0] + j * strides[1] + ...`, and it is active when i < counts[0][g],
+    j < counts[1][g], ... (its mask on exactly for a prefix rectangle; full counts when nothing is masked).
+    `origins` and each of `counts` are int64 arrays over the program axis (length 1 when uniform)."""
+
+    origins: np.ndarray
+    strides: tuple
+    counts: tuple
+
+
 class Access:
     """One memory op of every program of a group.
 
@@ -19,15 +30,36 @@ class Access:
     (programs,) + shape; lanes where `mask` is off hold any in-range value (0 after bounds checks).
     `raw`: the offsets as the kernel computed them, masked-off lanes included (they may lie outside).
     `mask`: the lanes that touch memory, or None when all do.
+    `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None;
+    an op that gives a tile builds `index`, `raw` and `mask` only when an observer reads them.
     """
 
-    kind: str                  # "load", "store" or "atomic"
-    alloc: object              # memory.allocation.Allocation
-    elem: object               # the pointer's element type (semantics.dtypes.dtype)
-    index: np.ndarray
-    raw: np.ndarray
-    mask: np.ndarray | None
-    shape: tuple
+    __slots__ = ("kind", "alloc", "elem", "shape", "tile", "_lanes")
+
+    def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile: Tile | None = None):
+        self.kind = kind      # "load", "store" or "atomic"
+        self.alloc = alloc    # memory.allocation.Allocation
+        self.elem = elem      # the pointer's element type (semantics.dtypes.dtype)
+        self.shape = shape
+        self.tile = tile
+        self._lanes = lanes   # (index, raw, mask), or a function that builds them
+
+    def _built(self) -> tuple:
+        if callable(self._lanes):
+            self._lanes = self._lanes()
+        return self._lanes
+
+    @property
+    def index(self) -> np.ndarray:
+        return self._built()[0]
+
+    @property
+    def raw(self) -> np.ndarray:
+        return self._built()[1]
+
+    @property
+    def mask(self) -> np.ndarray | None:
+        return self._built()[2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +67,32 @@ class Flops:
     """`tl.dot` floating-point operations done by each program of a group."""
 
     per_program: int
+
+
+def prefix_counts(parts, shape: tuple):
+    """The `counts` of a `Tile` whose mask is the logical and of `parts` (bool arrays, program axis first, each
+    with at most len(shape) dims after it, broadcastable to the block), or None when that mask is not on
+    exactly for a prefix rectangle in every program."""
+    nd = len(shape)
+    if not nd:
+        return None
+    counts = [None] * nd
+    for part in parts:
+        part = part.reshape(part.shape[:1] + (1,) * (nd + 1 - part.ndim) + part.shape[1:])
+        dims = [d for d in range(nd) if part.shape[d + 1] != 1]
+        if len(dims) > 1:
+            return None
+        if not dims:  # on or off for a whole program
+            d, on = 0, part.reshape(-1).astype(bool, copy=False)
+            count = np.where(on, shape[0], 0).astype(np.int64)
+        else:
+            d = dims[0]
+            line = part.reshape(part.shape[0], shape[d]).astype(bool, copy=False)
+            count = np.count_nonzero(line, axis=1).astype(np.int64)
+            if not np.array_equal(line, np.arange(shape[d]) < count[:, None]):
+                return None
+        counts[d] = count if counts[d] is None else np.minimum(counts[d], count)
+    return tuple(np.array([n], np.int64) if c is None else c for n, c in zip(shape, counts))
 
 
 def lanes(pids: np.ndarray, index: np.ndarray, mask):

@@ -1,0 +1,288 @@
+"""Distinct bytes an access pattern touches: per program of each group, and over the whole launch.
+
+An access reaches the counters in one of two forms:
+* `Runs`: half-open runs [start, end) of consecutive elements, each tagged with its program's position in the
+  group. Tiles (memory.events.Tile) give one run per row along their unit-stride dim; lane accesses whose
+  rows are consecutive elements under a prefix mask (`x + pid * BLOCK + tl.arange(0, BLOCK)`, masked at the
+  tail) give one run per row too. Distinct bytes are then the length of a union of runs (sort, then merge).
+* `Lanes`: every active lane's offset, for gathers and scatters of no such shape. Distinct elements come from
+  one scatter into a scratch array keyed by program, and the launch's from a bitmap over the array.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from minitriton.memory.access import distinct
+
+_SCRATCH_SLOTS = 2**24  # largest programs x elements index space counted with a scatter instead of a sort
+_MIN_RUN = 8            # shortest row of a lane access worth turning into runs
+_NO_LOW = np.iinfo(np.int64).max  # the lowest offset of a program with no active lane
+_KEY_LIMIT = 2**62      # program position x span keys must stay below this to be packed into one int64
+
+
+@dataclass(frozen=True, slots=True)
+class Runs:
+    """Runs of consecutive elements: program positions in the group, element offsets [starts, ends);
+    `disjoint`: no two runs of one program overlap."""
+
+    pos: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    disjoint: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Lanes:
+    """Element offsets, a row of lanes per program position (one row when every program has the same), and
+    which lanes are active (None: all; also one row or one per position)."""
+
+    rows: np.ndarray
+    mask: np.ndarray | None
+
+
+def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
+    """A `Tile`'s active lanes as runs along its unit-stride dim, for a group of `g` programs; None when it has
+    no unit-stride dim (and more than one lane)."""
+    nd = len(shape)
+    unit = [d for d in range(nd) if tile.strides[d] == 1 and shape[d] > 1]
+    if not unit and any(n > 1 for n in shape):
+        return None
+    origins = np.broadcast_to(tile.origins, (g,))
+    counts = [np.broadcast_to(c, (g,)) for c in tile.counts]
+    alive = np.logical_and.reduce([c > 0 for c in counts])
+    c = max(unit, key=lambda d: shape[d]) if unit else None
+    run = counts[c] if c is not None else np.ones(g, np.int64)
+    # the other dims that move the address; a dim of stride 0 repeats the same runs
+    others = [d for d in range(nd) if d != c and shape[d] > 1 and tile.strides[d] != 0]
+    if not others:
+        pos = np.flatnonzero(alive)
+        starts = origins[pos]
+        return Runs(pos, starts, starts + run[pos], True)
+    offsets = np.zeros((1,) * len(others), np.int64)
+    on = alive.reshape((g,) + (1,) * len(others))
+    for k, d in enumerate(others):
+        lane = np.arange(shape[d], dtype=np.int64).reshape((1,) * k + (shape[d],) + (1,) * (len(others) - k - 1))
+        offsets = offsets + lane * tile.strides[d]
+        if (counts[d] < shape[d]).any():
+            on = on & (lane[None] < counts[d].reshape((g,) + (1,) * len(others)))
+    offsets = offsets.reshape(-1)
+    on = np.broadcast_to(on, (g,) + tuple(shape[d] for d in others)).reshape(g, -1)
+    pos, row = np.nonzero(on)
+    starts = origins[pos] + offsets[row]
+    return Runs(pos, starts, starts + run[pos], _injective(shape, tile.strides))
+
+
+def _injective(shape: tuple, strides: tuple) -> bool:
+    """Whether no two lanes of a tile share an element."""
+    extent = 0
+    for n, s in sorted(zip(shape, strides), key=lambda t: t[1]):
+        if n > 1 and s <= extent:
+            return False
+        extent += (n - 1) * s
+    return True
+
+
+def lane_runs(form: Lanes, row_length: int, g: int) -> Runs | None:
+    """A lane access as runs when, in every row of `row_length` lanes (the block's last axis), the active
+    lanes are a prefix of the row and hold consecutive elements; None otherwise (or when rows are too short
+    to gain anything)."""
+    n = row_length
+    if n < _MIN_RUN:
+        return None
+    index, mask = form.rows, form.mask
+    if mask is not None and mask.shape[0] != index.shape[0]:
+        h = max(mask.shape[0], index.shape[0])
+        index, mask = np.broadcast_to(index, (h, index.shape[1])), np.broadcast_to(mask, (h, mask.shape[1]))
+    rows = index.reshape(-1, n)
+    first = rows[:, 0]
+    step = np.arange(n, dtype=np.int64)
+    if mask is None:
+        if not np.array_equal(rows, first[:, None] + step):
+            return None
+        count = np.full(first.shape, n, np.int64)
+    else:
+        on = mask.reshape(-1, n)
+        count = np.count_nonzero(on, axis=1)
+        if not (np.array_equal(on, step < count[:, None]) and ((rows == first[:, None] + step) | ~on).all()):
+            return None
+    per_program = rows.shape[0] // index.shape[0]
+    if index.shape[0] == 1:  # one pattern for every program of the group
+        first, count = np.tile(first, g), np.tile(count, g)
+    pos = np.repeat(np.arange(g), per_program)
+    keep = count > 0
+    starts = first[keep].astype(np.int64)
+    return Runs(pos[keep], starts, starts + count[keep], per_program == 1)
+
+
+def _as_runs(form: Lanes, g: int) -> Runs:
+    """Every active lane as a run of one element."""
+    rows = np.broadcast_to(form.rows, (g, form.rows.shape[1]))
+    pos = np.broadcast_to(np.arange(g)[:, None], rows.shape)
+    if form.mask is None:
+        starts, pos = rows.reshape(-1), pos.reshape(-1)
+    else:
+        on = np.broadcast_to(form.mask, rows.shape)
+        starts, pos = rows[on], pos[on]
+    starts = starts.astype(np.int64)
+    return Runs(pos, starts, starts + 1, False)
+
+
+def union(starts: np.ndarray, ends: np.ndarray):
+    """The union of half-open runs [starts, ends) as sorted, disjoint, non-touching runs (starts, ends)."""
+    if starts.size == 0:
+        return starts, ends
+    order = np.argsort(starts, kind="stable")  # rows come mostly in order: the stable sort is fastest
+    s, reach = starts[order], np.maximum.accumulate(ends[order])
+    new = np.empty(s.shape, bool)
+    new[0] = True
+    np.greater(s[1:], reach[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    last = np.empty_like(first)
+    last[:-1] = first[1:] - 1
+    last[-1] = s.size - 1
+    return s[first], reach[last]
+
+
+class UniqueBytes:
+    """Distinct bytes per program and per launch, for each (allocation, "load"/"store") pair."""
+
+    def __init__(self, n_programs: int):
+        self.n = n_programs
+        self.per_program: dict = {}  # (alloc index, kind2) -> distinct bytes per program
+        self.seen: dict = {}         # (alloc index, kind2, itemsize) -> elements lane accesses touched
+        self.runs: dict = {}         # (alloc index, kind2) -> [(starts, ends)] in bytes, each union disjoint
+
+    def add(self, pids: np.ndarray, alloc, kind2: str, parts: list):
+        """Count the accesses `parts` ([(itemsize, Runs or Lanes)]) of one group to `alloc`."""
+        per = self.per_program.get((alloc.index, kind2))
+        if per is None:
+            per = self.per_program[(alloc.index, kind2)] = np.zeros(self.n, np.int64)
+        if all(isinstance(form, Lanes) for _, form in parts):
+            self._add_lanes(pids, alloc, kind2, parts, per)
+            return
+        g = len(pids)
+        runs = [(size, form if isinstance(form, Runs) else _as_runs(form, g)) for size, form in parts]
+        sizes = {size for size, _ in runs}
+        unit = sizes.pop() if len(sizes) == 1 else 1  # several element sizes: count in bytes
+        if len(runs) == 1 and runs[0][1].disjoint:
+            r = runs[0][1]
+            pos, starts, ends = r.pos, r.starts * (runs[0][0] // unit), r.ends * (runs[0][0] // unit)
+        else:
+            pos, starts, ends = self._merge(g, alloc.nbytes // unit, unit, runs)
+        per[pids] += np.bincount(pos, weights=ends - starts, minlength=g).astype(np.int64) * unit
+        self.runs.setdefault((alloc.index, kind2), []).append((starts * unit, ends * unit))
+
+    @staticmethod
+    def _merge(g: int, span: int, unit: int, runs: list):
+        """The union of each program's runs: (positions, starts, ends), in units of `unit` bytes."""
+        pos = np.concatenate([r.pos for _, r in runs])
+        starts = np.concatenate([r.starts * (size // unit) for size, r in runs])
+        ends = np.concatenate([r.ends * (size // unit) for size, r in runs])
+        stride = span + 1  # ends reach at most span: one program's keys never touch the next one's
+        if g * stride < _KEY_LIMIT:
+            base = pos * stride
+            s, e = union(starts + base, ends + base)
+            pos = s // stride
+            return pos, s - pos * stride, e - pos * stride
+        order = np.lexsort((starts, pos))
+        pos, starts, ends = pos[order], starts[order], ends[order]
+        out = [(np.full(len(s), p), s, e) for p in np.unique(pos)
+               for s, e in [union(starts[pos == p], ends[pos == p])]]
+        return tuple(np.concatenate(column) for column in zip(*out))
+
+    def _add_lanes(self, pids, alloc, kind2, parts, per):
+        """Lane accesses only: each active lane becomes a key `position * width + (offset - the program's lowest
+        offset)`, `width` being the widest program's range of offsets, so one pass over the keys finds the
+        distinct elements of every program at once."""
+        g = len(pids)
+        sizes = {itemsize for itemsize, _ in parts}
+        if len(sizes) > 1:  # one program read the array through pointers of several element sizes: bytes
+            parts = [(1, _as_bytes(form, itemsize)) for itemsize, form in parts]
+        itemsize = parts[0][0]
+        rows_masks = [(np.broadcast_to(form.rows, (g, form.rows.shape[1])),
+                       None if form.mask is None else np.broadcast_to(form.mask, (g, form.mask.shape[1])))
+                      for _, form in parts]
+        lows, highs = [], []
+        for rows, mm in rows_masks:  # offsets are in bounds (>= 0): a row with no active lane has high -1
+            on = True if mm is None else mm
+            high = rows.max(axis=1, where=on, initial=-1).astype(np.int64)
+            low = rows.min(axis=1, where=on, initial=np.iinfo(rows.dtype).max).astype(np.int64)
+            lows.append(np.where(high < 0, _NO_LOW, low))
+            highs.append(high)
+        low, high = np.minimum.reduce(lows), np.maximum.reduce(highs)
+        busy = high >= low
+        if not busy.any():
+            return
+        width = int((high - low)[busy].max()) + 1
+        base = np.arange(g, dtype=np.int64) * width - np.where(busy, low, 0)
+        keys = []
+        for rows, mm in rows_masks:
+            shifted = rows + base[:, None]
+            keys.append(shifted.reshape(-1) if mm is None else shifted[mm])
+        keys = keys[0] if len(keys) == 1 else np.concatenate(keys)
+        first = _distinct(keys, g * width)
+        position = first // width
+        per[pids] += np.bincount(position, minlength=g) * itemsize
+        seen = self.seen.get((alloc.index, kind2, itemsize))
+        if seen is None:
+            seen = self.seen[(alloc.index, kind2, itemsize)] = np.zeros(alloc.nbytes // itemsize, bool)
+        seen[first - base[position]] = True
+
+    def total(self, alloc, kind2: str) -> int:
+        """Distinct bytes of `alloc` the launch touched."""
+        maps = [(size, seen) for (index, k, size), seen in self.seen.items() if index == alloc.index and k == kind2]
+        runs = self.runs.get((alloc.index, kind2), [])
+        if runs and not maps:
+            starts, ends = union(np.concatenate([s for s, _ in runs]), np.concatenate([e for _, e in runs]))
+            return int((ends - starts).sum())
+        if not maps:
+            return 0
+        if len(maps) == 1 and not runs:
+            size, seen = maps[0]
+            return int(np.count_nonzero(seen)) * size
+        covered = np.zeros(alloc.nbytes, bool)
+        for size, seen in maps:
+            covered[: seen.size * size] |= np.repeat(seen, size)
+        if runs:
+            starts, ends = union(np.concatenate([s for s, _ in runs]), np.concatenate([e for _, e in runs]))
+            depth = np.cumsum(np.bincount(starts, minlength=alloc.nbytes + 1)
+                              - np.bincount(ends, minlength=alloc.nbytes + 1))
+            covered |= depth[:-1] > 0
+        return int(np.count_nonzero(covered))
+
+
+def offsets_of(form, position: int) -> np.ndarray:
+    """The element offsets (int64) the program at `position` touched in an access, in any order."""
+    if isinstance(form, Lanes):
+        row = form.rows[min(position, form.rows.shape[0] - 1)]
+        if form.mask is not None:
+            row = row[form.mask[min(position, form.mask.shape[0] - 1)]]
+        return row.astype(np.int64)
+    mine = form.pos == position
+    pieces = [np.arange(s, e, dtype=np.int64) for s, e in zip(form.starts[mine].tolist(), form.ends[mine].tolist())]
+    return np.concatenate(pieces) if pieces else np.zeros(0, np.int64)
+
+
+def _distinct(keys: np.ndarray, slots: int) -> np.ndarray:
+    """The distinct values of `keys` (each in [0, slots)), in no particular order.
+
+    Up to _SCRATCH_SLOTS slots: every key writes its lane number into an uninitialised scratch array, and the
+    lanes that read their own number back are one per distinct key (whichever duplicate wrote last), with no
+    sort. Past that, a sort."""
+    if keys.size == 0:
+        return keys
+    if slots <= _SCRATCH_SLOTS and keys.size < 2**31:
+        lane = np.arange(keys.size, dtype=np.int32)
+        scratch = np.empty(slots, np.int32)
+        scratch[keys] = lane
+        return keys[scratch[keys] == lane]
+    return distinct(keys)
+
+
+def _as_bytes(form: Lanes, itemsize: int) -> Lanes:
+    """A lane access in bytes: each element offset as the offsets of its `itemsize` bytes."""
+    rows = form.rows.astype(np.int64)[:, :, None] * itemsize + np.arange(itemsize, dtype=np.int64)
+    mask = None if form.mask is None else np.repeat(form.mask, itemsize, axis=1)
+    return Lanes(rows.reshape(rows.shape[0], -1), mask)
