@@ -14,9 +14,10 @@ import numpy as np
 @dataclass(frozen=True, slots=True)
 class Tile:
     """The lanes of an access as an affine tile: lane (i, j, ...) of program g is element
-    `origins[g] + i * strides[0] + j * strides[1] + ...`, and it is active when i < counts[0][g],
-    j < counts[1][g], ... (its mask on exactly for a prefix rectangle; full counts when nothing is masked).
-    `origins` and each of `counts` are int64 arrays over the program axis (length 1 when uniform)."""
+    `origins[g] + i * strides[0] + j * strides[1] + ...`, and it is active when i < counts[0], j < counts[1],
+    ... (its mask on exactly for a prefix rectangle; full counts when nothing is masked). `origins`: int64
+    over the program axis (length 1 when uniform); each count an int, or an int64 array over the program
+    axis where programs differ."""
 
     origins: np.ndarray
     strides: tuple
@@ -76,7 +77,7 @@ def prefix_counts(parts, shape: tuple):
     nd = len(shape)
     if not nd:
         return None
-    counts = [None] * nd
+    counts = list(shape)
     for part in parts:
         part = part.reshape(part.shape[:1] + (1,) * (nd + 1 - part.ndim) + part.shape[1:])
         dims = [d for d in range(nd) if part.shape[d + 1] != 1]
@@ -91,8 +92,12 @@ def prefix_counts(parts, shape: tuple):
             count = np.count_nonzero(line, axis=1).astype(np.int64)
             if not np.array_equal(line, np.arange(shape[d]) < count[:, None]):
                 return None
-        counts[d] = count if counts[d] is None else np.minimum(counts[d], count)
-    return tuple(np.array([n], np.int64) if c is None else c for n, c in zip(shape, counts))
+        first = int(count[0])
+        if count.size == 1 or (count == first).all():
+            count = first
+        counts[d] = np.minimum(counts[d], count) if isinstance(count, np.ndarray) or isinstance(counts[d], np.ndarray) \
+            else min(counts[d], count)
+    return tuple(counts)
 
 
 def lanes(pids: np.ndarray, index: np.ndarray, mask):

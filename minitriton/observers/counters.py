@@ -89,6 +89,9 @@ def active() -> Recording | None:
 
 
 _KIND2 = {"load": "load", "store": "store", "atomic": "store"}  # atomics count as stores for unique bytes
+_ROWS = {kind: tuple(_FIELDS.index(f"{prefix}_{what}") for what in ("elements", "bytes"))
+         + (_FIELDS.index(f"masked_{kind}_lanes"),)
+         for kind, prefix in (("load", "loaded"), ("store", "stored"), ("atomic", "atomic"))}
 
 
 class LaunchCounters:
@@ -105,11 +108,11 @@ class LaunchCounters:
         self.flops = np.zeros(n_programs, np.int64)
         self.pending: list = []  # the running group's summarised events
 
-    def _arrays(self, alloc):
+    def _arrays(self, alloc) -> np.ndarray:
+        """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
         arrays = self.tensors.get(alloc.index)
         if arrays is None:
-            arrays = {f: np.zeros(self.n, np.int64) for f in _FIELDS}
-            self.tensors[alloc.index] = arrays
+            arrays = self.tensors[alloc.index] = np.zeros((len(_FIELDS), self.n), np.int64)
         return arrays
 
     def on_event(self, group, event):
@@ -119,17 +122,18 @@ class LaunchCounters:
             self.pending.append(("flops", event.per_program))
             return
         g, shape, tile = group.size, event.shape, event.tile
-        lanes = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        lanes = math.prod(shape)
         form = None if tile is None else tile_runs(tile, shape, g)
         if form is not None:
-            active = np.broadcast_to(np.multiply.reduce([np.broadcast_to(c, (g,)) for c in tile.counts]), (g,))
+            active = math.prod(tile.counts)  # an int, or a count per program
         else:
             idx, m = event.index, event.mask
             rows = (idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)).reshape(-1, lanes)
-            mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
-            mm = None if mm is None else mm.reshape(-1, lanes)
-            active = np.full(g, lanes, np.int64) if mm is None else np.broadcast_to(
-                np.count_nonzero(mm, axis=1).astype(np.int64), (g,))
+            if m is None:
+                active, mm = lanes, None
+            else:
+                mm = (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape)).reshape(-1, lanes)
+                active = np.count_nonzero(mm, axis=1)
             form = Lanes(rows, mm)
             form = lane_runs(form, shape[-1] if shape else 1, g) or form
         self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, form))
@@ -167,6 +171,8 @@ class LaunchCounters:
         self.access_log.extend(self.pending_accesses)
         self.pending_accesses = []
         pids = group.pids
+        if pids[-1] - pids[0] + 1 == len(pids):  # a run of programs: slices add in place faster
+            pids = slice(int(pids[0]), int(pids[-1]) + 1)
         touched: dict = {}
         for event in events:
             if event[0] == "flops":
@@ -174,15 +180,15 @@ class LaunchCounters:
                 continue
             kind, alloc, itemsize, active, masked, form = event
             a = self._arrays(alloc)
-            prefix = {"load": "loaded", "store": "stored", "atomic": "atomic"}[kind]
-            a[f"{prefix}_elements"][pids] += active
-            a[f"{prefix}_bytes"][pids] += active * itemsize
-            a[f"masked_{kind}_lanes"][pids] += masked
+            elements, nbytes, masked_lanes = _ROWS[kind]
+            a[elements, pids] += active  # active and masked: a count per program, or one for all
+            a[nbytes, pids] += active * itemsize
+            a[masked_lanes, pids] += masked
             touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, form))
             if self.traced:
-                self._trace(pids, alloc, kind, itemsize, form)
+                self._trace(group.pids, alloc, kind, itemsize, form)
         for (alloc, kind2), parts in touched.items():
-            self.unique.add(pids, alloc, kind2, parts)
+            self.unique.add(group.pids, alloc, kind2, parts)
 
     def _trace(self, pids, alloc, kind, itemsize, form):
         for pid, found in self.traced.items():
@@ -196,10 +202,9 @@ class LaunchCounters:
         tensors = {}
         for alloc in launch.allocations:
             arrays = self._arrays(alloc)
-            entry = {"dtype": str(alloc.dtype), "shape": list(alloc.array.shape), "per_program": {}}
-            for f in _FIELDS:
-                entry["per_program"][f] = arrays[f].tolist()
-            entry["totals"] = {f: int(arrays[f].sum()) for f in _FIELDS}
+            entry = {"dtype": str(alloc.dtype), "shape": list(alloc.array.shape),
+                     "per_program": dict(zip(_FIELDS, arrays.tolist())),
+                     "totals": dict(zip(_FIELDS, arrays.sum(axis=1).tolist()))}
             for kind2, name in (("load", "unique_loaded_bytes"), ("store", "unique_stored_bytes")):
                 per_prog = self.unique.per_program.get((alloc.index, kind2))
                 entry["per_program"][name] = [0] * self.n if per_prog is None else per_prog.tolist()

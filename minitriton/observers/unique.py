@@ -10,6 +10,7 @@ An access reaches the counters in one of two forms:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,35 +46,41 @@ class Lanes:
 def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
     """A `Tile`'s active lanes as runs along its unit-stride dim, for a group of `g` programs; None when it has
     no unit-stride dim (and more than one lane)."""
-    nd = len(shape)
-    unit = [d for d in range(nd) if tile.strides[d] == 1 and shape[d] > 1]
+    nd, strides = len(shape), tile.strides
+    unit = [d for d in range(nd) if strides[d] == 1 and shape[d] > 1]
     if not unit and any(n > 1 for n in shape):
         return None
-    origins = np.broadcast_to(tile.origins, (g,))
-    counts = [np.broadcast_to(c, (g,)) for c in tile.counts]
-    alive = np.logical_and.reduce([c > 0 for c in counts])
     c = max(unit, key=lambda d: shape[d]) if unit else None
-    run = counts[c] if c is not None else np.ones(g, np.int64)
     # the other dims that move the address; a dim of stride 0 repeats the same runs
-    others = [d for d in range(nd) if d != c and shape[d] > 1 and tile.strides[d] != 0]
-    if not others:
-        pos = np.flatnonzero(alive)
-        starts = origins[pos]
-        return Runs(pos, starts, starts + run[pos], True)
+    others = [d for d in range(nd) if d != c and shape[d] > 1 and strides[d] != 0]
+    counts = tile.counts
+    origins = tile.origins if tile.origins.shape[0] == g else np.broadcast_to(tile.origins, (g,))
+    run = 1 if c is None else counts[c]
+    injective = _injective(shape, strides)
+    if not any(isinstance(k, np.ndarray) for k in counts):  # the same rectangle in every program
+        if 0 in counts:
+            return Runs(*(np.zeros(0, np.int64),) * 3, True)
+        offsets = np.zeros(1, np.int64)
+        for d in others:  # the rectangle's rows: row offsets within the tile, first dim slowest
+            offsets = (offsets[:, None] + np.arange(counts[d], dtype=np.int64) * strides[d]).reshape(-1)
+        starts = (origins[:, None] + offsets).reshape(-1)
+        return Runs(np.repeat(np.arange(g), offsets.size), starts, starts + run, injective)
+    counts = [np.broadcast_to(k, (g,)) for k in counts]
+    alive = np.logical_and.reduce([k > 0 for k in counts])
+    run = np.broadcast_to(run, (g,))
     offsets = np.zeros((1,) * len(others), np.int64)
     on = alive.reshape((g,) + (1,) * len(others))
     for k, d in enumerate(others):
         lane = np.arange(shape[d], dtype=np.int64).reshape((1,) * k + (shape[d],) + (1,) * (len(others) - k - 1))
-        offsets = offsets + lane * tile.strides[d]
-        if (counts[d] < shape[d]).any():
-            on = on & (lane[None] < counts[d].reshape((g,) + (1,) * len(others)))
-    offsets = offsets.reshape(-1)
+        offsets = offsets + lane * strides[d]
+        on = on & (lane[None] < counts[d].reshape((g,) + (1,) * len(others)))
     on = np.broadcast_to(on, (g,) + tuple(shape[d] for d in others)).reshape(g, -1)
     pos, row = np.nonzero(on)
-    starts = origins[pos] + offsets[row]
-    return Runs(pos, starts, starts + run[pos], _injective(shape, tile.strides))
+    starts = origins[pos] + offsets.reshape(-1)[row]
+    return Runs(pos, starts, starts + run[pos], injective)
 
 
+@functools.lru_cache(maxsize=256)
 def _injective(shape: tuple, strides: tuple) -> bool:
     """Whether no two lanes of a tile share an element."""
     extent = 0
@@ -96,17 +103,23 @@ def lane_runs(form: Lanes, row_length: int, g: int) -> Runs | None:
         h = max(mask.shape[0], index.shape[0])
         index, mask = np.broadcast_to(index, (h, index.shape[1])), np.broadcast_to(mask, (h, mask.shape[1]))
     rows = index.reshape(-1, n)
-    first = rows[:, 0]
-    step = np.arange(n, dtype=np.int64)
+    first = rows[:, :1]
+    step = np.arange(n, dtype=rows.dtype)
+    expected = first + step  # (a wrap past the dtype's range matches no offset: offsets are >= 0)
     if mask is None:
-        if not np.array_equal(rows, first[:, None] + step):
+        if not np.array_equal(rows, expected):
             return None
-        count = np.full(first.shape, n, np.int64)
+        count = np.full(first.shape[0], n, np.int64)
     else:
         on = mask.reshape(-1, n)
         count = np.count_nonzero(on, axis=1)
-        if not (np.array_equal(on, step < count[:, None]) and ((rows == first[:, None] + step) | ~on).all()):
+        if not np.array_equal(on, step < count[:, None]):
             return None
+        wrong = rows != expected
+        wrong &= on
+        if wrong.any():
+            return None
+    first = first[:, 0]
     per_program = rows.shape[0] // index.shape[0]
     if index.shape[0] == 1:  # one pattern for every program of the group
         first, count = np.tile(first, g), np.tile(count, g)
