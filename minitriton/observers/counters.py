@@ -129,13 +129,13 @@ class LaunchCounters:
         else:
             idx, m = event.index, event.mask
             rows = (idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)).reshape(-1, lanes)
-            if m is None:
-                active, mm = lanes, None
+            mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
+            form = Lanes(rows, None if mm is None else mm.reshape(-1, lanes))
+            runs = lane_runs(form, shape[-1] if shape else 1, g)
+            if runs is not None:
+                form, active = runs
             else:
-                mm = (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape)).reshape(-1, lanes)
-                active = np.count_nonzero(mm, axis=1)
-            form = Lanes(rows, mm)
-            form = lane_runs(form, shape[-1] if shape else 1, g) or form
+                active = lanes if m is None else np.count_nonzero(form.mask, axis=1)
         self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, form))
         if self.accesses:
             self._keep_accesses(group, event)

@@ -19,6 +19,7 @@ from minitriton.memory.access import distinct
 
 _SCRATCH_SLOTS = 2**24  # largest programs x elements index space counted with a scatter instead of a sort
 _MIN_RUN = 8            # shortest row of a lane access worth turning into runs
+_STORED_RUNS = 64      # arrays of runs a launch keeps per tensor before it merges them
 _NO_LOW = np.iinfo(np.int64).max  # the lowest offset of a program with no active lane
 _KEY_LIMIT = 2**62      # program position x span keys must stay below this to be packed into one int64
 
@@ -91,42 +92,47 @@ def _injective(shape: tuple, strides: tuple) -> bool:
     return True
 
 
-def lane_runs(form: Lanes, row_length: int, g: int) -> Runs | None:
-    """A lane access as runs when, in every row of `row_length` lanes (the block's last axis), the active
-    lanes are a prefix of the row and hold consecutive elements; None otherwise (or when rows are too short
-    to gain anything)."""
+def lane_runs(form: Lanes, row_length: int, g: int):
+    """(runs, active lanes per program) of a lane access when, in every row of `row_length` lanes (the block's
+    last axis), the active lanes are a prefix of the row and hold consecutive elements; None otherwise (or
+    when rows are too short to gain anything)."""
     n = row_length
     if n < _MIN_RUN:
         return None
     index, mask = form.rows, form.mask
-    if mask is not None and mask.shape[0] != index.shape[0]:
-        h = max(mask.shape[0], index.shape[0])
-        index, mask = np.broadcast_to(index, (h, index.shape[1])), np.broadcast_to(mask, (h, mask.shape[1]))
+    h = index.shape[0] if mask is None else max(index.shape[0], mask.shape[0])
+    if index.shape[0] != h:
+        index = np.broadcast_to(index, (h, index.shape[1]))
     rows = index.reshape(-1, n)
     first = rows[:, :1]
-    step = np.arange(n, dtype=rows.dtype)
-    expected = first + step  # (a wrap past the dtype's range matches no offset: offsets are >= 0)
+    equal = rows == first + np.arange(n, dtype=rows.dtype)  # (a wrap past the dtype matches no offset >= 0)
     if mask is None:
-        if not np.array_equal(rows, expected):
+        if not equal.all():
             return None
-        count = np.full(first.shape[0], n, np.int64)
+        count = n
     else:
-        on = mask.reshape(-1, n)
-        count = np.count_nonzero(on, axis=1)
-        if not np.array_equal(on, step < count[:, None]):
+        on = (mask if mask.shape[0] == h else np.broadcast_to(mask, (h, mask.shape[1]))).reshape(-1, n)
+        count = on.argmin(axis=1)  # a row's first lane off: its prefix's length, if the mask is a prefix
+        count[(count == 0) & on[:, 0]] = n
+        # each row has at least `count` lanes on, so as many in all means no lane on past a prefix
+        total = int(count.sum())
+        if np.count_nonzero(on) != total:
             return None
-        wrong = rows != expected
-        wrong &= on
-        if wrong.any():
+        equal &= on
+        if np.count_nonzero(equal) != total:
             return None
-    first = first[:, 0]
-    per_program = rows.shape[0] // index.shape[0]
-    if index.shape[0] == 1:  # one pattern for every program of the group
-        first, count = np.tile(first, g), np.tile(count, g)
-    pos = np.repeat(np.arange(g), per_program)
+    per_program = rows.shape[0] // h
+    starts = first.reshape(-1).astype(np.int64)
+    if h == 1 and g > 1:  # one pattern for every program of the group
+        starts = np.tile(starts, g)
+        count = count if mask is None else np.tile(count, g)
+    pos = np.arange(g) if per_program == 1 else np.repeat(np.arange(g), per_program)
+    if mask is None:
+        return Runs(pos, starts, starts + n, per_program == 1), n * per_program
+    active = count if per_program == 1 else count.reshape(g, per_program).sum(axis=1)
     keep = count > 0
-    starts = first[keep].astype(np.int64)
-    return Runs(pos[keep], starts, starts + count[keep], per_program == 1)
+    starts = starts[keep]
+    return Runs(pos[keep], starts, starts + count[keep], per_program == 1), active
 
 
 def _as_runs(form: Lanes, g: int) -> Runs:
@@ -165,27 +171,32 @@ class UniqueBytes:
         self.n = n_programs
         self.per_program: dict = {}  # (alloc index, kind2) -> distinct bytes per program
         self.seen: dict = {}         # (alloc index, kind2, itemsize) -> elements lane accesses touched
-        self.runs: dict = {}         # (alloc index, kind2) -> [(starts, ends)] in bytes, each union disjoint
+        self.runs: dict = {}         # (alloc index, kind2) -> [(starts, ends)]: byte runs accesses touched
 
     def add(self, pids: np.ndarray, alloc, kind2: str, parts: list):
         """Count the accesses `parts` ([(itemsize, Runs or Lanes)]) of one group to `alloc`."""
-        per = self.per_program.get((alloc.index, kind2))
+        key = (alloc.index, kind2)
+        per = self.per_program.get(key)
         if per is None:
-            per = self.per_program[(alloc.index, kind2)] = np.zeros(self.n, np.int64)
-        if all(isinstance(form, Lanes) for _, form in parts):
+            per = self.per_program[key] = np.zeros(self.n, np.int64)
+        g = len(pids)
+        where = slice(int(pids[0]), int(pids[-1]) + 1) if pids[-1] - pids[0] + 1 == g else pids
+        if len(parts) == 1 and isinstance(parts[0][1], Runs) and parts[0][1].disjoint:
+            unit, r = parts[0]
+            pos, starts, ends = r.pos, r.starts, r.ends
+        elif all(isinstance(form, Lanes) for _, form in parts):
             self._add_lanes(pids, alloc, kind2, parts, per)
             return
-        g = len(pids)
-        runs = [(size, form if isinstance(form, Runs) else _as_runs(form, g)) for size, form in parts]
-        sizes = {size for size, _ in runs}
-        unit = sizes.pop() if len(sizes) == 1 else 1  # several element sizes: count in bytes
-        if len(runs) == 1 and runs[0][1].disjoint:
-            r = runs[0][1]
-            pos, starts, ends = r.pos, r.starts * (runs[0][0] // unit), r.ends * (runs[0][0] // unit)
         else:
+            runs = [(size, form if isinstance(form, Runs) else _as_runs(form, g)) for size, form in parts]
+            sizes = {size for size, _ in runs}
+            unit = sizes.pop() if len(sizes) == 1 else 1  # several element sizes: count in bytes
             pos, starts, ends = self._merge(g, alloc.nbytes // unit, unit, runs)
-        per[pids] += np.bincount(pos, weights=ends - starts, minlength=g).astype(np.int64) * unit
-        self.runs.setdefault((alloc.index, kind2), []).append((starts * unit, ends * unit))
+        per[where] += np.bincount(pos, weights=ends - starts, minlength=g).astype(np.int64) * unit
+        stored = self.runs.setdefault(key, [])
+        stored.append((starts * unit, ends * unit))
+        if len(stored) > _STORED_RUNS:  # keep the launch's runs as their union, not one array per group
+            stored[:] = [union(np.concatenate([s for s, _ in stored]), np.concatenate([e for _, e in stored]))]
 
     @staticmethod
     def _merge(g: int, span: int, unit: int, runs: list):
