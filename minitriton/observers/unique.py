@@ -149,11 +149,19 @@ def _as_runs(form: Lanes, g: int) -> Runs:
 
 
 def union(starts: np.ndarray, ends: np.ndarray):
-    """The union of half-open runs [starts, ends) as sorted, disjoint, non-touching runs (starts, ends)."""
+    """The union of half-open runs [starts, ends) (starts >= 0) as sorted, disjoint, non-touching runs."""
     if starts.size == 0:
         return starts, ends
-    order = np.argsort(starts, kind="stable")  # rows come mostly in order: the stable sort is fastest
-    s, reach = starts[order], np.maximum.accumulate(ends[order])
+    lengths = ends - starts
+    shift = int(lengths.max()).bit_length()
+    if int(starts.max()) < _KEY_LIMIT >> shift:  # sort (start, length) packed in one int64: no argsort
+        packed = np.sort((starts << shift) | lengths)
+        s = packed >> shift
+        e = s + (packed & ((1 << shift) - 1))
+    else:
+        order = np.argsort(starts)
+        s, e = starts[order], ends[order]
+    reach = np.maximum.accumulate(e)
     new = np.empty(s.shape, bool)
     new[0] = True
     np.greater(s[1:], reach[:-1], out=new[1:])
