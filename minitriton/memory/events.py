@@ -89,8 +89,9 @@ def prefix_counts(parts, shape: tuple):
         else:
             d = dims[0]
             line = part.reshape(part.shape[0], shape[d]).astype(bool, copy=False)
-            count = np.count_nonzero(line, axis=1).astype(np.int64)
-            if not np.array_equal(line, np.arange(shape[d]) < count[:, None]):
+            count = line.argmin(axis=1).astype(np.int64)  # the first lane off: the prefix's length, if the line is a prefix
+            count[(count == 0) & line[:, 0]] = shape[d]
+            if np.count_nonzero(line) != int(count.sum()):  # a lane on past the prefix
                 return None
         first = int(count[0])
         if count.size == 1 or (count == first).all():

@@ -89,9 +89,9 @@ def active() -> Recording | None:
 
 
 _KIND2 = {"load": "load", "store": "store", "atomic": "store"}  # atomics count as stores for unique bytes
-_ROWS = {kind: tuple(_FIELDS.index(f"{prefix}_{what}") for what in ("elements", "bytes"))
-         + (_FIELDS.index(f"masked_{kind}_lanes"),)
-         for kind, prefix in (("load", "loaded"), ("store", "stored"), ("atomic", "atomic"))}
+# each kind's first row in a tensor's counts: its elements, bytes and masked-off lanes are three rows in a row
+_FIRST_ROW = {"load": _FIELDS.index("loaded_elements"), "store": _FIELDS.index("stored_elements"),
+              "atomic": _FIELDS.index("atomic_elements")}
 
 
 class LaunchCounters:
@@ -174,19 +174,25 @@ class LaunchCounters:
         if pids[-1] - pids[0] + 1 == len(pids):  # a run of programs: slices add in place faster
             pids = slice(int(pids[0]), int(pids[-1]) + 1)
         touched: dict = {}
+        summed: dict = {}  # (alloc, kind) -> (active, bytes, masked lanes): ints, or counts per program
         for event in events:
             if event[0] == "flops":
                 self.flops[pids] += event[1]
                 continue
             kind, alloc, itemsize, active, masked, form = event
-            a = self._arrays(alloc)
-            elements, nbytes, masked_lanes = _ROWS[kind]
-            a[elements, pids] += active  # active and masked: a count per program, or one for all
-            a[nbytes, pids] += active * itemsize
-            a[masked_lanes, pids] += masked
+            values = (active, active * itemsize, masked)
+            before = summed.get((alloc, kind))
+            summed[(alloc, kind)] = values if before is None else tuple(b + v for b, v in zip(before, values))
             touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, form))
             if self.traced:
                 self._trace(group.pids, alloc, kind, itemsize, form)
+        for (alloc, kind), values in summed.items():
+            first = _FIRST_ROW[kind]
+            if any(isinstance(v, np.ndarray) for v in values):
+                column = np.array(np.broadcast_arrays(*values))
+            else:
+                column = np.array(values, np.int64)[:, None]
+            self._arrays(alloc)[first:first + 3, pids] += column
         for (alloc, kind2), parts in touched.items():
             self.unique.add(group.pids, alloc, kind2, parts)
 

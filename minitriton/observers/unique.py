@@ -61,6 +61,8 @@ def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
     if not any(isinstance(k, np.ndarray) for k in counts):  # the same rectangle in every program
         if 0 in counts:
             return Runs(*(np.zeros(0, np.int64),) * 3, True)
+        if not others:
+            return Runs(np.arange(g), origins.astype(np.int64), origins + run, True)
         offsets = np.zeros(1, np.int64)
         for d in others:  # the rectangle's rows: row offsets within the tile, first dim slowest
             offsets = (offsets[:, None] + np.arange(counts[d], dtype=np.int64) * strides[d]).reshape(-1)
@@ -149,8 +151,8 @@ def _as_runs(form: Lanes, g: int) -> Runs:
 
 
 def union(starts: np.ndarray, ends: np.ndarray):
-    """The union of half-open runs [starts, ends) (starts >= 0) as sorted, disjoint, non-touching runs."""
-    if starts.size == 0:
+    """The union of half-open runs [starts, ends) (starts >= 0) as sorted, disjoint runs."""
+    if starts.size < 2 or (starts[1:] >= ends[:-1]).all():  # already so (rows in order)
         return starts, ends
     lengths = ends - starts
     shift = int(lengths.max()).bit_length()
