@@ -212,20 +212,22 @@ def _emit(group, kind, alloc, elem, index, raw, m, shape):
 
 def _emit_tile(group, kind, ptr, mask, shape, elem):
     """The event of an access the tile shortcut performs: its tile form when the mask is on for a prefix
-    rectangle, and the same lanes the general path would report, built if an observer asks for them."""
+    rectangle, and the same lanes the general path would report, each built when an observer asks."""
     if group.observers:
-        def built():
+        def lanes():
             idx, m = _lanes(group, ptr, mask, shape)
             # masked-off lanes may point outside the array (a lane-prefix tile): report them as offset 0
             return idx if m is None else np.where(m, idx, 0), idx, m
 
-        if mask is None or (mask.all_true() if isinstance(mask, outer) else mask.data.all()):
-            counts = prefix_counts((), shape)
-        else:
-            counts = prefix_counts(mask.parts if isinstance(mask, outer) else (mask.data,), shape)
-        origins, strides = ptr.tile()
-        tile = None if counts is None else Tile(origins.astype(np.int64, copy=False), strides, counts)
-        group.emit(Access(kind, ptr.alloc, elem, shape, built, tile))
+        def tile():
+            if mask is None or (mask.all_true() if isinstance(mask, outer) else mask.data.all()):
+                counts = prefix_counts((), shape)
+            else:
+                counts = prefix_counts(mask.parts if isinstance(mask, outer) else (mask.data,), shape)
+            origins, strides = ptr.tile()
+            return None if counts is None else Tile(origins.astype(np.int64, copy=False), strides, counts)
+
+        group.emit(Access(kind, ptr.alloc, elem, shape, lanes, tile))
 
 
 def _lane_prefix(mask, shape):

@@ -31,24 +31,30 @@ class Access:
     (programs,) + shape; lanes where `mask` is off hold any in-range value (0 after bounds checks).
     `raw`: the offsets as the kernel computed them, masked-off lanes included (they may lie outside).
     `mask`: the lanes that touch memory, or None when all do.
-    `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None;
-    an op that gives a tile builds `index`, `raw` and `mask` only when an observer reads them.
+    `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None.
+    Either form may be given as a function that builds it, called when an observer first reads it.
     """
 
-    __slots__ = ("kind", "alloc", "elem", "shape", "tile", "_lanes")
+    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes")
 
-    def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile: Tile | None = None):
+    def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile=None):
         self.kind = kind      # "load", "store" or "atomic"
         self.alloc = alloc    # memory.allocation.Allocation
         self.elem = elem      # the pointer's element type (semantics.dtypes.dtype)
         self.shape = shape
-        self.tile = tile
+        self._tile = tile     # a Tile, None, or a function returning one of them
         self._lanes = lanes   # (index, raw, mask), or a function that builds them
 
     def _built(self) -> tuple:
         if callable(self._lanes):
             self._lanes = self._lanes()
         return self._lanes
+
+    @property
+    def tile(self) -> Tile | None:
+        if callable(self._tile):
+            self._tile = self._tile()
+        return self._tile
 
     @property
     def index(self) -> np.ndarray:
