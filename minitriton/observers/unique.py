@@ -27,12 +27,14 @@ _KEY_LIMIT = 2**62      # program position x span keys must stay below this to b
 @dataclass(frozen=True, slots=True)
 class Runs:
     """Runs of consecutive elements: program positions in the group, element offsets [starts, ends);
-    `disjoint`: no two runs of one program overlap."""
+    `disjoint`: no two runs of one program overlap; `per_program`: every program has that many runs, listed
+    program after program (0: not so)."""
 
     pos: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     disjoint: bool
+    per_program: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +63,18 @@ def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
     if not any(isinstance(k, np.ndarray) for k in counts):  # the same rectangle in every program
         if 0 in counts:
             return Runs(*(np.zeros(0, np.int64),) * 3, True)
-        if not others:
-            return Runs(np.arange(g), origins.astype(np.int64), origins + run, True)
+        rows = [d for d in others]
+        for d in sorted(others, key=lambda d: strides[d]):
+            if strides[d] == run:  # each row starts where the one before ends: one longer run
+                run *= counts[d]
+                rows.remove(d)
+        if not rows:
+            return Runs(np.arange(g), origins.astype(np.int64), origins + run, injective, 1)
         offsets = np.zeros(1, np.int64)
-        for d in others:  # the rectangle's rows: row offsets within the tile, first dim slowest
+        for d in rows:  # the rectangle's rows: row offsets within the tile, first dim slowest
             offsets = (offsets[:, None] + np.arange(counts[d], dtype=np.int64) * strides[d]).reshape(-1)
         starts = (origins[:, None] + offsets).reshape(-1)
-        return Runs(np.repeat(np.arange(g), offsets.size), starts, starts + run, injective)
+        return Runs(np.repeat(np.arange(g), offsets.size), starts, starts + run, injective, offsets.size)
     counts = [np.broadcast_to(k, (g,)) for k in counts]
     alive = np.logical_and.reduce([k > 0 for k in counts])
     run = np.broadcast_to(run, (g,))
@@ -130,11 +137,27 @@ def lane_runs(form: Lanes, row_length: int, g: int):
         count = count if mask is None else np.tile(count, g)
     pos = np.arange(g) if per_program == 1 else np.repeat(np.arange(g), per_program)
     if mask is None:
-        return Runs(pos, starts, starts + n, per_program == 1), n * per_program
+        return Runs(pos, starts, starts + n, per_program == 1, per_program), n * per_program
     active = count if per_program == 1 else count.reshape(g, per_program).sum(axis=1)
     keep = count > 0
+    if keep.all():
+        return Runs(pos, starts, starts + count, per_program == 1, per_program), active
     starts = starts[keep]
     return Runs(pos[keep], starts, starts + count[keep], per_program == 1), active
+
+
+def _coalesced(parts: list) -> list:
+    """[(itemsize, Runs)] with each access whose runs continue the previous one's, program by program and
+    run by run (a loop stepping a tile along its rows: `ptr += BLOCK_K`), joined to it."""
+    out = parts[:1]
+    for size, r in parts[1:]:
+        last_size, last = out[-1]
+        if (size == last_size and r.per_program and r.per_program == last.per_program
+                and np.array_equal(r.starts, last.ends)):
+            out[-1] = (size, Runs(last.pos, last.starts, r.ends, False, r.per_program))
+        else:
+            out.append((size, r))
+    return out
 
 
 def _as_runs(form: Lanes, g: int) -> Runs:
@@ -198,7 +221,7 @@ class UniqueBytes:
             self._add_lanes(pids, alloc, kind2, parts, per)
             return
         else:
-            runs = [(size, form if isinstance(form, Runs) else _as_runs(form, g)) for size, form in parts]
+            runs = _coalesced([(size, form if isinstance(form, Runs) else _as_runs(form, g)) for size, form in parts])
             sizes = {size for size, _ in runs}
             unit = sizes.pop() if len(sizes) == 1 else 1  # several element sizes: count in bytes
             pos, starts, ends = self._merge(g, alloc.nbytes // unit, unit, runs)
@@ -211,9 +234,15 @@ class UniqueBytes:
     @staticmethod
     def _merge(g: int, span: int, unit: int, runs: list):
         """The union of each program's runs: (positions, starts, ends), in units of `unit` bytes."""
-        pos = np.concatenate([r.pos for _, r in runs])
-        starts = np.concatenate([r.starts * (size // unit) for size, r in runs])
-        ends = np.concatenate([r.ends * (size // unit) for size, r in runs])
+        if all(r.per_program for _, r in runs):  # program after program: rows often come sorted then
+            starts = np.concatenate([(r.starts * (size // unit)).reshape(g, -1) for size, r in runs], axis=1)
+            ends = np.concatenate([(r.ends * (size // unit)).reshape(g, -1) for size, r in runs], axis=1)
+            pos = np.repeat(np.arange(g), starts.shape[1])
+            starts, ends = starts.reshape(-1), ends.reshape(-1)
+        else:
+            pos = np.concatenate([r.pos for _, r in runs])
+            starts = np.concatenate([r.starts * (size // unit) for size, r in runs])
+            ends = np.concatenate([r.ends * (size // unit) for size, r in runs])
         stride = span + 1  # ends reach at most span: one program's keys never touch the next one's
         if g * stride < _KEY_LIMIT:
             base = pos * stride
