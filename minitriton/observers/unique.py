@@ -69,12 +69,12 @@ def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
                 run *= counts[d]
                 rows.remove(d)
         if not rows:
-            return Runs(np.arange(g), origins.astype(np.int64), origins + run, injective, 1)
+            return Runs(_positions(g, 1), origins.astype(np.int64), origins + run, injective, 1)
         offsets = np.zeros(1, np.int64)
         for d in rows:  # the rectangle's rows: row offsets within the tile, first dim slowest
             offsets = (offsets[:, None] + np.arange(counts[d], dtype=np.int64) * strides[d]).reshape(-1)
         starts = (origins[:, None] + offsets).reshape(-1)
-        return Runs(np.repeat(np.arange(g), offsets.size), starts, starts + run, injective, offsets.size)
+        return Runs(_positions(g, offsets.size), starts, starts + run, injective, offsets.size)
     counts = [np.broadcast_to(k, (g,)) for k in counts]
     alive = np.logical_and.reduce([k > 0 for k in counts])
     run = np.broadcast_to(run, (g,))
@@ -88,6 +88,14 @@ def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
     pos, row = np.nonzero(on)
     starts = origins[pos] + offsets.reshape(-1)[row]
     return Runs(pos, starts, starts + run[pos], injective)
+
+
+@functools.lru_cache(maxsize=64)
+def _positions(g: int, per_program: int) -> np.ndarray:
+    """0, ..., 0, 1, ..., g - 1: each program's position `per_program` times (shared: never written)."""
+    positions = np.repeat(np.arange(g), per_program)
+    positions.flags.writeable = False
+    return positions
 
 
 @functools.lru_cache(maxsize=256)
@@ -135,7 +143,7 @@ def lane_runs(form: Lanes, row_length: int, g: int):
     if h == 1 and g > 1:  # one pattern for every program of the group
         starts = np.tile(starts, g)
         count = count if mask is None else np.tile(count, g)
-    pos = np.arange(g) if per_program == 1 else np.repeat(np.arange(g), per_program)
+    pos = _positions(g, per_program)
     if mask is None:
         return Runs(pos, starts, starts + n, per_program == 1, per_program), n * per_program
     active = count if per_program == 1 else count.reshape(g, per_program).sum(axis=1)
@@ -237,7 +245,7 @@ class UniqueBytes:
         if all(r.per_program for _, r in runs):  # program after program: rows often come sorted then
             starts = np.concatenate([(r.starts * (size // unit)).reshape(g, -1) for size, r in runs], axis=1)
             ends = np.concatenate([(r.ends * (size // unit)).reshape(g, -1) for size, r in runs], axis=1)
-            pos = np.repeat(np.arange(g), starts.shape[1])
+            pos = _positions(g, starts.shape[1])
             starts, ends = starts.reshape(-1), ends.reshape(-1)
         else:
             pos = np.concatenate([r.pos for _, r in runs])
