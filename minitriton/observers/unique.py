@@ -212,7 +212,7 @@ class UniqueBytes:
         self.n = n_programs
         self.per_program: dict = {}  # (alloc index, kind2) -> distinct bytes per program
         self.seen: dict = {}         # (alloc index, kind2, itemsize) -> elements lane accesses touched
-        self.runs: dict = {}         # (alloc index, kind2) -> [(starts, ends)]: byte runs accesses touched
+        self.runs: dict = {}         # (alloc index, kind2) -> [(starts, ends, unit)]: runs accesses touched
 
     def add(self, pids: np.ndarray, alloc, kind2: str, parts: list):
         """Count the accesses `parts` ([(itemsize, Runs or Lanes)]) of one group to `alloc`."""
@@ -233,11 +233,14 @@ class UniqueBytes:
             sizes = {size for size, _ in runs}
             unit = sizes.pop() if len(sizes) == 1 else 1  # several element sizes: count in bytes
             pos, starts, ends = self._merge(g, alloc.nbytes // unit, unit, runs)
-        per[where] += np.bincount(pos, weights=ends - starts, minlength=g).astype(np.int64) * unit
+        if pos.size == g and pos is _positions(g, 1):  # one run per program
+            per[where] += (ends - starts) * unit
+        else:
+            per[where] += np.bincount(pos, weights=ends - starts, minlength=g).astype(np.int64) * unit
         stored = self.runs.setdefault(key, [])
-        stored.append((starts * unit, ends * unit))
+        stored.append((starts, ends, unit))
         if len(stored) > _STORED_RUNS:  # keep the launch's runs as their union, not one array per group
-            stored[:] = [union(np.concatenate([s for s, _ in stored]), np.concatenate([e for _, e in stored]))]
+            stored[:] = [(*_union_bytes(stored), 1)]
 
     @staticmethod
     def _merge(g: int, span: int, unit: int, runs: list):
@@ -306,7 +309,7 @@ class UniqueBytes:
         maps = [(size, seen) for (index, k, size), seen in self.seen.items() if index == alloc.index and k == kind2]
         runs = self.runs.get((alloc.index, kind2), [])
         if runs and not maps:
-            starts, ends = union(np.concatenate([s for s, _ in runs]), np.concatenate([e for _, e in runs]))
+            starts, ends = _union_bytes(runs)
             return int((ends - starts).sum())
         if not maps:
             return 0
@@ -317,11 +320,16 @@ class UniqueBytes:
         for size, seen in maps:
             covered[: seen.size * size] |= np.repeat(seen, size)
         if runs:
-            starts, ends = union(np.concatenate([s for s, _ in runs]), np.concatenate([e for _, e in runs]))
+            starts, ends = _union_bytes(runs)
             depth = np.cumsum(np.bincount(starts, minlength=alloc.nbytes + 1)
                               - np.bincount(ends, minlength=alloc.nbytes + 1))
             covered |= depth[:-1] > 0
         return int(np.count_nonzero(covered))
+
+
+def _union_bytes(runs: list):
+    """The union of [(starts, ends, unit)] runs in units of `unit` bytes, in bytes."""
+    return union(np.concatenate([s * unit for s, _, unit in runs]), np.concatenate([e * unit for _, e, unit in runs]))
 
 
 def offsets_of(form, position: int) -> np.ndarray:
