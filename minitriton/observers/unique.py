@@ -93,7 +93,7 @@ def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
 @functools.lru_cache(maxsize=64)
 def _positions(g: int, per_program: int) -> np.ndarray:
     """0, ..., 0, 1, ..., g - 1: each program's position `per_program` times (shared: never written)."""
-    positions = np.repeat(np.arange(g), per_program)
+    positions = np.repeat(np.arange(g, dtype=np.int64), per_program)
     positions.flags.writeable = False
     return positions
 
@@ -256,7 +256,7 @@ class UniqueBytes:
             ends = np.concatenate([r.ends * (size // unit) for size, r in runs])
         stride = span + 1  # ends reach at most span: one program's keys never touch the next one's
         if g * stride < _KEY_LIMIT:
-            base = pos * stride
+            base = pos.astype(np.int64) * stride  # (np.intp is 32 bits on wasm32)
             s, e = union(starts + base, ends + base)
             pos = s // stride
             return pos, s - pos * stride, e - pos * stride
