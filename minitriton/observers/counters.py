@@ -107,6 +107,7 @@ class LaunchCounters:
         self.unique = UniqueBytes(n_programs)
         self.flops = np.zeros(n_programs, np.int64)
         self.pending: list = []  # the running group's summarised events
+        self.last_lanes = None   # (index, mask, form, active) of the group's latest access in lane form
 
     def _arrays(self, alloc) -> np.ndarray:
         """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
@@ -128,14 +129,21 @@ class LaunchCounters:
             active = math.prod(tile.counts)  # an int, or a count per program
         else:
             idx, m = event.index, event.mask
-            rows = (idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)).reshape(-1, lanes)
-            mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
-            form = Lanes(rows, None if mm is None else mm.reshape(-1, lanes))
-            runs = lane_runs(form, shape[-1] if shape else 1, g)
-            if runs is not None:
-                form, active = runs
+            last = self.last_lanes
+            # several tensors read or written at the same offsets under the same mask (x, y and out of a
+            # vector add): one comparison instead of summarising the lanes again
+            if last is not None and _same(last[0], idx) and (last[1] is m or _same(last[1], m)):
+                form, active = last[2], last[3]
             else:
-                active = lanes if m is None else np.count_nonzero(form.mask, axis=1)
+                rows = idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)
+                mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
+                form = Lanes(rows.reshape(-1, lanes), None if mm is None else mm.reshape(-1, lanes))
+                runs = lane_runs(form, shape[-1] if shape else 1, g)
+                if runs is not None:
+                    form, active = runs
+                else:
+                    active = lanes if m is None else np.count_nonzero(form.mask, axis=1)
+                self.last_lanes = (idx, m, form, active)
         self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, form))
         if self.accesses:
             self._keep_accesses(group, event)
@@ -163,11 +171,13 @@ class LaunchCounters:
     def discard(self, group):
         """The group's pass is undone: forget its events."""
         self.pending = []
+        self.last_lanes = None
         self.pending_accesses = []
 
     def commit(self, group):
         """The group's pass finished: add its events to the launch's counts."""
         events, self.pending = self.pending, []
+        self.last_lanes = None
         self.access_log.extend(self.pending_accesses)
         self.pending_accesses = []
         pids = group.pids
@@ -244,6 +254,11 @@ class LaunchCounters:
             record["values"] = {alloc.name: _values(alloc) for alloc in launch.allocations
                                 if alloc.array.size <= MAX_VALUES}
         return record
+
+
+def _same(a, b) -> bool:
+    """Whether two arrays (or None) hold the same values in the same shape."""
+    return a is not None and b is not None and a.shape == b.shape and np.array_equal(a, b)
 
 
 def _values(alloc) -> list:
