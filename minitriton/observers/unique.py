@@ -139,13 +139,18 @@ def lane_runs(form: Lanes, row_length: int, g: int):
         if np.count_nonzero(equal) != total:
             return None
     per_program = rows.shape[0] // h
+    if mask is None or total == count.size * n:  # every row wholly on
+        lines, run = first.reshape(h, per_program), n
+        if per_program > 1 and (lines[:, 1:] - lines[:, :-1] == n).all():  # rows end to end: one run
+            lines, run, per_program = lines[:, :1], n * per_program, 1
+        starts = lines.reshape(-1).astype(np.int64)
+        if h == 1 and g > 1:  # one pattern for every program of the group
+            starts = np.tile(starts, g)
+        return Runs(_positions(g, per_program), starts, starts + run, per_program == 1, per_program), run * per_program
     starts = first.reshape(-1).astype(np.int64)
-    if h == 1 and g > 1:  # one pattern for every program of the group
-        starts = np.tile(starts, g)
-        count = count if mask is None else np.tile(count, g)
+    if h == 1 and g > 1:
+        starts, count = np.tile(starts, g), np.tile(count, g)
     pos = _positions(g, per_program)
-    if mask is None:
-        return Runs(pos, starts, starts + n, per_program == 1, per_program), n * per_program
     active = count if per_program == 1 else count.reshape(g, per_program).sum(axis=1)
     keep = count > 0
     if keep.all():

@@ -69,6 +69,8 @@ def lane_rows(draw):
     h = draw(st.sampled_from([1, g]))
     per, n = draw(st.integers(1, 3)), draw(st.sampled_from([8, 16]))
     firsts = np.array(draw(st.lists(st.integers(0, 60), min_size=h * per, max_size=h * per)), np.int64)
+    if draw(st.booleans()):  # each program's rows end to end
+        firsts = (firsts.reshape(h, per)[:, :1] + np.arange(per) * n).reshape(-1)
     rows = (firsts[:, None] + np.arange(n)).reshape(h, per * n)
     mask = None
     if draw(st.booleans()):
