@@ -107,7 +107,7 @@ class LaunchCounters:
         self.unique = UniqueBytes(n_programs)
         self.flops = np.zeros(n_programs, np.int64)
         self.pending: list = []  # the running group's summarised events
-        self.last_lanes = None   # (index, mask, form, active) of the group's latest access in lane form
+        self.last_lanes = None   # (index, mask, shape, form, active) of the group's latest lane access
 
     def _arrays(self, alloc) -> np.ndarray:
         """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
@@ -132,8 +132,8 @@ class LaunchCounters:
             last = self.last_lanes
             # several tensors read or written at the same offsets under the same mask (x, y and out of a
             # vector add): one comparison instead of summarising the lanes again
-            if last is not None and _same(last[0], idx) and (last[1] is m or _same(last[1], m)):
-                form, active = last[2], last[3]
+            if last is not None and last[2] == shape and _same(last[0], idx) and (last[1] is m or _same(last[1], m)):
+                form, active = last[3], last[4]
             else:
                 rows = idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)
                 mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
@@ -143,7 +143,7 @@ class LaunchCounters:
                     form, active = runs
                 else:
                     active = lanes if m is None else np.count_nonzero(form.mask, axis=1)
-                self.last_lanes = (idx, m, form, active)
+                self.last_lanes = (idx, m, shape, form, active)
         self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, form))
         if self.accesses:
             self._keep_accesses(group, event)

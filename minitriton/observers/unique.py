@@ -63,7 +63,7 @@ def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
     if not any(isinstance(k, np.ndarray) for k in counts):  # the same rectangle in every program
         if 0 in counts:
             return Runs(*(np.zeros(0, np.int64),) * 3, True)
-        rows = [d for d in others]
+        rows = list(others)
         for d in sorted(others, key=lambda d: strides[d]):
             if strides[d] == run:  # each row starts where the one before ends: one longer run
                 run *= counts[d]
