@@ -14,7 +14,7 @@ import numpy as np
 
 from minitriton.memory.access import distinct
 from minitriton.memory.events import Flops
-from minitriton.observers.unique import Lanes, UniqueBytes, lane_runs, offsets_of, tile_runs
+from minitriton.observers.unique import Lanes, TileChain, UniqueBytes, has_runs, lane_runs, offsets_of, tile_runs
 from minitriton.semantics.numerics import bf16_bits_to_f32
 from minitriton.values.programs import kernel_line
 
@@ -89,6 +89,7 @@ def active() -> Recording | None:
 
 
 _KIND2 = {"load": "load", "store": "store", "atomic": "store"}  # atomics count as stores for unique bytes
+_JOINED = "joined"  # the unique-bytes form of an access that a TileChain holds
 # each kind's first row in a tensor's counts: its elements, bytes and masked-off lanes are three rows in a row
 _FIRST_ROW = {"load": _FIELDS.index("loaded_elements"), "store": _FIELDS.index("stored_elements"),
               "atomic": _FIELDS.index("atomic_elements")}
@@ -108,6 +109,7 @@ class LaunchCounters:
         self.flops = np.zeros(n_programs, np.int64)
         self.pending: list = []  # the running group's summarised events
         self.last_lanes = None   # (index, mask, shape, form, active) of the group's latest lane access
+        self.chains: dict = {}   # (alloc, kind2, itemsize) -> the group's latest TileChain there
 
     def _arrays(self, alloc) -> np.ndarray:
         """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
@@ -124,7 +126,17 @@ class LaunchCounters:
             return
         g, shape, tile = group.size, event.shape, event.tile
         lanes = math.prod(shape)
-        form = None if tile is None else tile_runs(tile, shape, g)
+        form = None
+        if tile is not None and not any(isinstance(c, np.ndarray) for c in tile.counts) and has_runs(tile, shape):
+            # the same rectangle in every program: joined to the previous access's tile when it continues it
+            key = (event.alloc, _KIND2[event.kind], event.elem.itemsize)
+            chain = self.chains.get(key)
+            if chain is not None and chain.join(tile, shape):
+                form = _JOINED
+            else:
+                form = self.chains[key] = TileChain(tile, shape)
+        elif tile is not None:
+            form = tile_runs(tile, shape, g)
         if form is not None:
             active = math.prod(tile.counts)  # an int, or a count per program
         else:
@@ -172,12 +184,14 @@ class LaunchCounters:
         """The group's pass is undone: forget its events."""
         self.pending = []
         self.last_lanes = None
+        self.chains = {}
         self.pending_accesses = []
 
     def commit(self, group):
         """The group's pass finished: add its events to the launch's counts."""
         events, self.pending = self.pending, []
         self.last_lanes = None
+        self.chains = {}
         self.access_log.extend(self.pending_accesses)
         self.pending_accesses = []
         pids = group.pids
@@ -193,6 +207,10 @@ class LaunchCounters:
             values = (active, active * itemsize, masked)
             before = summed.get((alloc, kind))
             summed[(alloc, kind)] = values if before is None else tuple(b + v for b, v in zip(before, values))
+            if form is _JOINED:  # counted with the tile chain it continues
+                continue
+            if isinstance(form, TileChain):
+                form = form.runs(len(group.pids))
             touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, form))
             if self.traced:
                 self._trace(group.pids, alloc, kind, itemsize, form)

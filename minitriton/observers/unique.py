@@ -46,13 +46,57 @@ class Lanes:
     mask: np.ndarray | None
 
 
+def has_runs(tile, shape: tuple) -> bool:
+    """Whether `tile_runs` gives runs for this tile: it has a unit-stride dim, or a single lane."""
+    return any(s == 1 and n > 1 for n, s in zip(shape, tile.strides)) or all(n == 1 for n in shape)
+
+
+class TileChain:
+    """Accesses to one tensor through one tile stepped end to end along one of its dims (a loop's
+    `ptr += BLOCK_K`), held as that one longer tile; every program has the same rectangle (int counts)."""
+
+    __slots__ = ("tile", "shape", "dim", "steps")
+
+    def __init__(self, tile, shape: tuple):
+        self.tile, self.shape, self.dim, self.steps = tile, shape, None, 1
+
+    def join(self, tile, shape: tuple) -> bool:
+        """Take in the next access `tile` when it continues the chain end to end; False when it does not."""
+        first = self.tile
+        if shape != self.shape or tile.strides != first.strides or tile.counts != first.counts:
+            return False
+        delta = tile.origins - first.origins
+        step = int(delta.reshape(-1)[0])
+        if self.dim is None:  # the second access: along which dim the tile moves
+            dims = [d for d, (n, s) in enumerate(zip(tile.counts, tile.strides)) if n * s == step and step > 0]
+            if not dims:
+                return False
+            dim = dims[0]
+        else:
+            dim = self.dim
+        if step != self.steps * tile.counts[dim] * tile.strides[dim] or (delta != step).any():
+            return False
+        self.dim, self.steps = dim, self.steps + 1
+        return True
+
+    def runs(self, g: int) -> Runs:
+        """The chain's runs, as of one tile `steps` times as long along its dim."""
+        tile, shape = self.tile, self.shape
+        if self.steps > 1:
+            d = self.dim
+            counts = tile.counts[:d] + (tile.counts[d] * self.steps,) + tile.counts[d + 1:]
+            shape = shape[:d] + (shape[d] * self.steps,) + shape[d + 1:]
+            tile = type(tile)(tile.origins, tile.strides, counts)
+        return tile_runs(tile, shape, g)
+
+
 def tile_runs(tile, shape: tuple, g: int) -> Runs | None:
     """A `Tile`'s active lanes as runs along its unit-stride dim, for a group of `g` programs; None when it has
     no unit-stride dim (and more than one lane)."""
+    if not has_runs(tile, shape):
+        return None
     nd, strides = len(shape), tile.strides
     unit = [d for d in range(nd) if strides[d] == 1 and shape[d] > 1]
-    if not unit and any(n > 1 for n in shape):
-        return None
     c = max(unit, key=lambda d: shape[d]) if unit else None
     # the other dims that move the address; a dim of stride 0 repeats the same runs
     others = [d for d in range(nd) if d != c and shape[d] > 1 and strides[d] != 0]

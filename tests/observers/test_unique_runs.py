@@ -12,7 +12,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton.memory.events import Tile
 from minitriton.observers import counters
-from minitriton.observers.unique import Lanes, lane_runs, tile_runs
+from minitriton.observers.unique import Lanes, TileChain, lane_runs, tile_runs
 
 
 def covered(runs, g):
@@ -105,9 +105,10 @@ def test_lane_runs_cover_exactly_the_active_lanes(case):
 
 
 @triton.jit
-def tiles_kernel(x_ptr, y_ptr, idx_ptr, step, o0, o1, s_r, s_c, rows_lim, drop, cols_lim,
+def tiles_kernel(x_ptr, y_ptr, idx_ptr, step, o0, o1, s_r, s_c, rows_lim, drop, cols_lim, jump,
                  R: tl.constexpr, C: tl.constexpr, TILED: tl.constexpr, PREFIX: tl.constexpr,
-                 GATHER: tl.constexpr, BYTES: tl.constexpr):
+                 GATHER: tl.constexpr, BYTES: tl.constexpr, STEPS: tl.constexpr, SKIP: tl.constexpr,
+                 VARY: tl.constexpr):
     pid = tl.program_id(0)
     r = tl.arange(0, R)
     c = tl.arange(0, C)
@@ -128,8 +129,15 @@ def tiles_kernel(x_ptr, y_ptr, idx_ptr, step, o0, o1, s_r, s_c, rows_lim, drop, 
         byte_ptrs = x_bytes + ((pid * step + o1) * 4 + lanes)
         y_ptrs = y_ptr + (pid * step + o0 + lanes)
     a = tl.load(a_ptrs, mask=mask, other=0)
+    total = tl.sum(tl.sum(a, axis=1), axis=0)
+    stepped = a_ptrs
+    for k in range(1, STEPS):  # a loop stepping the tile: `ptr += jump`
+        if SKIP and k == STEPS - 1:  # the last step goes twice as far
+            stepped += jump
+        stepped += jump * (1 + pid * VARY)  # VARY: each program steps by its own amount
+        total += tl.sum(tl.sum(tl.load(stepped, mask=mask, other=0), axis=1), axis=0)
     b = tl.load(b_ptrs, mask=mask, other=0)
-    total = tl.sum(tl.sum(a + b, axis=1), axis=0)
+    total += tl.sum(tl.sum(b, axis=1), axis=0)
     if GATHER:
         total += tl.sum(tl.load(x_ptr + tl.load(idx_ptr + (pid * R + r))), axis=0)
     if BYTES:
@@ -146,6 +154,8 @@ def launches(draw):
                 s_r=draw(st.sampled_from([0, 1, 3, 8, 20])), s_c=draw(st.sampled_from([0, 1, 1, 2])),
                 rows_lim=draw(ints(-1, R + 1)), drop=draw(ints(0, 1)), cols_lim=draw(ints(0, C + 1)), R=R, C=C,
                 PREFIX=draw(st.booleans()), GATHER=draw(st.booleans()), BYTES=draw(st.booleans()),
+                STEPS=draw(st.sampled_from([1, 3, 4])), jump=draw(st.sampled_from(["row", "column", 0, 1, 5])),
+                SKIP=draw(st.booleans()), VARY=draw(st.booleans()),
                 group_size=draw(st.sampled_from([None, 1, 2])), seed=draw(ints(0, 2**16)))
 
 
@@ -162,6 +172,10 @@ def reference(p):
             mask = (r % 2 == pid % 2) & (c < p["cols_lim"])
         lanes = r * p["s_r"] + c * p["s_c"]
         loads = [(pid * p["step"] + p["o0"] + lanes, mask, 4), (pid * p["step"] + p["o1"] + lanes, mask, 4)]
+        moved = 0
+        for k in range(1, p["STEPS"]):
+            moved += p["jump"] * ((p["SKIP"] and k == p["STEPS"] - 1) + 1 + pid * p["VARY"])
+            loads.append((pid * p["step"] + p["o0"] + moved + lanes, mask, 4))
         if p["GATHER"]:
             loads.append((p["idx"][pid * R: pid * R + R], np.ones(R, bool), 4))
         if p["BYTES"]:
@@ -181,31 +195,51 @@ def reference(p):
     return out
 
 
+def extent(p) -> int:
+    """The largest element offset the launch computes."""
+    steps = (p["STEPS"] - 1 + p["SKIP"]) * (1 + (p["programs"] - 1) * p["VARY"])
+    return ((p["programs"] - 1) * p["step"] + max(p["o0"], p["o1"]) + steps * p["jump"]
+            + (p["R"] - 1) * p["s_r"] + (p["C"] - 1) * p["s_c"])
+
+
 def counts(p, tiled):
     R, C = p["R"], p["C"]
-    size = (p["programs"] - 1) * p["step"] + max(p["o0"], p["o1"]) + (R - 1) * p["s_r"] + (C - 1) * p["s_c"] + 1
+    size = extent(p) + 1
     x = np.arange(size + 1, dtype=np.int32)
     y = np.zeros(max(size, p["programs"]) + 1, np.int32)
     with minitriton.set_options(group_size=p["group_size"]), minitriton.record() as rec:
         tiles_kernel[(p["programs"],)](x, y, p["idx"], p["step"], p["o0"], p["o1"], p["s_r"], p["s_c"],
-                                       p["rows_lim"], p["drop"], p["cols_lim"], R=R, C=C, TILED=tiled,
-                                       PREFIX=p["PREFIX"], GATHER=p["GATHER"], BYTES=p["BYTES"])
+                                       p["rows_lim"], p["drop"], p["cols_lim"], p["jump"], R=R, C=C, TILED=tiled,
+                                       PREFIX=p["PREFIX"], GATHER=p["GATHER"], BYTES=p["BYTES"], STEPS=p["STEPS"],
+                                       SKIP=p["SKIP"], VARY=p["VARY"])
     return rec.last["tensors"]
 
 
-def check_launch(p) -> int:
+def check_launch(p) -> tuple:
     """Count `p`'s launch through tiles and through lanes, compare both with the reference; the number of
-    accesses the tiled launch gave in tile form."""
+    accesses the tiled launch gave in tile form, and how many of them continued a chain of tiles."""
     rng = np.random.default_rng(p["seed"])
-    size = (p["programs"] - 1) * p["step"] + max(p["o0"], p["o1"]) + (p["R"] - 1) * p["s_r"] + (p["C"] - 1) * p["s_c"]
-    p["idx"] = rng.integers(0, size + 1, p["programs"] * p["R"]).astype(np.int32)
+    if p["jump"] in ("row", "column"):  # the tile's next rows or next columns: end to end
+        rows, cols = max(0, min(p["R"], p["rows_lim"])), max(0, min(p["C"], p["cols_lim"]))
+        p["jump"] = rows * p["s_r"] if p["jump"] == "row" else cols * p["s_c"]
+    p["idx"] = rng.integers(0, extent(p) + 1, p["programs"] * p["R"]).astype(np.int32)
     ref = reference(p)
-    calls = []
-    real = counters.tile_runs
-    counters.tile_runs = lambda *a: calls.append(1) or real(*a)
+    tiles, joined = [], []
+    on_event, join = counters.LaunchCounters.on_event, TileChain.join
+
+    def spy_event(self, group, event):
+        tiles.append(getattr(event, "tile", None) is not None)
+        return on_event(self, group, event)
+
+    def spy_join(self, tile, shape):
+        joined.append(join(self, tile, shape))
+        return joined[-1]
+
+    counters.LaunchCounters.on_event, TileChain.join = spy_event, spy_join
     try:
         for tiled in (True, False):
-            calls.clear()
+            tiles.clear()
+            joined.clear()
             tensors = counts(p, tiled)
             x, y = tensors["x_ptr"]["per_program"], tensors["y_ptr"]["per_program"]
             assert x["loaded_elements"] == ref["x"]["elements"]
@@ -218,12 +252,12 @@ def check_launch(p) -> int:
             assert y["unique_stored_bytes"] == [len(s) for s in ref["y"]["sets"]]
             assert tensors["y_ptr"]["totals"]["unique_stored_bytes"] == len(set().union(*ref["y"]["sets"]))
             if tiled:
-                tile_events = len(calls)
+                found = sum(tiles), sum(joined)
             else:
-                assert not calls  # the lane variant never reaches the tile form
+                assert not any(tiles)  # the lane variant never reaches the tile form
     finally:
-        counters.tile_runs = real
-    return tile_events
+        counters.LaunchCounters.on_event, TileChain.join = on_event, join
+    return found
 
 
 @given(launches())
@@ -233,5 +267,16 @@ def test_unique_bytes_of_tiles_and_lanes_match_a_set_of_bytes(p):
 
 def test_tiled_accesses_reach_the_counters_in_tile_form():
     p = dict(programs=5, step=24, o0=3, o1=9, s_r=20, s_c=1, rows_lim=3, drop=1, cols_lim=7, R=4, C=8,
-             PREFIX=True, GATHER=True, BYTES=True, group_size=None, seed=1)
-    assert check_launch(p) == 3  # the two loads and the byte load (a masked 2-D store takes the lane path)
+             PREFIX=True, GATHER=True, BYTES=True, STEPS=3, jump="column", SKIP=False, VARY=False,
+             group_size=None, seed=1)
+    # the two loads, the two steps of the loop and the byte load (a masked 2-D store takes the lane path);
+    # programs with different rows (drop=1) make no chain
+    assert check_launch(p) == (5, 0)
+    p.update(drop=0, jump="column")
+    assert check_launch(p) == (5, 2)  # the loop's two steps continue the tile along its columns
+    p.update(jump="row")
+    assert check_launch(p) == (5, 2)  # ... along its rows
+    p.update(jump="row", STEPS=4, SKIP=True)
+    assert check_launch(p) == (6, 2)  # the last step leaves a gap: a new chain
+    p.update(jump="row", STEPS=3, SKIP=False, VARY=True)
+    assert check_launch(p) == (5, 0)  # programs stepping by different amounts: no chain
