@@ -230,19 +230,32 @@ def _as_runs(form: Lanes, g: int) -> Runs:
     return Runs(pos, starts, starts + 1, False)
 
 
-def union(starts: np.ndarray, ends: np.ndarray):
-    """The union of half-open runs [starts, ends) (starts >= 0) as sorted, disjoint runs."""
-    if starts.size < 2 or (starts[1:] >= ends[:-1]).all():  # already so (rows in order)
-        return starts, ends
+def _sorted(starts: np.ndarray, ends: np.ndarray):
+    """Runs sorted by their starts."""
     lengths = ends - starts
     shift = int(lengths.max()).bit_length()
     if int(starts.max()) < _KEY_LIMIT >> shift:  # sort (start, length) packed in one int64: no argsort
         packed = np.sort((starts << shift) | lengths)
         s = packed >> shift
-        e = s + (packed & ((1 << shift) - 1))
-    else:
-        order = np.argsort(starts)
-        s, e = starts[order], ends[order]
+        return s, s + (packed & ((1 << shift) - 1))
+    order = np.argsort(starts)
+    return starts[order], ends[order]
+
+
+def union_length(starts: np.ndarray, ends: np.ndarray) -> int:
+    """How many elements the half-open runs [starts, ends) (starts >= 0) cover."""
+    if starts.size > 1 and not (starts[1:] >= ends[:-1]).all():
+        starts, ends = _sorted(starts, ends)
+        reach = np.maximum.accumulate(ends)  # each run adds what it reaches past every run before it
+        return int(reach[-1] - starts[0]) - int(np.maximum(starts[1:] - reach[:-1], 0).sum())
+    return int((ends - starts).sum())
+
+
+def union(starts: np.ndarray, ends: np.ndarray):
+    """The union of half-open runs [starts, ends) (starts >= 0) as sorted, disjoint runs."""
+    if starts.size < 2 or (starts[1:] >= ends[:-1]).all():  # already so (rows in order)
+        return starts, ends
+    s, e = _sorted(starts, ends)
     reach = np.maximum.accumulate(e)
     new = np.empty(s.shape, bool)
     new[0] = True
@@ -358,8 +371,7 @@ class UniqueBytes:
         maps = [(size, seen) for (index, k, size), seen in self.seen.items() if index == alloc.index and k == kind2]
         runs = self.runs.get((alloc.index, kind2), [])
         if runs and not maps:
-            starts, ends = _union_bytes(runs)
-            return int((ends - starts).sum())
+            return union_length(*_concatenated(runs))
         if not maps:
             return 0
         if len(maps) == 1 and not runs:
@@ -376,9 +388,14 @@ class UniqueBytes:
         return int(np.count_nonzero(covered))
 
 
+def _concatenated(runs: list):
+    """[(starts, ends, unit)] runs in units of `unit` bytes as one (starts, ends) in bytes."""
+    return np.concatenate([s * unit for s, _, unit in runs]), np.concatenate([e * unit for _, e, unit in runs])
+
+
 def _union_bytes(runs: list):
     """The union of [(starts, ends, unit)] runs in units of `unit` bytes, in bytes."""
-    return union(np.concatenate([s * unit for s, _, unit in runs]), np.concatenate([e * unit for _, e, unit in runs]))
+    return union(*_concatenated(runs))
 
 
 def offsets_of(form, position: int) -> np.ndarray:

@@ -11,7 +11,7 @@ import minitriton
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.memory.events import Tile
-from minitriton.observers import counters
+from minitriton.observers import counters, unique
 from minitriton.observers.unique import Lanes, TileChain, lane_runs, tile_runs
 
 
@@ -23,6 +23,18 @@ def covered(runs, g):
         sets[p].update(range(s, e))
         lengths[p] += e - s
     return sets, lengths
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(1, 30)), min_size=1, max_size=40))
+def test_union_of_runs_matches_a_set(runs):
+    starts = np.array([s for s, _ in runs], np.int64)
+    ends = starts + np.array([n for _, n in runs], np.int64)
+    elements = set().union(*(range(s, e) for s, e in zip(starts.tolist(), ends.tolist())))
+    assert unique.union_length(starts, ends) == len(elements)
+    s, e = unique.union(starts, ends)
+    assert (s[1:] >= e[:-1]).all() and (e > s).all()  # sorted and disjoint
+    assert set().union(*(range(a, b) for a, b in zip(s.tolist(), e.tolist()))) == elements
 
 
 @st.composite
