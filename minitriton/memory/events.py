@@ -95,15 +95,17 @@ def prefix_counts(parts, shape: tuple):
         else:
             d = dims[0]
             line = part.reshape(part.shape[0], shape[d]).astype(bool, copy=False)
-            count = line.argmin(axis=1).astype(np.int64)  # the first lane off: the prefix's length, if the line is a prefix
+            count = line.argmin(axis=1).astype(np.int64)  # the first lane off: the prefix, if a prefix
             count[(count == 0) & line[:, 0]] = shape[d]
             if np.count_nonzero(line) != int(count.sum()):  # a lane on past the prefix
                 return None
         first = int(count[0])
-        if count.size == 1 or (count == first).all():
+        if (count == first).all():  # the same in every program: an int
             count = first
-        counts[d] = np.minimum(counts[d], count) if isinstance(count, np.ndarray) or isinstance(counts[d], np.ndarray) \
-            else min(counts[d], count)
+        if isinstance(count, int) and isinstance(counts[d], int):
+            counts[d] = min(counts[d], count)
+        else:
+            counts[d] = np.minimum(counts[d], count)
     return tuple(counts)
 
 

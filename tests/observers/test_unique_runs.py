@@ -10,7 +10,7 @@ from hypothesis import example, given, settings, strategies as st
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.memory.events import Tile
+from minitriton.memory.events import Tile, prefix_counts
 from minitriton.observers import counters, unique
 from minitriton.observers.unique import Lanes, TileChain, lane_runs, tile_runs
 
@@ -35,6 +35,50 @@ def test_union_of_runs_matches_a_set(runs):
     s, e = unique.union(starts, ends)
     assert (s[1:] >= e[:-1]).all() and (e > s).all()  # sorted and disjoint
     assert set().union(*(range(a, b) for a, b in zip(s.tolist(), e.tolist()))) == elements
+
+
+@st.composite
+def mask_parts(draw):
+    """A block shape and the parts of a mask over it: per program, on for a prefix along one dim, or on or
+    off for the whole program; sometimes a part that is no prefix."""
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    g = draw(st.integers(1, 3))
+    parts = []
+    for _ in range(draw(st.integers(0, 3))):
+        d = draw(st.integers(-1, len(shape) - 1))  # -1: the whole program
+        rows = draw(st.sampled_from([1, g]))
+        if d < 0:
+            part = np.array(draw(st.lists(st.booleans(), min_size=rows, max_size=rows)))
+            parts.append(part.reshape((rows,) + (1,) * len(shape)))
+            continue
+        counts = np.array(draw(st.lists(st.integers(0, shape[d]), min_size=rows, max_size=rows)))
+        line = np.arange(shape[d]) < counts[:, None]
+        if draw(st.integers(0, 4)) == 0:
+            line[draw(st.integers(0, rows - 1)), draw(st.integers(0, shape[d] - 1))] ^= True
+        dims = [1] * len(shape)
+        dims[d] = shape[d]
+        parts.append(line.reshape([rows] + dims))
+    return shape, g, parts
+
+
+@settings(max_examples=300)
+@given(mask_parts())
+def test_prefix_counts_describe_the_mask(case):
+    shape, g, parts = case
+    mask = np.ones((g,) + shape, bool)
+    for part in parts:
+        mask &= part
+    counts = prefix_counts(parts, shape)
+    prefixes = all(np.array_equal(p.reshape(p.shape[0], -1), np.arange(p[0].size) < p.reshape(p.shape[0], -1).sum(1)[:, None])
+                   for p in parts)
+    if counts is None:
+        assert not prefixes  # only a part that is no prefix leaves the mask to the lanes
+        return
+    lanes = np.indices(shape)
+    for p in range(g):
+        limits = [int(np.broadcast_to(c, (g,))[p]) for c in counts]
+        rectangle = np.all([lanes[d] < limits[d] for d in range(len(shape))], axis=0)
+        assert np.array_equal(mask[p], rectangle)
 
 
 @st.composite
