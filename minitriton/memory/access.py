@@ -12,7 +12,7 @@ from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
-from minitriton.memory.events import Access
+from minitriton.memory.events import Access, Tile, prefix_counts
 from minitriton.memory import host, rmw
 from minitriton.memory.allocation import SLOT_SHIFT
 from minitriton.semantics.casts import cast, from_storage, to_storage
@@ -207,15 +207,27 @@ def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
 def _emit(group, kind, alloc, elem, index, raw, m, shape):
     """Tell the group's observers (counters, sanitizer) about an access; nothing to do without them."""
     if group.observers:
-        group.emit(Access(kind, alloc, elem, index, raw, m, shape))
+        group.emit(Access(kind, alloc, elem, shape, (index, raw, m)))
 
 
 def _emit_tile(group, kind, ptr, mask, shape, elem):
-    """The event of an access the tile shortcut performs: the same lanes the general path would report."""
+    """The event of an access the tile shortcut performs: its tile form when the mask is on for a prefix
+    rectangle, and the same lanes the general path would report, each built when an observer asks."""
     if group.observers:
-        idx, m = _lanes(group, ptr, mask, shape)
-        # masked-off lanes may point outside the array (a lane-prefix tile): report them as offset 0
-        group.emit(Access(kind, ptr.alloc, elem, idx if m is None else np.where(m, idx, 0), idx, m, shape))
+        def lanes():
+            idx, m = _lanes(group, ptr, mask, shape)
+            # masked-off lanes may point outside the array (a lane-prefix tile): report them as offset 0
+            return idx if m is None else np.where(m, idx, 0), idx, m
+
+        def tile():
+            if mask is None or (mask.all_true() if isinstance(mask, outer) else mask.data.all()):
+                counts = prefix_counts((), shape)
+            else:
+                counts = prefix_counts(mask.parts if isinstance(mask, outer) else (mask.data,), shape)
+            origins, strides = ptr.tile()
+            return None if counts is None else Tile(origins.astype(np.int64, copy=False), strides, counts)
+
+        group.emit(Access(kind, ptr.alloc, elem, shape, lanes, tile))
 
 
 def _lane_prefix(mask, shape):

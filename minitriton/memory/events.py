@@ -12,6 +12,18 @@ import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
+class Tile:
+    """The lanes of an access as an affine tile: lane (i, j, ...) of program g is element
+    `origins[g] + i * strides[0] + j * strides[1] + ...`, and it is active when i < counts[0], j < counts[1],
+    ... (its mask on exactly for a prefix rectangle; full counts when nothing is masked). `origins`: int64
+    over the program axis (length 1 when uniform); each count an int, or an int64 array over the program
+    axis where programs differ."""
+
+    origins: np.ndarray
+    strides: tuple
+    counts: tuple
+
+
 class Access:
     """One memory op of every program of a group.
 
@@ -19,15 +31,42 @@ class Access:
     (programs,) + shape; lanes where `mask` is off hold any in-range value (0 after bounds checks).
     `raw`: the offsets as the kernel computed them, masked-off lanes included (they may lie outside).
     `mask`: the lanes that touch memory, or None when all do.
+    `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None.
+    Either form may be given as a function that builds it, called when an observer first reads it.
     """
 
-    kind: str                  # "load", "store" or "atomic"
-    alloc: object              # memory.allocation.Allocation
-    elem: object               # the pointer's element type (semantics.dtypes.dtype)
-    index: np.ndarray
-    raw: np.ndarray
-    mask: np.ndarray | None
-    shape: tuple
+    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes")
+
+    def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile=None):
+        self.kind = kind      # "load", "store" or "atomic"
+        self.alloc = alloc    # memory.allocation.Allocation
+        self.elem = elem      # the pointer's element type (semantics.dtypes.dtype)
+        self.shape = shape
+        self._tile = tile     # a Tile, None, or a function returning one of them
+        self._lanes = lanes   # (index, raw, mask), or a function that builds them
+
+    def _built(self) -> tuple:
+        if callable(self._lanes):
+            self._lanes = self._lanes()
+        return self._lanes
+
+    @property
+    def tile(self) -> Tile | None:
+        if callable(self._tile):
+            self._tile = self._tile()
+        return self._tile
+
+    @property
+    def index(self) -> np.ndarray:
+        return self._built()[0]
+
+    @property
+    def raw(self) -> np.ndarray:
+        return self._built()[1]
+
+    @property
+    def mask(self) -> np.ndarray | None:
+        return self._built()[2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +74,39 @@ class Flops:
     """`tl.dot` floating-point operations done by each program of a group."""
 
     per_program: int
+
+
+def prefix_counts(parts, shape: tuple):
+    """The `counts` of a `Tile` whose mask is the logical and of `parts` (bool arrays, program axis first, each
+    with at most len(shape) dims after it, broadcastable to the block), or None when that mask is not on
+    exactly for a prefix rectangle in every program."""
+    nd = len(shape)
+    if not nd:
+        return None
+    counts = list(shape)
+    for part in parts:
+        part = part.reshape(part.shape[:1] + (1,) * (nd + 1 - part.ndim) + part.shape[1:])
+        dims = [d for d in range(nd) if part.shape[d + 1] != 1]
+        if len(dims) > 1:
+            return None
+        if not dims:  # on or off for a whole program
+            d, on = 0, part.reshape(-1).astype(bool, copy=False)
+            count = np.where(on, shape[0], 0).astype(np.int64)
+        else:
+            d = dims[0]
+            line = part.reshape(part.shape[0], shape[d]).astype(bool, copy=False)
+            count = line.argmin(axis=1).astype(np.int64)  # the first lane off: the prefix, if a prefix
+            count[(count == 0) & line[:, 0]] = shape[d]
+            if np.count_nonzero(line) != int(count.sum()):  # a lane on past the prefix
+                return None
+        first = int(count[0])
+        if (count == first).all():  # the same in every program: an int
+            count = first
+        if isinstance(count, int) and isinstance(counts[d], int):
+            counts[d] = min(counts[d], count)
+        else:
+            counts[d] = np.minimum(counts[d], count)
+    return tuple(counts)
 
 
 def lanes(pids: np.ndarray, index: np.ndarray, mask):

@@ -1,8 +1,9 @@
 """Traffic counters: `with minitriton.record() as rec:` gives one JSON-serialisable record per launch.
 
 Per tensor argument and per program: elements and bytes loaded and stored, masked-off lanes, unique bytes
-touched (so re-reads show), atomics; per program: `tl.dot` FLOPs. The numbers come from the index arrays
-that `tl.load`/`tl.store` used for the access itself, committed only when a group of programs finishes.
+touched (so re-reads show), atomics; per program: `tl.dot` FLOPs. The numbers come from the lanes that
+`tl.load`/`tl.store` used for the access itself (their tile form where the op has one), committed only when
+a group of programs finishes.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from minitriton.memory.access import distinct
 from minitriton.memory.events import Flops
+from minitriton.observers.unique import Lanes, TileChain, UniqueBytes, has_runs, lane_runs, offsets_of, tile_runs
 from minitriton.semantics.numerics import bf16_bits_to_f32
 from minitriton.values.programs import kernel_line
 
@@ -86,9 +88,11 @@ def active() -> Recording | None:
     return _recorders[-1] if _recorders else None
 
 
-_SCRATCH_SLOTS = 2**24  # largest programs x elements index space counted with a scatter instead of a sort
-_NO_LOW = np.iinfo(np.int64).max  # a row with no active lane
 _KIND2 = {"load": "load", "store": "store", "atomic": "store"}  # atomics count as stores for unique bytes
+_JOINED = "joined"  # the unique-bytes form of an access that a TileChain holds
+# each kind's first row in a tensor's counts: its elements, bytes and masked-off lanes are three rows in a row
+_FIRST_ROW = {"load": _FIELDS.index("loaded_elements"), "store": _FIELDS.index("stored_elements"),
+              "atomic": _FIELDS.index("atomic_elements")}
 
 
 class LaunchCounters:
@@ -101,38 +105,58 @@ class LaunchCounters:
         self.access_log: list = []       # (program, kind, alloc, line, offsets, masked) of committed groups
         self.pending_accesses: list = []  # ... of the running group
         self.tensors: dict = {}
-        self.unique: dict = {}   # (alloc index, "load"/"store") -> distinct bytes per program
-        self.seen: dict = {}     # (alloc index, "load"/"store", itemsize) -> elements touched by the launch
+        self.unique = UniqueBytes(n_programs)
         self.flops = np.zeros(n_programs, np.int64)
         self.pending: list = []  # the running group's summarised events
+        self.last_lanes = None   # (index, mask, shape, form, active) of the group's latest lane access
+        self.chains: dict = {}   # (alloc, kind2, itemsize) -> the group's latest TileChain there
 
-    def _arrays(self, alloc):
+    def _arrays(self, alloc) -> np.ndarray:
+        """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
         arrays = self.tensors.get(alloc.index)
         if arrays is None:
-            arrays = {f: np.zeros(self.n, np.int64) for f in _FIELDS}
-            self.tensors[alloc.index] = arrays
+            arrays = self.tensors[alloc.index] = np.zeros((len(_FIELDS), self.n), np.int64)
         return arrays
 
     def on_event(self, group, event):
-        """Summarise one event of a running group; it counts once the group commits: the lanes' element
-        offsets, a row per program, and each row's lowest and highest active offset."""
+        """Summarise one event of a running group; it counts once the group commits: per program the active
+        and masked-off lanes, and the elements touched as runs of consecutive elements or as lanes."""
         if isinstance(event, Flops):
             self.pending.append(("flops", event.per_program))
             return
-        g, idx, m, shape = group.size, event.index, event.mask, event.shape
-        lanes = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        rows = np.broadcast_to(idx, (g,) + idx.shape[1:]).reshape(g, lanes)
-        mm = None if m is None else np.broadcast_to(m, (g,) + m.shape[1:]).reshape(g, lanes)
-        none = np.iinfo(rows.dtype).max  # the lowest offset of a row with no active lane
-        if mm is None:
-            active = np.full(g, lanes, np.int64)
-            low, high = rows.min(axis=1, initial=none), rows.max(axis=1, initial=-1)
+        g, shape, tile = group.size, event.shape, event.tile
+        lanes = math.prod(shape)
+        form = None
+        if tile is not None and not any(isinstance(c, np.ndarray) for c in tile.counts) and has_runs(tile, shape):
+            # the same rectangle in every program: joined to the previous access's tile when it continues it
+            key = (event.alloc, _KIND2[event.kind], event.elem.itemsize)
+            chain = self.chains.get(key)
+            if chain is not None and chain.join(tile, shape):
+                form = _JOINED
+            else:
+                form = self.chains[key] = TileChain(tile, shape)
+        elif tile is not None:
+            form = tile_runs(tile, shape, g)
+        if form is not None:
+            active = math.prod(tile.counts)  # an int, or a count per program
         else:
-            active = np.count_nonzero(mm, axis=1).astype(np.int64)
-            low = rows.min(axis=1, where=mm, initial=none)
-            high = rows.max(axis=1, where=mm, initial=-1)
-        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active,
-                             (rows, mm, low, high, event.alloc.numel(event.elem))))
+            idx, m = event.index, event.mask
+            last = self.last_lanes
+            # several tensors read or written at the same offsets under the same mask (x, y and out of a
+            # vector add): one comparison instead of summarising the lanes again
+            if last is not None and last[2] == shape and _same(last[0], idx) and (last[1] is m or _same(last[1], m)):
+                form, active = last[3], last[4]
+            else:
+                rows = idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)
+                mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
+                form = Lanes(rows.reshape(-1, lanes), None if mm is None else mm.reshape(-1, lanes))
+                runs = lane_runs(form, shape[-1] if shape else 1, g)
+                if runs is not None:
+                    form, active = runs
+                else:
+                    active = lanes if m is None else np.count_nonzero(form.mask, axis=1)
+                self.last_lanes = (idx, m, shape, form, active)
+        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, form))
         if self.accesses:
             self._keep_accesses(group, event)
 
@@ -159,101 +183,66 @@ class LaunchCounters:
     def discard(self, group):
         """The group's pass is undone: forget its events."""
         self.pending = []
+        self.last_lanes = None
+        self.chains = {}
         self.pending_accesses = []
 
     def commit(self, group):
         """The group's pass finished: add its events to the launch's counts."""
         events, self.pending = self.pending, []
+        self.last_lanes = None
+        self.chains = {}
         self.access_log.extend(self.pending_accesses)
         self.pending_accesses = []
         pids = group.pids
+        if pids[-1] - pids[0] + 1 == len(pids):  # a run of programs: slices add in place faster
+            pids = slice(int(pids[0]), int(pids[-1]) + 1)
         touched: dict = {}
+        summed: dict = {}  # (alloc, kind) -> (active, bytes, masked lanes): ints, or counts per program
         for event in events:
             if event[0] == "flops":
                 self.flops[pids] += event[1]
                 continue
-            kind, alloc, itemsize, active, masked, lanes = event
-            a = self._arrays(alloc)
-            prefix = {"load": "loaded", "store": "stored", "atomic": "atomic"}[kind]
-            a[f"{prefix}_elements"][pids] += active
-            a[f"{prefix}_bytes"][pids] += active * itemsize
-            a[f"masked_{kind}_lanes"][pids] += masked
-            touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, lanes))
+            kind, alloc, itemsize, active, masked, form = event
+            values = (active, active * itemsize, masked)
+            before = summed.get((alloc, kind))
+            summed[(alloc, kind)] = values if before is None else tuple(b + v for b, v in zip(before, values))
+            if form is _JOINED:  # counted with the tile chain it continues
+                continue
+            if isinstance(form, TileChain):
+                form = form.runs(len(group.pids))
+            touched.setdefault((alloc, _KIND2[kind]), []).append((itemsize, form))
             if self.traced:
-                self._trace(pids, alloc, kind, itemsize, lanes)
+                self._trace(group.pids, alloc, kind, itemsize, form)
+        for (alloc, kind), values in summed.items():
+            first = _FIRST_ROW[kind]
+            if any(isinstance(v, np.ndarray) for v in values):
+                column = np.array(np.broadcast_arrays(*values))
+            else:
+                column = np.array(values, np.int64)[:, None]
+            self._arrays(alloc)[first:first + 3, pids] += column
         for (alloc, kind2), parts in touched.items():
-            self._count_unique(pids, alloc, kind2, parts)
+            self.unique.add(group.pids, alloc, kind2, parts)
 
-    def _count_unique(self, pids, alloc, kind2, parts):
-        """Distinct bytes each program of the group touched in `alloc`, and the elements the launch touched.
-
-        Each active lane becomes a key `position * width + (offset - the program's lowest offset)`, `width`
-        being the widest program's range of offsets, so one pass over the keys finds the distinct elements of
-        every program at once."""
-        g = len(pids)
-        sizes = {itemsize for itemsize, _ in parts}
-        if len(sizes) > 1:  # one program read the array through pointers of several element sizes: bytes
-            parts = [(1, _as_bytes(lanes, itemsize)) for itemsize, lanes in parts]
-        itemsize = parts[0][0]
-        low = np.minimum.reduce([lanes[2].astype(np.int64) for _, lanes in parts])
-        high = np.maximum.reduce([lanes[3].astype(np.int64) for _, lanes in parts])
-        busy = high >= low
-        if not busy.any():
-            return
-        width = int((high - low)[busy].max()) + 1
-        base = np.arange(g, dtype=np.int64) * width - np.where(busy, low, 0)
-        keys = []
-        for _, (rows, mm, _, _, _) in parts:
-            shifted = rows + base[:, None]
-            keys.append(shifted.reshape(-1) if mm is None else shifted[mm])
-        keys = keys[0] if len(keys) == 1 else np.concatenate(keys)
-        first = _distinct(keys, g * width)
-        position = first // width
-        unique = self.unique.get((alloc.index, kind2))
-        if unique is None:
-            unique = self.unique[(alloc.index, kind2)] = np.zeros(self.n, np.int64)
-        unique[pids] += np.bincount(position, minlength=g) * itemsize
-        span = parts[0][1][4]
-        seen = self.seen.get((alloc.index, kind2, itemsize))
-        if seen is None:
-            seen = self.seen[(alloc.index, kind2, itemsize)] = np.zeros(span, bool)
-        seen[first - base[position]] = True
-
-    def _trace(self, pids, alloc, kind, itemsize, lanes):
-        rows, mm = lanes[0], lanes[1]
+    def _trace(self, pids, alloc, kind, itemsize, form):
         for pid, found in self.traced.items():
             position = int(np.searchsorted(pids, pid))
             if position < len(pids) and pids[position] == pid:
-                mine = rows[position] if mm is None else rows[position][mm[position]]
-                offsets = mine.astype(np.int64) * itemsize // alloc.dtype.itemsize - alloc.base_offset
+                offsets = offsets_of(form, position) * itemsize // alloc.dtype.itemsize - alloc.base_offset
                 found.setdefault((alloc.index, kind), []).append(offsets)
-
-    def _unique_total(self, alloc, kind2) -> int:
-        """Distinct bytes of `alloc` the launch touched (element bitmaps, combined in bytes when sizes mix)."""
-        maps = [(size, seen) for (index, k, size), seen in self.seen.items() if index == alloc.index and k == kind2]
-        if not maps:
-            return 0
-        if len(maps) == 1:
-            size, seen = maps[0]
-            return int(np.count_nonzero(seen)) * size
-        covered = np.zeros(alloc.nbytes, bool)
-        for size, seen in maps:
-            covered[: seen.size * size] |= np.repeat(seen, size)
-        return int(np.count_nonzero(covered))
 
     def report(self, launch) -> dict:
         """The JSON-serialisable launch record."""
         tensors = {}
         for alloc in launch.allocations:
             arrays = self._arrays(alloc)
-            entry = {"dtype": str(alloc.dtype), "shape": list(alloc.array.shape), "per_program": {}}
-            for f in _FIELDS:
-                entry["per_program"][f] = arrays[f].tolist()
-            entry["totals"] = {f: int(arrays[f].sum()) for f in _FIELDS}
+            entry = {"dtype": str(alloc.dtype), "shape": list(alloc.array.shape),
+                     "per_program": dict(zip(_FIELDS, arrays.tolist())),
+                     "totals": dict(zip(_FIELDS, arrays.sum(axis=1).tolist()))}
             for kind2, name in (("load", "unique_loaded_bytes"), ("store", "unique_stored_bytes")):
-                per_prog = self.unique.get((alloc.index, kind2))
+                per_prog = self.unique.per_program.get((alloc.index, kind2))
                 entry["per_program"][name] = [0] * self.n if per_prog is None else per_prog.tolist()
-                entry["totals"][name] = self._unique_total(alloc, kind2)
+                entry["totals"][name] = self.unique.total(alloc, kind2)
             tensors[alloc.name] = entry
         trace = []
         for pid, seen in self.traced.items():
@@ -285,33 +274,9 @@ class LaunchCounters:
         return record
 
 
-def _distinct(keys: np.ndarray, slots: int) -> np.ndarray:
-    """The distinct values of `keys` (each in [0, slots)), in no particular order.
-
-    Up to _SCRATCH_SLOTS slots: every key writes its lane number into an uninitialised scratch array, and the
-    lanes that read their own number back are one per distinct key (whichever duplicate wrote last), with no
-    sort. Past that, a sort."""
-    if keys.size == 0:
-        return keys
-    if slots <= _SCRATCH_SLOTS and keys.size < 2**31:
-        lane = np.arange(keys.size, dtype=np.int32)
-        scratch = np.empty(slots, np.int32)
-        scratch[keys] = lane
-        return keys[scratch[keys] == lane]
-    return distinct(keys)
-
-
-def _as_bytes(lanes, itemsize):
-    """An access's lanes in bytes: each element offset as the offsets of its `itemsize` bytes."""
-    rows, mm, low, high, span = lanes
-    g = rows.shape[0]
-    steps = np.arange(itemsize, dtype=np.int64)
-    byte_rows = (rows.astype(np.int64)[:, :, None] * itemsize + steps).reshape(g, -1)
-    byte_mask = None if mm is None else np.repeat(mm, itemsize, axis=1)
-    busy = high >= low
-    low, high = low.astype(np.int64), high.astype(np.int64)
-    return (byte_rows, byte_mask, np.where(busy, low * itemsize, _NO_LOW),
-            np.where(busy, high * itemsize + itemsize - 1, -1), span * itemsize)
+def _same(a, b) -> bool:
+    """Whether two arrays (or None) hold the same values in the same shape."""
+    return a is not None and b is not None and a.shape == b.shape and bool((a == b).all())
 
 
 def _values(alloc) -> list:
