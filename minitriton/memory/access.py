@@ -56,12 +56,12 @@ def _prepare(op: str, pointer, mask, extra: dict):
             if v is not None and v.shape:
                 label = "Other" if name == "other" else "Value"
                 raise ValueError(f"{label} argument cannot be block type if pointer argument is not a block")
-    if mask is not None and mask.shape != shape:
+    if mask is not None and mask.shape is not shape:  # shapes are interned: `is` tells equal ones
         shape = broadcast_shapes(shape, mask.shape)
     for v in values.values():
-        if v is not None and v.shape != shape:
+        if v is not None and v.shape is not shape:
             shape = broadcast_shapes(shape, v.shape)
-    if op != "load" and shape != ptr.shape:
+    if op != "load" and shape is not ptr.shape and shape != ptr.shape:
         raise ValueError(f"Expected pointer argument to have shape {shape} but got {ptr.shape}")
     return ptr, mask, values, shape
 
@@ -76,12 +76,12 @@ def _mask_lanes(mask, shape):
             return None
     elif np.count_nonzero(mask.data) == mask.data.size:
         return None
-    return broadcast_data(mask, shape) if mask.shape != shape else mask.data
+    return broadcast_data(mask, shape) if mask.shape is not shape else mask.data
 
 
 def _lanes(group, ptr: tensor, mask, shape):
     """(index array, mask array or None), both with the program axis, broadcast to `shape`."""
-    idx = broadcast_data(ptr, shape) if ptr.shape != shape else ptr.data
+    idx = broadcast_data(ptr, shape) if ptr.shape is not shape else ptr.data
     m = _mask_lanes(mask, shape)
     if m is None:
         return idx, None

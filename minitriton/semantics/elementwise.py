@@ -124,7 +124,7 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
             return (a.data if ta is ty else convert(a.data, ta, ty)), _scalar_in(b, ty), ty, a.shape, a, b
         ad = a.data if ta is ty else convert(a.data, ta, ty)
         bd = b.data if tb is ty else convert(b.data, tb, ty)
-        if a.shape == b.shape:
+        if a.shape is b.shape:  # interned: equal shapes are one object
             return ad, bd, ty, a.shape, a, b
         shape = broadcast_shapes(a.shape, b.shape)
         nd = len(shape)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton.values import programs
-from minitriton.values.tensor import tensor
+from minitriton.values.tensor import interned, shape_tuple, tensor
 
 MAX_PARTS = 3
 # The largest array 32-bit NumPy can describe (wasm32: np.intp is int32, and an array's nominal byte size must
@@ -62,7 +62,7 @@ class outer(tensor):
         self.parts = parts
         self.kind = kind
         self.dtype = dtype
-        self.shape = shape
+        self.shape = shape if type(shape) is shape_tuple else interned(shape)
         self.alloc = alloc
         self.bounds = bounds
         m = programs.meter
