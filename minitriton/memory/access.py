@@ -241,9 +241,9 @@ def _tile_in_range(ptr, shape, numel):
     form = ptr.tile()
     if form is None or min(form[1]) < 0:
         return None
-    origins, strides = form
-    span = sum((n - 1) * s for n, s in zip(shape, strides))
-    return form if int(origins.min()) >= 0 and int(origins.max()) + span < numel else None
+    low, high = ptr.window()[:2]
+    span = sum((n - 1) * s for n, s in zip(shape, form[1]))
+    return form if low >= 0 and high + span < numel else None
 
 
 def _load_tile(group, ptr, mask, shape, elem):
