@@ -234,7 +234,7 @@ def _lane_prefix(mask, shape):
 def _tile_in_range(ptr, shape, numel):
     """`ptr`'s tile form (origins, strides) when every lane of a `shape` tile at each origin lies in
     [0, numel), else None."""
-    if ptr.shape == shape:
+    if ptr.shape is shape or ptr.shape == shape:
         lo, hi = ptr.bounds
         if lo >= 0 and hi < numel:
             return ptr.tile()
@@ -250,7 +250,7 @@ def _load_tile(group, ptr, mask, shape, elem):
     """The raw values of a load through a tile-shaped pointer block whose every lane is in bounds (masked or
     not), gathered without an index array; None for the general path. With a lane-prefix mask (_lane_prefix),
     only the prefix is read; the other lanes hold zeros, for the caller to fill with `other`."""
-    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+    if not isinstance(ptr, pointer_block) or (ptr.shape is not shape and ptr.shape != shape):
         return None
     k = _lane_prefix(mask, shape)
     inner = shape if k is None else (k,)
@@ -272,7 +272,7 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     """Store through a tile-shaped pointer block with every lane on (or a lane-prefix mask: the prefix) and
     in bounds, without an index array (the journal keeps the view and the old tiles); False for the general
     path."""
-    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+    if not isinstance(ptr, pointer_block) or (ptr.shape is not shape and ptr.shape != shape):
         return False
     alloc = ptr.alloc
     if not alloc.writeable:
