@@ -66,6 +66,8 @@ class shape_tuple(tuple):
         return NotImplemented
 
     def __ne__(self, other):
+        if self is other or (type(other) is tuple and tuple.__eq__(self, other)):
+            return False
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
 
