@@ -35,7 +35,10 @@ class KernelInterface:
 class KernelGlobals(dict):
     """The kernel function's globals as Triton 3.6's code generator resolves them (`global_lookup`): the
     module's globals, read live, but only those a kernel may use (constexprs, dtypes, modules, @jit functions,
-    Triton's own objects, named tuples), then the few Python builtins Triton maps (len, range, min, ...)."""
+    Triton's own objects, named tuples), then the few Python builtins Triton maps (len, range, min, ...).
+
+    "Live" is per launch: inside `launch_scope` a name once resolved stays in the dict (a C lookup for the
+    next `tl.` of the kernel), and leaving the scope forgets it, so the next launch reads the module again."""
 
     def __init__(self, module_globals: dict):
         super().__init__(__builtins__=KERNEL_BUILTINS)
@@ -46,11 +49,41 @@ class KernelGlobals(dict):
             value = self.module_globals[key]
         except KeyError:
             if key in KERNEL_BUILTINS:
-                return KERNEL_BUILTINS[key]
+                value = KERNEL_BUILTINS[key]
+                if _held is not None:
+                    self._hold(key, value)
+                return value
             raise NameError(f"{key} is not defined") from None
         if key in KERNEL_BUILTINS or _kernel_may_read(value) or _allow_non_constexpr_globals():
+            if _held is not None:
+                self._hold(key, value)
             return value
         raise NameError(_GLOBAL_REFUSED.format(name=key))
+
+    def _hold(self, key, value):
+        self[key] = value
+        _held.append((self, key))
+
+
+_held: list | None = None   # inside launch_scope: the (KernelGlobals, name) pairs resolved since it began
+
+
+class launch_scope:
+    """`with launch_scope():` around one launch: the kernels' global names are resolved once in it."""
+
+    def __enter__(self):
+        global _held
+        self.outer = _held
+        if _held is None:
+            _held = []
+
+    def __exit__(self, *exc):
+        global _held
+        if self.outer is None:
+            held, _held = _held, None
+            for names, key in held:
+                names.pop(key, None)
+        return False
 
 
 _GLOBAL_REFUSED = (

@@ -56,12 +56,12 @@ def _prepare(op: str, pointer, mask, extra: dict):
             if v is not None and v.shape:
                 label = "Other" if name == "other" else "Value"
                 raise ValueError(f"{label} argument cannot be block type if pointer argument is not a block")
-    if mask is not None and mask.shape != shape:
+    if mask is not None and mask.shape is not shape:  # shapes are interned: `is` tells equal ones
         shape = broadcast_shapes(shape, mask.shape)
     for v in values.values():
-        if v is not None and v.shape != shape:
+        if v is not None and v.shape is not shape:
             shape = broadcast_shapes(shape, v.shape)
-    if op != "load" and shape != ptr.shape:
+    if op != "load" and shape is not ptr.shape and shape != ptr.shape:
         raise ValueError(f"Expected pointer argument to have shape {shape} but got {ptr.shape}")
     return ptr, mask, values, shape
 
@@ -76,12 +76,12 @@ def _mask_lanes(mask, shape):
             return None
     elif np.count_nonzero(mask.data) == mask.data.size:
         return None
-    return broadcast_data(mask, shape) if mask.shape != shape else mask.data
+    return broadcast_data(mask, shape) if mask.shape is not shape else mask.data
 
 
 def _lanes(group, ptr: tensor, mask, shape):
     """(index array, mask array or None), both with the program axis, broadcast to `shape`."""
-    idx = broadcast_data(ptr, shape) if ptr.shape != shape else ptr.data
+    idx = broadcast_data(ptr, shape) if ptr.shape is not shape else ptr.data
     m = _mask_lanes(mask, shape)
     if m is None:
         return idx, None
@@ -246,23 +246,23 @@ def _lane_prefix(mask, shape):
 def _tile_in_range(ptr, shape, numel):
     """`ptr`'s tile form (origins, strides) when every lane of a `shape` tile at each origin lies in
     [0, numel), else None."""
-    if ptr.shape == shape:
+    if ptr.shape is shape or ptr.shape == shape:
         lo, hi = ptr.bounds
         if lo >= 0 and hi < numel:
             return ptr.tile()
     form = ptr.tile()
     if form is None or min(form[1]) < 0:
         return None
-    origins, strides = form
-    span = sum((n - 1) * s for n, s in zip(shape, strides))
-    return form if int(origins.min()) >= 0 and int(origins.max()) + span < numel else None
+    low, high = ptr.window()[:2]
+    span = sum((n - 1) * s for n, s in zip(shape, form[1]))
+    return form if low >= 0 and high + span < numel else None
 
 
 def _load_tile(group, ptr, mask, shape, elem):
     """The raw values of a load through a tile-shaped pointer block whose every lane is in bounds (masked or
     not), gathered without an index array; None for the general path. With a lane-prefix mask (_lane_prefix),
     only the prefix is read; the other lanes hold zeros, for the caller to fill with `other`."""
-    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+    if not isinstance(ptr, pointer_block) or (ptr.shape is not shape and ptr.shape != shape):
         return None
     k = _lane_prefix(mask, shape)
     inner = shape if k is None else (k,)
@@ -284,7 +284,7 @@ def _store_tile(group, ptr, mask, shape, elem, val) -> bool:
     """Store through a tile-shaped pointer block with every lane on (or a lane-prefix mask: the prefix) and
     in bounds, without an index array (the journal keeps the view and the old tiles); False for the general
     path."""
-    if not isinstance(ptr, pointer_block) or ptr.shape != shape:
+    if not isinstance(ptr, pointer_block) or (ptr.shape is not shape and ptr.shape != shape):
         return False
     alloc = ptr.alloc
     if not alloc.writeable:

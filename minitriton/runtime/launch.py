@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton import errors
+from minitriton.frontend.kernel_globals import launch_scope
 from minitriton.memory.allocation import Allocation
 from minitriton.observers import counters
 from minitriton.observers.sanitizer import LaunchSanitizer
@@ -153,7 +154,8 @@ def launch(kernel, args, kwargs, grid, warmup=False):
         quiet_before = numerics.already_quiet
         numerics.already_quiet = True
         try:
-            schedule(run, lambda: fn(*call_args))
+            with launch_scope():
+                schedule(run, lambda: fn(*call_args))
         finally:
             numerics.already_quiet = quiet_before
     completed.add(spec)

@@ -108,7 +108,7 @@ def _bitcast(x: tensor, dst: T.dtype) -> tensor:
 
 def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
     """Compute-dtype values as the bit patterns memory holds (bf16: uint16)."""
-    if ty.is_fp8():
+    if ty.primitive_bitwidth == 8 and ty.is_fp8():   # (the width first: an attribute, every load/store)
         return fp8.encode(data, ty)
     if ty.is_bf16():
         # bf16 values are exact bf16 numbers held in float32: move their bits as they are (a load/store or
@@ -126,7 +126,7 @@ def to_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
 
 def from_storage(data: np.ndarray, ty: T.dtype) -> np.ndarray:
     """Memory bit patterns as compute-dtype values."""
-    if ty.is_fp8():
+    if ty.primitive_bitwidth == 8 and ty.is_fp8():
         return fp8.decode(data, ty)
     if ty.is_bf16():
         return numerics.bf16_bits_to_f32(data)

@@ -116,7 +116,7 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
             ty = ta  # two tensors of one type, no division: Triton's rules keep that type
         else:
             ty = T.computation_type(ta, a_scalar, tb, b_scalar, div_or_mod)
-        if ty.is_fp8():
+        if ty.primitive_bitwidth == 8 and ty.is_fp8():   # (the width first: an attribute, not a call)
             raise fp8.constant_error(ty) if a_scalar or b_scalar else fp8.arithmetic_error(ty)
         if a_scalar:
             return _scalar_in(a, ty), (b.data if tb is ty else convert(b.data, tb, ty)), ty, b.shape, a, b
@@ -124,11 +124,13 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
             return (a.data if ta is ty else convert(a.data, ta, ty)), _scalar_in(b, ty), ty, a.shape, a, b
         ad = a.data if ta is ty else convert(a.data, ta, ty)
         bd = b.data if tb is ty else convert(b.data, tb, ty)
-        if a.shape == b.shape:
+        if a.shape is b.shape:  # interned: equal shapes are one object
             return ad, bd, ty, a.shape, a, b
         shape = broadcast_shapes(a.shape, b.shape)
         nd = len(shape)
-        return expand(ad, a.shape, nd), expand(bd, b.shape, nd), ty, shape, a, b
+        ad = ad if len(a.shape) == nd else expand(ad, a.shape, nd)   # (one usually has the full rank already)
+        bd = bd if len(b.shape) == nd else expand(bd, b.shape, nd)
+        return ad, bd, ty, shape, a, b
     a, b = to_tensor(a), to_tensor(b)
     shape = broadcast_shapes(a.shape, b.shape)
     return expand(a.data, a.shape, len(shape)), expand(b.data, b.shape, len(shape)), None, shape, a, b

@@ -12,7 +12,7 @@ from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import remember, scalar_array, scalar_key, to_tensor, unwrap
 from minitriton.values.registry import builtin, operator
-from minitriton.values.tensor import tensor
+from minitriton.values.tensor import interned, tensor
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
@@ -23,13 +23,13 @@ _BROADCAST_CACHE: dict = {}  # (shape, shape) -> broadcast shape, for the few sh
 
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
-    """NumPy-style broadcasting of block shapes, with Triton's error text."""
-    if a == b:
-        return a
+    """NumPy-style broadcasting of block shapes, with Triton's error text; the result is interned."""
+    if a is b:
+        return interned(a)
     found = _BROADCAST_CACHE.get((a, b))
     if found is not None:
         return found
-    out = _broadcast_shapes(a, b)
+    out = interned(_broadcast_shapes(a, b))
     if len(_BROADCAST_CACHE) > 4096:  # bounded: shapes are compile-time constants, so this rarely fills
         _BROADCAST_CACHE.clear()
     _BROADCAST_CACHE[(a, b)] = out

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton.values import programs
-from minitriton.values.tensor import tensor
+from minitriton.values.tensor import interned, shape_tuple, tensor
 
 MAX_PARTS = 3
 # The largest array 32-bit NumPy can describe (wasm32: np.intp is int32, and an array's nominal byte size must
@@ -62,7 +62,7 @@ class outer(tensor):
         self.parts = parts
         self.kind = kind
         self.dtype = dtype
-        self.shape = shape
+        self.shape = shape if type(shape) is shape_tuple else interned(shape)
         self.alloc = alloc
         self.bounds = bounds
         m = programs.meter
@@ -148,18 +148,29 @@ def pointer(p: tensor, pd: np.ndarray, od: np.ndarray, shape: tuple, sign: int):
     result.bounds_of_parts = tuple(bounds)
     if od.size == 1 and isinstance(p, pointer_block) and p._tile is not None and len(p.shape) == len(shape):
         # a step by one value moves the tile and keeps its strides (the common `ptr += BLOCK_K * stride`)
-        result._tile = (p._tile[0] + int(od.reshape(-1)[0]), p._tile[1]) if p._tile else False
+        step = int(od.reshape(-1)[0])
+        result._tile = (p._tile[0] + step, p._tile[1]) if p._tile else False
+        result._window = _moved(p._window, step)
     return result
+
+
+def _moved(window, step: int):
+    """A tile's `window` after every origin moved by `step` (None stays None: not computed yet)."""
+    if window is None:
+        return None
+    low, high, spacing, index = window
+    return low + step, high + step, spacing, index
 
 
 class pointer_block(outer):
     """An outer pointer block: also remembers each part's exact (min, max) and, once asked, its tile form."""
 
-    __slots__ = ("bounds_of_parts", "_tile")
+    __slots__ = ("bounds_of_parts", "_tile", "_window")
 
     def __init__(self, parts, dtype, shape, alloc, bounds):
         super().__init__(parts, "add", dtype, shape, alloc, bounds)
         self._tile = None
+        self._window = None
 
     def shifted(self, step: int) -> "pointer_block":
         """`self + step` for one int64 step: only the smallest part moves (the loop's `ptr += BLOCK_K`)."""
@@ -173,6 +184,7 @@ class pointer_block(outer):
         new.bounds_of_parts = tuple(bounds)
         if self._tile is not None:
             new._tile = (self._tile[0] + np.int64(step), self._tile[1]) if self._tile else False
+            new._window = _moved(self._window, step)
         return new
 
     def tile(self):
@@ -182,6 +194,24 @@ class pointer_block(outer):
         if self._tile is None:
             self._tile = _tile_form(self.parts, len(self.shape)) or False
         return self._tile or None
+
+    def window(self):
+        """Where the tile's origins lie: (low, high, spacing, index) with low and high the least and greatest
+        origin, spacing the greatest common divisor of origins - low (1 when they are all equal), and index the
+        int64 array (origins - low) // spacing; None when the block is not a tile. Kept across steps, which
+        move low and high only."""
+        if self._window is None:
+            form = self.tile()
+            if form is None:
+                return None
+            origins = form[0]
+            low = int(origins.min())
+            rel = origins - low
+            spacing = int(np.gcd.reduce(rel)) or 1
+            index = rel // spacing if spacing > 1 else rel
+            index.flags.writeable = False  # shared by the blocks stepped from this one
+            self._window = (low, low + int(rel.max()), spacing, index)
+        return self._window
 
 
 def _tile_form(parts: tuple, nd: int):
@@ -220,17 +250,15 @@ def tile_view(block: pointer_block, flat: np.ndarray, shape: tuple, for_store: b
             if n > 1 and s <= extent:
                 return None
             extent += (n - 1) * s
-    low = int(origins.min())
-    rel = origins - low
-    step = int(np.gcd.reduce(rel)) or 1
-    positions = int(rel.max()) // step + 1
+    low, high, step, index = block.window()
+    positions = (high - low) // step + 1
     if positions * _size(shape) * flat.itemsize > MAX_VIEW_BYTES:
         return None
     unit = flat.strides[0]
     view = np.lib.stride_tricks.as_strided(flat[low:], shape=(positions,) + shape,
                                            strides=(step * unit,) + tuple(s * unit for s in strides),
                                            writeable=for_store)
-    return view, rel // step if step > 1 else rel
+    return view, index
 
 
 def mask(ad, bd, a: tensor, b: tensor, shape: tuple, dtype):

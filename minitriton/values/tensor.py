@@ -45,21 +45,28 @@ class block_type:
 
 class shape_tuple(tuple):
     """A tensor's block shape (`x.shape`): a tuple of ints that, like Triton's `tl.tuple` of constexprs, compares
-    equal to a list of the same numbers (`tl.static_assert(x.shape == [BLOCK])`), constexprs included."""
+    equal to a list of the same numbers (`tl.static_assert(x.shape == [BLOCK])`), constexprs included.
+
+    Shapes are interned (`interned`): two equal shapes of the engine's values are one object, so the ops
+    test `a.shape is b.shape` and fall back to comparing values only for shapes met past the table's bound."""
 
     __slots__ = ()
 
     def __eq__(self, other):
-        if self is other:   # shapes are interned (_shape): the common case costs one identity test
+        if self is other:
             return True
-        if type(other) is shape_tuple or (type(other) is tuple and tuple.__eq__(self, other)):
+        if type(other) is shape_tuple:
             return tuple.__eq__(self, other)
         if isinstance(other, (list, tuple)):
+            if len(other) != len(self):
+                return False
+            if type(other) is tuple and tuple.__eq__(self, other):
+                return True
             return tuple.__eq__(self, tuple(getattr(v, "value", v) for v in other))
         return NotImplemented
 
     def __ne__(self, other):
-        if self is other:
+        if self is other or (type(other) is tuple and tuple.__eq__(self, other)):
             return False
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
@@ -71,10 +78,17 @@ _SHAPES: dict = {}   # plain tuple -> its shape_tuple: the few block shapes a pr
 # (plain-tuple keys: a lookup compares in C, where a shape_tuple key would call its Python __eq__)
 
 
-def _shape(shape: tuple) -> shape_tuple:
-    out = shape_tuple(shape)
+def interned(shape) -> shape_tuple:
+    """The one shape_tuple equal to `shape` (a tuple or list of ints), made on first use."""
+    if type(shape) is shape_tuple:
+        return shape
+    plain = shape if type(shape) is tuple else tuple(shape)
+    found = _SHAPES.get(plain)
+    if found is not None:
+        return found
+    out = shape_tuple(plain)
     if len(_SHAPES) < 4096:
-        _SHAPES[shape] = out
+        _SHAPES[plain] = out
     return out
 
 
@@ -87,10 +101,9 @@ class tensor:
     def __init__(self, data: np.ndarray, dtype, shape: tuple, alloc=None):
         self.data = data
         self.dtype = dtype
-        if type(shape) is not shape_tuple:
-            plain = shape if type(shape) is tuple else tuple(shape)
-            found = _SHAPES.get(plain)
-            shape = found if found is not None else _shape(plain)
+        if type(shape) is not shape_tuple:   # `interned`, its common case inline: a tuple seen before
+            found = _SHAPES.get(shape) if type(shape) is tuple else None
+            shape = found if found is not None else interned(shape)
         self.shape = shape
         self.alloc = alloc
         # Pointers into an allocation: (lo, hi) Python ints with lo <= every offset in `data` <= hi, once known

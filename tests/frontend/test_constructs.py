@@ -96,6 +96,29 @@ def test_assert_statement_is_a_device_assert_in_debug_mode():
         k[(1,)](np.arange(16, dtype=np.int32), np.zeros(16, np.int32), 5, C=3)
 
 
+def test_a_global_rebound_between_launches_is_read_anew():
+    """Globals are read live: a launch sees the module's value at its start, also for a name an earlier launch
+    of the same kernel already read (and for a name that was not there then), through nested @jit calls too."""
+    k = make_kernel("""
+    @triton.jit
+    def shift_again():
+        return SHIFT
+
+    @triton.jit
+    def k(Z):
+        tl.store(Z + tl.arange(0, 4), tl.arange(0, 4) + SHIFT + shift_again())
+    """, name="k")
+    scope = k.fn.__globals__
+    z = np.zeros(4, np.int32)
+    with pytest.raises(minitriton.CompilationError, match="SHIFT is not defined"):
+        k[(1,)](z)
+    for shift in (1, 5):
+        scope["SHIFT"] = minitriton.language.constexpr(shift)
+        k[(2,)](z)
+        np.testing.assert_array_equal(z, np.arange(4) + 2 * shift)
+    del scope["SHIFT"]
+
+
 def test_non_constexpr_globals_allowed_by_the_environment_variable():
     code = textwrap.dedent("""
         import os, numpy as np, minitriton

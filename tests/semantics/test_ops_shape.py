@@ -255,6 +255,26 @@ def test_shape_compares_equal_to_a_list():
     assert z.tolist() == list(range(8))
 
 
+def test_the_shape_of_a_2d_pointer_block_and_mask_compares_equal_to_a_list():
+    """S5.8 for the blocks kept in parts (`rows[:, None] * n + cols[None, :]`, `(r < M) & (c < N)`): their shape
+    is a shape like any other's."""
+    k = make_kernel("""
+    @triton.jit
+    def k(Z, R: tl.constexpr, C: tl.constexpr):
+        rows = tl.arange(0, R)
+        cols = tl.arange(0, C)
+        p = Z + rows[:, None] * C + cols[None, :]
+        m = (rows[:, None] < R) & (cols[None, :] < C - 1)
+        tl.static_assert(p.shape == [R, C])
+        tl.static_assert(m.shape == [tl.constexpr(R), C])
+        tl.static_assert(p.shape != [C, R])
+        tl.store(p, 1, mask=m)
+    """)
+    z = np.zeros((2, 4), np.int32)
+    k[(1,)](z, R=2, C=4)
+    assert z.tolist() == [[1, 1, 1, 0], [1, 1, 1, 0]]
+
+
 def test_a_full_slice_past_the_last_axis_is_ignored():
     """S5.9: Triton's __getitem__ passes over a `:` beyond the axes: `scalar[None, None, :]` is [1, 1]."""
     k = make_kernel("""
