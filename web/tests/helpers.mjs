@@ -5,7 +5,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { after, before, test } from "node:test";
 import { chromium } from "playwright-core";
+import { PACKAGES_DIR } from "../pyodide-packages.mjs";
+import { startServer } from "../serve.mjs";
 
 export const WEB = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const ROOT = path.dirname(WEB);
@@ -117,4 +120,32 @@ export function recordTimings(file, entry) {
   const all = fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, "utf8")) : [];
   all.push({ date: new Date().toISOString(), cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg1: os.loadavg()[0], ...entry });
   fs.writeFileSync(p, JSON.stringify(all, null, 1));
+}
+
+
+// Pyodide's NumPy wheel as the built site's lock names it, and the folder the tests serve packages from
+// (web/pyodide-packages/, filled by tools/setup.sh; PYODIDE_PACKAGES=/folder overrides).
+export function numpyWheel() {
+  const lock = JSON.parse(fs.readFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), "utf8"));
+  return { lock, file: lock.packages.numpy.file_name, packages: process.env.PYODIDE_PACKAGES || PACKAGES_DIR };
+}
+
+// web/serve.mjs's static site and a browser for the `describe` block that calls this (its before/after hooks
+// start and stop them). `packages` is the folder served as packages/; null: a fresh empty folder, so Python
+// starts and NumPy does not. The result holds `server`, `browser` and `packages` once started, and
+// `it(name, body)`: a test whose body gets a new page (withPage).
+export function pyodideSite(packages = null) {
+  const site = { packages, empty: null };
+  before(async () => {
+    if (!site.packages) site.packages = site.empty = fs.mkdtempSync(path.join(os.tmpdir(), "mt-no-packages-"));
+    site.server = await startServer({ port: 0, packages: site.packages });
+    site.browser = await launchBrowser();
+  });
+  after(async () => {
+    await site.browser?.close();
+    site.server?.server.close();
+    if (site.empty) fs.rmSync(site.empty, { recursive: true, force: true });
+  });
+  site.it = (name, body) => test(name, (t) => withPage(t, site.browser.context, body));
+  return site;
 }

@@ -6,36 +6,22 @@
 // whole page (NumPy included) offline after the first visit. Nothing here reaches the network.
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { startServer } from "../serve.mjs";
-import { PACKAGES_DIR, verifiedNumpy } from "../pyodide-packages.mjs";
-import { DIST, ensureBuilt, launchBrowser, recordTimings, waitReady, withPage } from "./helpers.mjs";
+import { before, describe } from "node:test";
+import { verifiedNumpy } from "../pyodide-packages.mjs";
+import { DIST, ensureBuilt, numpyWheel, pyodideSite, recordTimings, waitReady } from "./helpers.mjs";
 import * as flows from "./flows.mjs";
 
 ensureBuilt();
-const lock = JSON.parse(fs.readFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), "utf8"));
-const numpyFile = lock.packages.numpy.file_name;
-const PACKAGES = process.env.PYODIDE_PACKAGES || PACKAGES_DIR;
+const { lock, file: numpyFile, packages: PACKAGES } = numpyWheel();
 
 describe("Pyodide core in a module worker (no numpy needed)", () => {
-  let browser, server, empty;
-  before(async () => {
-    empty = fs.mkdtempSync(path.join(os.tmpdir(), "mt-no-packages-"));
-    server = await startServer({ port: 0, packages: empty });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.server.close();
-    fs.rmSync(empty, { recursive: true, force: true });
-  });
-  const it = (name, body) => test(name, (t) => withPage(t, browser.context, body));
+  const site = pyodideSite();
+  const it = site.it;
 
   it("boots Python in the worker and reports a failed numpy load clearly", async (page) => {
     const t0 = Date.now();
-    await page.goto(server.pageUrl);
+    await page.goto(site.server.pageUrl);
     assert.equal(await page.evaluate(() => crossOriginIsolated), true, "serve.mjs sends COOP/COEP");
     await page.waitForFunction(() => document.body.dataset.stage === "failed", null, { timeout: 120000 });
     const wall = Date.now() - t0;
@@ -46,7 +32,7 @@ describe("Pyodide core in a module worker (no numpy needed)", () => {
     assert.equal(await page.locator('#stages li[data-stage="numpy"]').getAttribute("class"), "failed");
     const text = await page.locator("#boot").innerText();
     assert.match(text, /NumPy/);
-    assert.ok(text.includes(`${server.url}packages/`), `the message names the package URL: ${text}`);
+    assert.ok(text.includes(`${site.server.url}packages/`), `the message names the package URL: ${text}`);
     assert.ok(text.includes(numpyFile), `the details name the missing wheel: ${text}`);
     // the editor stays usable, Run stays off
     assert.equal(await page.locator("#run").isDisabled(), true);
@@ -61,7 +47,7 @@ describe("Pyodide core in a module worker (no numpy needed)", () => {
   // Our wheel by name from the site's lock, sha256-checked by Chromium, from a worker like the page's.
   // numpy is missing here, so only the install is checked (importing minitriton needs numpy).
   it("our wheel installs by name from the site's lock file", async (page) => {
-    fs.writeFileSync(path.join(empty, "wheel-probe.mjs"), `
+    fs.writeFileSync(path.join(site.packages, "wheel-probe.mjs"), `
       import { loadPyodide } from "../pyodide/pyodide.mjs";
       const cfg = await (await fetch("../config.json")).json();
       const lock = await (await fetch("../pyodide/pyodide-lock.json")).json();
@@ -76,7 +62,7 @@ d = md.distribution("${"${cfg.wheel.name}"}")
 json.dumps({"version": d.version, "files": sorted(str(f) for f in d.files if str(f).endswith(".py"))})\`);
       postMessage({ loaded: Object.keys(py.loadedPackages), errors, ...JSON.parse(files) });
     `);
-    await page.goto(server.url + "packages/none.html").catch(() => {});
+    await page.goto(site.server.url + "packages/none.html").catch(() => {});
     const result = await page.evaluate(() => new Promise((resolve, reject) => {
       const w = new Worker("/packages/wheel-probe.mjs", { type: "module" });
       w.onmessage = (e) => resolve(e.data);
@@ -94,11 +80,11 @@ json.dumps({"version": d.version, "files": sorted(str(f) for f in d.files if str
   });
 
   it("works offline after the first load (service worker)", async (page) => {
-    await page.goto(server.pageUrl);
+    await page.goto(site.server.pageUrl);
     await page.waitForFunction(() => document.body.dataset.stage === "failed", null, { timeout: 120000 });
     await page.evaluate(() => navigator.serviceWorker.ready);
     await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
-    await browser.context.setOffline(true);
+    await site.browser.context.setOffline(true);
     try {
       await page.reload();
       await page.waitForFunction(() => document.body.dataset.stage === "failed" || document.body.dataset.ready === "1",
@@ -108,21 +94,16 @@ json.dumps({"version": d.version, "files": sorted(str(f) for f in d.files if str
       assert.match(await page.locator("#title").innerText(), /minitriton/);
       assert.equal(await page.evaluate(() => !!navigator.serviceWorker.controller), true);
     } finally {
-      await browser.context.setOffline(false);
+      await site.browser.context.setOffline(false);
     }
   });
 });
 
 describe("Pyodide with numpy: the user flows", () => {
-  let browser, server;
-  before(async () => {
-    verifiedNumpy(PACKAGES);   // the file the lock names, with the lock's sha256 (Chromium checks it again)
-    server = await startServer({ port: 0, packages: PACKAGES });
-    browser = await launchBrowser();
-  });
-  after(async () => { await browser?.close(); server?.server.close(); });
-  const it = (name, body) => test(name, (t) => withPage(t, browser.context, body));
-  const url = () => `${server.pageUrl}&sw=0`;
+  before(() => verifiedNumpy(PACKAGES));   // the file the lock names, with the lock's sha256 (Chromium checks it again)
+  const site = pyodideSite(PACKAGES);
+  const it = site.it;
+  const url = () => `${site.server.pageUrl}&sw=0`;
 
   it("the page gets ready: Python, NumPy, minitriton", async (page) => {
     const t0 = Date.now();
@@ -157,19 +138,14 @@ describe("Pyodide with numpy: the user flows", () => {
 });
 
 describe("Pyodide with numpy: offline after the first visit", () => {
-  let browser, server;
-  before(async () => {
-    server = await startServer({ port: 0, packages: PACKAGES });
-    browser = await launchBrowser();
-  });
-  after(async () => { await browser?.close(); server?.server.close(); });
+  const site = pyodideSite(PACKAGES);
 
-  test("the page, Python, NumPy and minitriton come from the service worker's cache", (t) => withPage(t, browser.context, async (page) => {
-    await page.goto(server.pageUrl);
+  site.it("the page, Python, NumPy and minitriton come from the service worker's cache", async (page) => {
+    await page.goto(site.server.pageUrl);
     await waitReady(page, 180000);
     await page.evaluate(() => navigator.serviceWorker.ready);
     await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
-    await browser.context.setOffline(true);
+    await site.browser.context.setOffline(true);
     try {
       await page.reload();
       await waitReady(page, 180000);
@@ -179,7 +155,7 @@ describe("Pyodide with numpy: offline after the first visit", () => {
       const result = await page.evaluate(() => window.__sandbox.state.lastResult);
       assert.equal(result.passed, true, JSON.stringify(result).slice(0, 500));
     } finally {
-      await browser.context.setOffline(false);
+      await site.browser.context.setOffline(false);
     }
-  }));
+  });
 });

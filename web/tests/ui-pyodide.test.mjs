@@ -4,38 +4,24 @@
 // /folder overrides): the flows of the page's defects, as in lab mode.
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { PACKAGES_DIR, verifiedNumpy } from "../pyodide-packages.mjs";
-import { startServer } from "../serve.mjs";
-import { DIST, ensureBuilt, launchBrowser, withPage } from "./helpers.mjs";
+import { before, describe } from "node:test";
+import { verifiedNumpy } from "../pyodide-packages.mjs";
+import { ensureBuilt, numpyWheel, pyodideSite } from "./helpers.mjs";
 import * as flows from "./flows.mjs";
 
 ensureBuilt();
-const lock = JSON.parse(fs.readFileSync(path.join(DIST, "pyodide", "pyodide-lock.json"), "utf8"));
-const numpyFile = lock.packages.numpy.file_name;
-const PACKAGES = process.env.PYODIDE_PACKAGES || PACKAGES_DIR;
+const { file: numpyFile, packages: PACKAGES } = numpyWheel();
 // Never skipped in CI (tools/setup.sh fetches the wheel there); elsewhere without the wheel, skipped with why.
 const numpySkip = process.env.CI !== "true" && !fs.existsSync(path.join(PACKAGES, numpyFile))
   ? `no ${numpyFile} in ${PACKAGES}: run node web/pyodide-packages.mjs` : false;
 
 describe("Pyodide mode when Python does not start", () => {
-  let browser, server, empty;
-  before(async () => {
-    empty = fs.mkdtempSync(path.join(os.tmpdir(), "mt-no-packages-"));
-    server = await startServer({ port: 0, packages: empty });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.server.close();
-    fs.rmSync(empty, { recursive: true, force: true });
-  });
-  const it = (name, body) => test(name, (t) => withPage(t, browser.context, body));
+  const site = pyodideSite();
+  const it = site.it;
 
   it("hints and the solution are text: they work without Python; Ctrl+Enter says why nothing runs", async (page) => {
-    await page.goto(`${server.pageUrl}&sw=0&lang=ru`);
+    await page.goto(`${site.server.pageUrl}&sw=0&lang=ru`);
     await page.waitForFunction(() => document.body.dataset.stage === "failed", null, { timeout: 120000 });
     const ex = (await flows.exercises(page))[0];
     assert.ok((await page.locator("#statement").innerText()).length > 20);
@@ -56,7 +42,7 @@ describe("Pyodide mode when Python does not start", () => {
 
   it("a 390 px phone: no sideways scrolling while Python loads or fails", async (page) => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${server.pageUrl}&sw=0`);
+    await page.goto(`${site.server.pageUrl}&sw=0`);
     await page.waitForFunction(() => document.body.dataset.stage === "failed", null, { timeout: 120000 });
     await page.click("#hint");
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390);
@@ -64,15 +50,10 @@ describe("Pyodide mode when Python does not start", () => {
 });
 
 describe("Pyodide mode with NumPy: the page's flows", { skip: numpySkip }, () => {
-  let browser, server;
-  before(async () => {
-    verifiedNumpy(PACKAGES);   // the file the lock names, with the lock's sha256
-    server = await startServer({ port: 0, packages: PACKAGES });
-    browser = await launchBrowser();
-  });
-  after(async () => { await browser?.close(); server?.server.close(); });
-  const it = (name, body) => test(name, (t) => withPage(t, browser.context, body));
-  const url = () => `${server.pageUrl}&sw=0`;
+  before(() => verifiedNumpy(PACKAGES));   // the file the lock names, with the lock's sha256
+  const site = pyodideSite(PACKAGES);
+  const it = site.it;
+  const url = () => `${site.server.pageUrl}&sw=0`;
 
   it("Python indentation", async (page) => { await flows.openFresh(page, url()); await flows.flowIndent(page); });
   it("a language switch re-renders the results", async (page) => {
