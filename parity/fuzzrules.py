@@ -105,6 +105,19 @@ def _calls(typed, name):
     return [n for n in typed.nodes() if isinstance(n, ast.Call) and dotted(n.func) == name]
 
 
+def _lanes_where(view, operands):
+    """A lane filter for `Mismatch.explained_by`: the lanes where some (expression node, value) pair's
+    expression, as the source computes it, equals that value."""
+    def lanes(name, shape):
+        at = np.zeros(shape, bool)
+        for node, value in operands:
+            v = view.evaluate(node, view.output(name).shape)
+            if v is not None:
+                at |= v == value
+        return at
+    return lanes
+
+
 # ---- int16_negation_widened
 
 def _int16_negations(typed):
@@ -121,15 +134,8 @@ def _int16_negation_widened(view) -> bool:
     """Every differing lane is one where an int16 `-x` that is widened afterwards negates -32768, and the GPU
     holds what the kernel computes with that negation done in 32 bits."""
     negs = _int16_negations(view.typed)
-
-    def at_min(name, shape):
-        at = np.zeros(shape, bool)
-        for n in negs:
-            x = view.evaluate(n.operand, view.output(name).shape)
-            if x is not None:
-                at |= x == -32768
-        return at
-    return bool(negs) and view.explained_by(_negations_widened, at_min)
+    return bool(negs) and view.explained_by(_negations_widened,
+                                            _lanes_where(view, [(n.operand, -32768) for n in negs]))
 
 
 # ---- narrow_float_of_low_16_bits
@@ -200,15 +206,8 @@ def _abs_of_int_min(view) -> bool:
     """Every differing lane is one where an integer `tl.abs` gets its type's minimum, and holds what the kernel
     computes with that abs taken in 64 bits (a non-negative value)."""
     calls = _int_abs(view.typed)
-
-    def at_min(name, shape):
-        at = np.zeros(shape, bool)
-        for n in calls:
-            x = view.evaluate(n.args[0], view.output(name).shape)
-            if x is not None:
-                at |= x == INT_MIN[view.typed.of(n)]
-        return at
-    return bool(calls) and view.explained_by(_abs_in_64_bits, at_min)
+    return bool(calls) and view.explained_by(
+        _abs_in_64_bits, _lanes_where(view, [(n.args[0], INT_MIN[view.typed.of(n)]) for n in calls]))
 
 
 # ---- division_guard_minus_one_dropped
@@ -240,15 +239,8 @@ def _division_guard_minus_one_dropped(view) -> bool:
     """Every differing lane is one where an 8/16-bit guarded divisor is -1, and holds what the kernel computes
     with the guard's `d == -1` arm dropped (so it divides by -1)."""
     guards = _narrow_guards(view.typed)
-
-    def at_minus_one(name, shape):
-        at = np.zeros(shape, bool)
-        for n in guards:
-            d = view.evaluate(n.args[2], view.output(name).shape)
-            if d is not None:
-                at |= d == -1
-        return at
-    return bool(guards) and view.explained_by(_minus_one_arm_dropped, at_minus_one)
+    return bool(guards) and view.explained_by(_minus_one_arm_dropped,
+                                              _lanes_where(view, [(n.args[2], -1) for n in guards]))
 
 
 # ---- masked_16_bit_other_loses_its_sign
