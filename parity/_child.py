@@ -14,23 +14,25 @@ import os
 import pathlib
 import platform
 import sys
-import tempfile
 import traceback
 import warnings
 from contextlib import contextmanager
 
 import numpy as np
 
-from parity.oracle import _STICKY_CUDA, _c_strides, _view, cpu_model
+from parity.oracle import _STICKY_CUDA, CRASH_STDERR, _c_strides, _view, cpu_model
 
 
 @contextmanager
 def captured_stderr(box: list):
     """Copy what the process writes to file descriptor 2 (MLIR/ptxas diagnostics come from C++, below
-    Python's sys.stderr) into box[0] as text, and still pass it on to the real stderr."""
+    Python's sys.stderr) into box[0] as text, and still pass it on to the real stderr. The copy is a file in
+    the working folder named after the process: when the compiler aborts the process (an LLVM assertion),
+    its message stays there for the parent to read (`oracle.Worker.crash_text`)."""
     sys.stderr.flush()
     saved = os.dup(2)
-    with tempfile.TemporaryFile() as tmp:
+    path = pathlib.Path(CRASH_STDERR.format(pid=os.getpid()))
+    with open(path, "w+b") as tmp:
         os.dup2(tmp.fileno(), 2)
         try:
             yield box
@@ -42,6 +44,7 @@ def captured_stderr(box: list):
             data = tmp.read()
             os.write(2, data)
             box.append(data.decode("utf-8", "replace"))
+    path.unlink(missing_ok=True)
 
 
 def diagnostics(text: str, limit: int = 12) -> str:

@@ -48,6 +48,7 @@ import numpy as np
 PYTHON = sys.executable  # the Python that runs the parent; it must have triton + torch for those backends
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 BACKENDS = ("minitriton", "interpreter", "cuda")
+CRASH_STDERR = "compile-stderr-{pid}.txt"   # a child's copy of its compiler's stderr, in its working folder
 _STICKY_CUDA = ("illegal memory access", "device-side assert", "CUDA error: an illegal", "unspecified launch failure",
                 "misaligned address", "CUDA error: device-side")
 
@@ -251,6 +252,7 @@ class Worker:
         self.info: dict = {}
         self.proc = None
         self.log = None
+        self.crash_text = ""        # what the last child that died had written while compiling
         self.lines: queue.Queue = queue.Queue()
         self._start()
 
@@ -298,7 +300,14 @@ class Worker:
         if line == "DONE":
             return "DONE"
         outcome = "TIMEOUT" if line == "TIMEOUT" else "DIED"
+        pid = self.proc.pid
         self.close()
+        crashed = self.workdir / CRASH_STDERR.format(pid=pid)
+        try:
+            self.crash_text = crashed.read_text(errors="replace")
+            crashed.unlink()
+        except OSError:
+            self.crash_text = ""
         self._start()
         return outcome
 
@@ -420,7 +429,8 @@ class Pool:
                 what = "timed out" if outcome == "TIMEOUT" else "died"
                 results[start + i] = Result(list(cases[i].args), dict(cases[i].kwargs),
                                             f"WorkerError: the {self.backend} child {what} on this case\n"
-                                            f"{worker.log_tail(2000)}", "WorkerError")
+                                            f"{worker.crash_text[-2000:] or worker.log_tail(2000)}",
+                                            "WorkerError")
                 done += 1
             elif done < len(pending) and outcome == "DONE":
                 raise RuntimeError(f"the {self.backend} child answered DONE without results")
