@@ -176,7 +176,8 @@ def _computed_constant_divisors_written(view):
             v = view.evaluate_code(ast.unparse(n.right), dtype, view.frag.shape)
             if v is None or not np.all(v == v.flat[0]) or not np.isfinite(v.flat[0]) or v.flat[0] == 0:
                 continue
-            if abs(np.frexp(v.flat[0])[0]) != 0.5:
+            mantissa, exponent = np.frexp(v.flat[0])
+            if abs(mantissa) != 0.5 or exponent < 1:          # 2**k with k >= 0 (S15.24)
                 continue
             shape = tuple(view.frag.shape)
             changed |= replace_node(typed, n.right,
@@ -187,7 +188,7 @@ def _computed_constant_divisors_written(view):
 
 def _float_mod_by_a_computed_power_of_two(view) -> bool:
     """Every differing lane holds what the kernel computes once each float `%` divisor that is an expression
-    of constants equal to a power of two is written as that constant (so S15.24 applies)."""
+    of constants equal to 2**k, k >= 0, is written as that constant (so S15.24 applies)."""
     return view.explained_by(_computed_constant_divisors_written(view))
 
 
@@ -413,9 +414,9 @@ RULES = [
                "the fuzz runs of 2026-11-29 and 2026-12-01 (8 distinct shrunk kernels)."),
          _narrow_float_of_low_bits),
     Rule("float_mod_by_a_computed_power_of_two",
-         "A float `%` whose divisor is an expression of constants equal to a power of two (for instance "
+         "A float `%` whose divisor is an expression of constants equal to 2**k, k >= 0 (for instance "
          "`tl.minimum(tl.maximum(tl.full(.., 1.0, ..), lo), hi)`): the compiler folds the divisor to a constant "
-         "and rewrites frem by a power of two as copysign(x - trunc(x / c) * c, x), so a zero remainder keeps "
+         "and rewrites frem by such a constant as copysign(x - trunc(x / c) * c, x), so a zero remainder keeps "
          "the sign of x (-3.0 % 1.0 is -0.0; semantics S15.24). minitriton applies that rule to divisors written "
          "as a literal or `tl.full`; it does not track constants computed from them, and gives the run-time "
          "lowering's +0.0 (S15.1).",

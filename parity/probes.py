@@ -859,6 +859,14 @@ ew("float_mod_by_constant_power_of_two", "S15.24",
    [XMOD2], ["x % 1.0", "x % 65536.0", "x % -2.0"], np.float32,
    check={1: same_bits},
    expect={1: np.concatenate([np.fmod(XMOD2, np.float32(c)) for c in (1.0, 65536.0, -2.0)])})
+_X64 = XMOD2.astype(np.float64)
+ew("float_mod_by_constant_power_of_two_below_one", "S15.24",
+   [XMOD2], ["x % 0.5", "x % 0.25"], np.float32,
+   check={1: same_bits},      # x - trunc(x / c) * c is exact for these c; a zero is +0.0 (the run-time lowering)
+   expect={1: np.concatenate([(_X64 - np.trunc(_X64 / c) * c).astype(np.float32) for c in (0.5, 0.25)])},
+   interp="S15.24: LLVM rewrites frem only for a divisor 2**k with k >= 0, so `x % 0.5` takes the run-time "
+          "lowering (S15.1: -3.0 % 0.5 = +0.0); the interpreter computes C fmod (-0.0)",
+   interp_value={1: np.concatenate([np.fmod(XMOD2, np.float32(c)) for c in (0.5, 0.25)])})
 _I8_WIDE = np.resize(np.array([-47, -1, 0, 1, 100, -128, 127, 5], np.int8), 1024)
 ew("int8_to_uint32_to_fp16", "S15.26",
    [_I8_WIDE], ["x.to(tl.uint32).to(tl.float16)"], np.float16,

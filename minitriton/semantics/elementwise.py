@@ -267,10 +267,10 @@ def mod(a, b):
     """`a % b`: the sign of `a`, as C's remainder (and NVPTX's frem for floats)."""
     ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
     if ty.is_floating():
-        if _written_constant(b) and (_written_constant(a) or numerics.is_power_of_two(bd)):
+        if _written_constant(b) and (_written_constant(a) or numerics.is_integer_power_of_two(bd)):
             # Two constants: Triton's compiler folds `%` with IEEE fmod (MLIR's arith.remf folder): 5.1 % 0.1
-            # == 0.09999983. A constant power-of-two divisor: LLVM rewrites frem as copysign(x - trunc(x / y)
-            # * y, x), exact for such y, so a zero remainder keeps the sign of x (S15.23). Both are fmod.
+            # == 0.09999983. A constant divisor 2**k, k >= 0: LLVM rewrites frem as copysign(x - trunc(x / y)
+            # * y, x), exact for such y, so a zero remainder keeps the sign of x (S15.24). Both are fmod.
             with np.errstate(all="ignore"):
                 return finish(np.fmod(ad, bd), ty, shape)
         return finish(numerics.float_mod(ad, bd), ty, shape)

@@ -380,8 +380,8 @@ def float_mod(ad: np.ndarray, bd: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(bd), ad, r)
 
 
-def is_power_of_two(bd: np.ndarray) -> bool:
-    """Every element of `bd` is ±2**k (a normal float)."""
+def is_integer_power_of_two(bd: np.ndarray) -> bool:
+    """Every element of `bd` is ±2**k with k >= 0 (1.0, 2.0, 65536.0; not 0.5)."""
     with np.errstate(all="ignore"):
-        m, _ = np.frexp(bd)
-    return bool(np.all(np.abs(m) == 0.5) and np.all(np.abs(bd) >= np.finfo(bd.dtype).tiny))
+        m, e = np.frexp(bd)
+    return bool(np.all(np.abs(m) == 0.5) and np.all(e >= 1) and np.all(np.isfinite(bd)))

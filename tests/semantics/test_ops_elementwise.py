@@ -956,16 +956,16 @@ def test_float_mod_of_constants_is_folded_as_fmod():
     assert bits(z[:4]) == bits([-0.0] * 4)
     assert bits(z[4:8]) == bits([np.fmod(np.float32(5.1), np.float32(0.1))] * 4) and z[4] > 0.0999
     assert bits(z[12:16]) == bits([0.0, -1.7136335372924805e-07, 0.0, 0.0])      # run time: fma(-trunc(x/y), y, x)
-    # a constant power-of-two divisor (S15.24): fmod, so a zero remainder keeps the sign of x
-    assert bits(z[8:12]) == bits(np.fmod(x, np.float32(0.25)))
-    assert bits(z[8:12])[::2] == bits([-0.0, -0.0])
+    # a constant 0.25 is a power of two below 1: the run-time lowering, +0.0 (the H200 stored +0.0 for
+    # -3.0 % 0.25 and -0.0 % 0.25, 2026-12-01); S15.24 is for 2**k, k >= 0
+    assert bits(z[8:12]) == bits([0.0, 0.09999990463256836, 0.0, 0.0])
     # a cast of a constant divided by a power of two: -0.0, as the compiler folds it (TTIR: dense<-0.0>)
     assert bits(z[16:20]) == bits([-0.0] * 4)
 
 
 def test_float_mod_by_a_constant_power_of_two_keeps_the_sign_of_x():
-    """S15.24, the H200 probe of 2026-12-01 (Triton 3.6, 1,024 lanes, x loaded): `x % c` for a constant power
-    of two c is fmod (a zero remainder is -0.0 for negative x); a non-power-of-two constant or a loaded
+    """S15.24, the H200 probe of 2026-12-01 (Triton 3.6, 1,024 lanes, x loaded): `x % c` for a constant 2**k,
+    k >= 0, is fmod (a zero remainder is -0.0 for negative x); a non-power-of-two constant or a loaded
     divisor goes through the run-time lowering (S15.1, +0.0)."""
     k = make_kernel("""
     @triton.jit
@@ -979,10 +979,12 @@ def test_float_mod_by_a_constant_power_of_two_keeps_the_sign_of_x():
         tl.store(Z + 64 + o, (x.to(tl.float16) % 1.0).to(tl.float32))
         tl.store(Z + 80 + o, x % 3.0)
         tl.store(Z + 96 + o, x % tl.load(Y + o))
+        tl.store(Z + 112 + o, x % 0.5)
+        tl.store(Z + 128 + o, (x.to(tl.bfloat16) % tl.full((16,), 0.25, tl.bfloat16)).to(tl.float32))
     """)
     x = np.array([-3., -2.5, -0.0, 0.0, 3.0, 5.1, -7.5, -16256., 1e30, -1e30, np.inf, np.nan, 1e-45, -1e-45,
                   0.75, -0.75], np.float32)
-    z = np.zeros(112, np.float32)
+    z = np.zeros(144, np.float32)
     k[(1,)](x, np.ones(16, np.float32), z)
     def bits(v):  # the signs of zeros count; any NaN is a NaN (the probe recorded no NaN payloads)
         v = np.asarray(v, np.float32)
@@ -996,6 +998,9 @@ def test_float_mod_by_a_constant_power_of_two_keeps_the_sign_of_x():
     assert bits(z[64:80])[:8] == bits([-0.0, -0.5, -0.0, 0.0, 0.0, 0.1015625, -0.5, -0.0])
     assert bits(z[80:96])[:4] == bits([0.0, -2.5, 0.0, 0.0])          # 3.0: not a power of two, run time (+0.0)
     assert bits(z[96:112])[:4] == bits([0.0, -0.5, 0.0, 0.0])         # loaded 1.0: run time (+0.0)
+    # 0.5 and 0.25 are powers of two below 1: run time, +0.0 (H200, 2026-12-02: bf16 -0.5 % 0.5 is +0.0)
+    assert bits(z[112:128])[:4] == bits([0.0, 0.0, 0.0, 0.0])
+    assert bits(z[128:144])[:4] == bits([0.0, 0.0, 0.0, 0.0])
 
 
 def test_row22_bf16_add_and_compare():
