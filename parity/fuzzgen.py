@@ -170,8 +170,10 @@ def _shape_code(shape):
 
 def _float_limits(src, lo, hi):
     """Clamping bounds for a float -> int cast: the values nearest to lo and hi (toward zero) that float
-    type `src` holds exactly (exact integer arithmetic: float(2**63 - 1) would round up to 2**63)."""
-    bits = FLOATS[src][0]
+    type `src` holds exactly (exact integer arithmetic: float(2**63 - 1) would round up to 2**63), and fp32 too:
+    the bounds are written as literals, which Triton 3.6 makes fp32 tensors even next to fp64 (semantics S15.5;
+    4294967295.0 would clamp to 2**32, out of uint32's range)."""
+    bits = min(FLOATS[src][0], FLOATS["fp32"][0])
     cap = 65504 if src == "fp16" else None
 
     def fit(v):

@@ -120,9 +120,23 @@ def _lanes_where(view, operands):
 
 # ---- int16_negation_widened
 
+REDUCTIONS = {"tl.max", "tl.min", "tl.sum", "tl.argmax", "tl.argmin", "tl.xor_sum", "tl.cumsum", "tl.cumprod",
+              "tl.reduce", "tl.associative_scan"}
+
+
 def _int16_negations(typed):
     return [n for n in typed.nodes() if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)
-            and typed.of(n) == "int16" and typed.consumer(n) not in (None, "int16")]
+            and typed.of(n) == "int16"]
+
+
+def _reduced(typed, node) -> bool:
+    """Whether `node`'s value reaches the output through a reduction or scan."""
+    p = typed.parents.get(id(node))
+    while p is not None:
+        if isinstance(p, ast.Call) and dotted(p.func) in REDUCTIONS:
+            return True
+        p = typed.parents.get(id(p))
+    return False
 
 
 def _negations_widened(typed) -> bool:
@@ -130,12 +144,27 @@ def _negations_widened(typed) -> bool:
                 for n in _int16_negations(typed)])
 
 
+def _min16_reached(view, negs):
+    """A lane filter: lanes where a negated int16 operand is -32768, or, for a negation that a reduction
+    consumes, every lane of a program where that operand holds -32768 anywhere."""
+    def lanes(name, shape):
+        at = np.zeros(shape, bool)
+        for n in negs:
+            v = view.evaluate(n.operand, view.output(name).shape)
+            if v is None:
+                continue
+            hit = v == -32768
+            at |= hit.reshape(hit.shape[0], -1).any(axis=1).reshape((-1,) + (1,) * (hit.ndim - 1)) \
+                if _reduced(view.typed, n) else hit
+        return at
+    return lanes
+
+
 def _int16_negation_widened(view) -> bool:
-    """Every differing lane is one where an int16 `-x` that is widened afterwards negates -32768, and the GPU
+    """Every differing lane is one where an int16 `-x` negates -32768 (or reduces such a lane), and the GPU
     holds what the kernel computes with that negation done in 32 bits."""
     negs = _int16_negations(view.typed)
-    return bool(negs) and view.explained_by(_negations_widened,
-                                            _lanes_where(view, [(n.operand, -32768) for n in negs]))
+    return bool(negs) and view.explained_by(_negations_widened, _min16_reached(view, negs))
 
 
 # ---- narrow_float_of_low_16_bits
@@ -244,6 +273,32 @@ def _division_guard_minus_one_dropped(view) -> bool:
                                               _lanes_where(view, [(n.args[2], -1) for n in guards]))
 
 
+# ---- division_guard_takes_3
+
+def _guard_always_3(typed) -> bool:
+    guards = _narrow_guards(typed)
+    for n in guards:
+        replace_node(typed, n, expression("3"))
+    return bool(guards)
+
+
+def _division_guard_takes_3(view) -> bool:
+    """Every differing lane is one where an 8/16-bit guarded divisor is neither 0 nor -1, and holds what the
+    kernel computes dividing by the guard's 3 there."""
+    guards = _narrow_guards(view.typed)
+    if not guards:
+        return False
+
+    def lanes(name, shape):
+        at = np.zeros(shape, bool)
+        for n in guards:
+            v = view.evaluate(n.args[2], view.output(name).shape)
+            if v is not None:
+                at |= (v != 0) & (v != -1)
+        return at
+    return view.explained_by(_guard_always_3, lanes)
+
+
 # ---- masked_16_bit_other_loses_its_sign
 
 def _negative_constant(node) -> bool:
@@ -301,6 +356,27 @@ def _fma_contraction(view) -> bool:
     return view.explained_by(_fused)
 
 
+# ---- fma_contraction_in_a_remainder
+
+def _fused_remainders(typed) -> bool:
+    changed = False
+    for n in list(typed.nodes()):
+        if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) and typed.of(n) in ("fp16", "fp32", "fp64")
+                and _constant_code(n.right)):
+            continue
+        m = n.left
+        if isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and typed.of(m) == typed.of(n):
+            a, b, c, p = ast.unparse(m.left), ast.unparse(m.right), ast.unparse(n.right), ast.unparse(m)
+            changed |= replace_node(typed, n, expression(f"tl.fma({a}, {b}, -(({p}) - ({p}) % {c}))"))
+    return changed
+
+
+def _fma_contraction_in_a_remainder(view) -> bool:
+    """Every differing lane holds what the kernel computes with each float `(a * b) % c` (c a constant) as
+    fma(a, b, -trunc(a * b / c) * c): the product not rounded before the subtraction."""
+    return view.explained_by(_fused_remainders)
+
+
 # ---- compiler_assertion
 
 def _compiler_assertion(view) -> bool:
@@ -356,6 +432,7 @@ _OTHER_SOURCE = np.where(np.arange(512) < 3, _OTHER_X ** 2, np.inf)
 _OTHER_GPU = np.where((np.arange(512) >= 3) & (np.arange(512) % 4 == 3), -np.inf, _OTHER_SOURCE)
 _LINEAR = "offs = tl.arange(0, 1024)"
 _H200 = "H200, Triton 3.6.0, torch 2.11, 2026-12-01"
+_H200_2 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seeds 462229468 and 1827498631)"
 
 def _dot_not_a_product_of_its_operands(view) -> bool:
     """A differing output is a tl.dot whose stored operands agree on both sides, and on its differing lanes
@@ -382,8 +459,9 @@ RULES = [
     Rule("int16_negation_widened",
          "ptxas (the one Triton 3.6 runs for sm_90) reorders an int16 negation and the sign extension after it: "
          "Triton emits `neg.s16` then `cvt.s32.s16`, ptxas a sign extension then a 32-bit negation, so "
-         "-(-32768) used as int32 or wider is +32768 where the language (and the PTX) wraps the int16 negation "
-         "to -32768 first. minitriton wraps, as the source says.",
+         "-(-32768) is +32768 wherever the value goes on in a 32-bit register: widened to int32 or wider, an "
+         "int16 `%` (done in 32 bits), a reduction (`tl.max`, `tl.min` over a block holding it). The language "
+         "(and the PTX) wraps the int16 negation to -32768 first; minitriton wraps, as the source says.",
          Probe(_kernel("x_ptr, out_ptr", [
              "pid = tl.program_id(0)",
              "x = tl.load(x_ptr + pid * 8 + tl.arange(0, 8))",
@@ -394,7 +472,10 @@ RULES = [
              "reproducer) stored +32768 at the two lanes where x = -32768, the source's value elsewhere. "
              "Compiled offline by Triton 3.6 for sm_90: PTX `neg.s16 %rs2, %rs1; cvt.s32.s16 %r1, %rs2`, "
              "SASS `PRMT R0, R2, 0x9910, RZ; IMAD.MOV R7, RZ, RZ, -R0` (sign extension, then the negation). "
-             f"{_H200}: `((-h) >> 1)` with int16 h = -32768 stored 16384 (the source: -16384)."),
+             f"{_H200}: `((-h) >> 1)` with int16 h = -32768 stored 16384 (the source: -16384). {_H200_2}: the "
+             "fuzz's shrunk `tl.max(-x, axis=0)` and `tl.min(-x, axis=1)` of int16 blocks holding -32768 reduced "
+             "+32768 (stored 0 in int8, -32766 as the minimum), and `-x % d` (int16 x = -32768, int8 d = 3) "
+             "stored 2 (the source: -2)."),
          _int16_negation_widened),
     Rule("narrow_float_of_low_16_bits",
          "The GPU converts a uint32 that holds a sign-extended int8 (`x.to(tl.uint32)`, `x - tl.full(.., 0, "
@@ -462,6 +543,24 @@ RULES = [
              "(-1 // -1) on half the lanes of a 16x32 tile. One-dimensional 16- and 1,024-lane kernels of the same "
              "expressions were right."),
          _division_guard_minus_one_dropped),
+    Rule("division_guard_takes_3",
+         "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For a 16-bit d in a "
+         "2-D tile, the GPU divides by the guard's 3 on some lanes (pairs of lanes in the probe) where d is "
+         "neither 0 nor -1: the guard's condition is evaluated wrong in the 16-bit vector code. minitriton "
+         "divides by d, as the source says.",
+         Probe(_kernel("x_ptr, s, out_ptr", [
+             "pid = tl.program_id(0)",
+             "offs = tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, :]",
+             "x = tl.load(x_ptr + pid * 512 + offs)",
+             "d = tl.full((32, 16), 21, tl.int16).to(tl.uint8).to(tl.int16)",
+             "tl.store(out_ptr + pid * 512 + offs, tl.where((x % tl.where((d == 0) | (d == -1), 3, d) <= x) & "
+             "(x <= pid % tl.where((s == 0) | (s == -1), 3, s)), pid, -(x % tl.where((x == 0) | (x == -1), 3, x))))"]),
+             (np.ones((2, 32, 16), np.int16), 0, np.zeros((2, 32, 16), np.int8)), (2,),
+             [0.0] * 512 + [1.0] * 512,
+             lambda src, gpu: bool(np.all((gpu == src) | ((src == 0) & (gpu == -1))) and np.any(gpu == -1)),
+             f"{_H200_2}: this kernel (the fuzz's shrunk reproducer, x = 1 everywhere) stored -1 = -(1 % 3) on "
+             "256 of the 512 lanes of program 0 (lanes 0, 1, 4, 5, ... of each row) and 0 = -(1 % 1) on the others."),
+         _division_guard_takes_3),
     Rule("masked_16_bit_other_loses_its_sign",
          "An fp16/bf16 masked load with a negative `other`, its value used twice in arithmetic: in every fourth "
          "masked-off lane (last-axis index 3 mod 4 in the probe, 1 mod 4 in other fuzz kernels), one use sees "
@@ -489,6 +588,24 @@ RULES = [
                f"{_H200}: this kernel stored the single-rounded fma(x, s, 1.0) on every lane (5 of 16 differ from "
                "the two roundings); so did `(x * s) + y`."),
          _fma_contraction),
+    Rule("fma_contraction_in_a_remainder",
+         "A float `(a * b) % c` with a constant power-of-two c: the compiler rewrites the remainder as "
+         "x - trunc(x / c) * c (semantics S15.24) and contracts the product into that subtraction, so the "
+         "remainder is taken of the exact product a * b, not of the product rounded to the type. minitriton "
+         "rounds the product first, as the source says.",
+         Probe(_kernel("a_ptr, b_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             "offs = pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :]",
+             "a = tl.load(a_ptr + offs)",
+             "b = tl.load(b_ptr + offs)",
+             "tl.store(out_ptr + offs, b * a % tl.full((2, 2), 1.0, tl.float16))"]),
+             (np.full((2, 2, 2), 711.268310546875, np.float32), np.full((2, 2, 2), 9, np.uint32),
+              np.zeros((2, 2, 2), np.float16)), (2,), [0.4150390625] * 8,
+             lambda src, gpu: bool(np.all(gpu == 0.414794921875)),
+             f"{_H200_2}: this kernel (the fuzz's shrunk reproducer) stored 0.414794921875 (the remainder of the "
+             "exact product 6401.414794921875) on every lane; the source rounds the product to fp32 first "
+             "(6401.4150390625), remainder 0.4150390625."),
+         _fma_contraction_in_a_remainder),
     Rule("compiler_assertion",
          "Triton's compiler stops on an LLVM assertion (the GPU side's worker aborts) for a kernel minitriton "
          "runs: a crash of the pinned toolchain, not a value to compare.",

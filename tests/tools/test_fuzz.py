@@ -190,6 +190,21 @@ def test_types_follow_triton_promotion():
     assert typed.of(nodes["tl.where(__F__x1 > 0, __F__x1, 0.5) % 2"]) == "fp32"
 
 
+def test_clamp_bounds_stay_in_range_as_fp32_literals():
+    """A float -> int cast is clamped first; the bounds are literals, which Triton 3.6 makes fp32 tensors
+    (semantics S15.5), so they must convert into the integer's range from fp32 too (fp64 4294967295.0 would
+    clamp to 2**32: an out-of-range uint32 conversion, undefined on the GPU)."""
+    from parity.fuzzgen import FLOATS, INTS, NP, _float_limits
+    for src in FLOATS:
+        for dst in INTS:
+            if dst == "int1":
+                continue
+            info = np.iinfo(NP[dst])
+            lo, hi = _float_limits(src, int(info.min), int(info.max))
+            assert info.min <= int(np.float32(lo)) and int(np.float32(hi)) <= info.max, (src, dst)
+            assert lo == float(np.float32(lo)) and hi == float(np.float32(hi)), (src, dst)
+
+
 # ------------------------------------------------------------------------------------------- the rules
 
 LIVE = {r.name: {"live": True} for r in fuzzrules.RULES}
@@ -225,6 +240,58 @@ def test_rule_int16_negation_widened():
     assert elsewhere.verdict.status == "mismatch" and classify(elsewhere) is None
     off_by_one = shrunk_with_gpu(f, lambda n, a: np.where(x == -32768, 32767, a).astype(a.dtype))
     assert classify(off_by_one) is None
+
+
+def test_rule_int16_negation_widened_through_a_reduction_and_a_remainder():
+    """The widened +32768 also reaches a `tl.max` over the block and an int16 `%` (fuzz run of 2026-12-02)."""
+    offs = "pid * 64 + tl.arange(0, 8)[:, None] * 8 + tl.arange(0, 8)[None, :]"
+    x = np.arange(128).reshape(2, 8, 8).astype(np.int16) * 300 - 19000
+    x[0, 5, 2] = -32768                                          # column 2 of program 0 holds the minimum
+    f = fragment([f"__F__x1 = tl.load(__F__in1 + {offs})",
+                  f"tl.store(__F__out2 + {offs}, tl.max(-__F__x1, axis=0, keep_dims=True))"],
+                 [("__F__in1", x, "int16")], [Output("__F__out2", "int8", (8, 8))], shape=(8, 8))
+    wide = (-x.astype(np.int64)).max(axis=1, keepdims=True)          # the max of the negations done in 32 bits
+    widened = shrunk_with_gpu(f, lambda n, a: np.broadcast_to(wide, a.shape).astype(np.int8))
+    assert widened.verdict.status == "mismatch" and classify(widened) == "int16_negation_widened"
+    bad = np.broadcast_to(wide, x.shape).astype(np.int8).copy()
+    bad[1, 0, 0] += 1                                                   # a program without -32768 differs too
+    elsewhere = shrunk_with_gpu(f, lambda n, a: bad)
+    assert elsewhere.verdict.status == "mismatch" and classify(elsewhere) is None
+    d = np.full((2, 8), 3, np.int8)
+    g = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+                  "tl.store(__F__out3 + " + OFFS + ", -__F__x1 % tl.where((__F__x2 == 0) | (__F__x2 == -1), 3, __F__x2))"],
+                 [("__F__in1", x[:, 5, :].copy(), "int16"), ("__F__in2", d, "int8")], [Output("__F__out3", "int16", (8,))])
+    rem = shrunk_with_gpu(g, lambda n, a: np.where(x[:, 5, :] == -32768, 2, a).astype(a.dtype))
+    assert rem.verdict.status == "mismatch" and classify(rem) == "int16_negation_widened"
+
+
+def test_rule_division_guard_takes_3():
+    d = np.array([[1, 5, -1, 7, 0, 1, 9, 9], [3, -1, 2, 2, 2, 2, 2, -1]], np.int16)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", -(__F__x1 % tl.where((__F__x1 == 0) | (__F__x1 == -1), 3, __F__x1)) "
+                  "+ tl.full((8,), 40, tl.int16) // tl.where((__F__x1 == 0) | (__F__x1 == -1), 3, __F__x1))"],
+                 [("__F__in1", d, "int16")], [Output("__F__out2", "int16", (8,))])
+    lanes = (np.arange(8) % 4 < 2) & (d != 0) & (d != -1)
+    by3 = (-(d.astype(np.int64) % 3) + 40 // 3)
+    taken = shrunk_with_gpu(f, lambda n, a: np.where(lanes, by3, a).astype(a.dtype))
+    assert taken.verdict.status == "mismatch" and classify(taken) == "division_guard_takes_3"
+    wrong = shrunk_with_gpu(f, lambda n, a: np.where(lanes, by3 + 1, a).astype(a.dtype))
+    assert wrong.verdict.status == "mismatch" and classify(wrong) is None
+
+
+def test_rule_fma_contraction_in_a_remainder():
+    a = np.array([[711.268310546875, 3.3, -5.7, 1.1, 100.01, 0.3, 7.77, -9.1]] * 2, np.float32)
+    b = np.array([[9, 3, 7, 11, 13, 17, 19, 23]] * 2, np.uint32)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+                  "tl.store(__F__out3 + " + OFFS + ", __F__x2 * __F__x1 % tl.full((8,), 1.0, tl.float16))"],
+                 [("__F__in1", a, "fp32"), ("__F__in2", b, "uint32")], [Output("__F__out3", "fp32", (8,))])
+    exact = a.astype(np.float64) * b
+    rounded = (a * b.astype(np.float32)).astype(np.float64)
+    fused = (exact - np.trunc(rounded)).astype(np.float32)         # the remainder of the exact product
+    one = shrunk_with_gpu(f, lambda n, v: fused)
+    assert one.verdict.status == "mismatch" and classify(one) == "fma_contraction_in_a_remainder"
+    off = shrunk_with_gpu(f, lambda n, v: np.nextafter(fused, np.float32(np.inf)))
+    assert off.verdict.status == "mismatch" and classify(off) is None
 
 
 def _fp16(v):
