@@ -59,27 +59,53 @@ class Mismatch:
     def output(self, name):
         return next(o for o in self.frag.outputs if o.name == name)
 
-    def evaluate(self, node, shape):
-        """What the source computes for expression `node` (of `typed.tree`), broadcast to block `shape`, per
-        program, as float64 (minitriton in this process); None when it cannot be stored (a weak literal, a
-        node inside an if or a loop)."""
+    def evaluate(self, node, name):
+        """What the source computes for expression `node` (of `typed.tree`) at the lanes of output `name`
+        (broadcast to the block the kernel stores there, laid out as it stores it), per program, as float64
+        (minitriton in this process); None when it cannot be stored (a weak literal, a node inside an if or a
+        loop)."""
         dtype = self.typed.of(node)
         if dtype not in NP or any(isinstance(p, (ast.If, ast.For)) for p in self._statement_parents(node)):
             return None
-        return self.evaluate_code(ast.unparse(node), dtype, shape)
+        return self.evaluate_code(ast.unparse(node), dtype, name)
 
-    def evaluate_code(self, code, dtype, shape):
-        """What the fragment computes for expression `code` of type `dtype` (as `evaluate`)."""
+    def evaluate_code(self, code, dtype, like):
+        """What the fragment computes for expression `code` of type `dtype`, laid out as output `like` (a name)
+        is stored, or as a block of shape `like` (a tuple)."""
         if dtype == "int1":
             dtype, code = "int8", f"({code}).to(tl.int8)"
         name = "__F__evaluated"
-        offs = _block_offsets(tuple(shape))
-        line = f"tl.store({name} + pid * {int(np.prod(shape))} + {offs}, tl.broadcast_to({code}, {tuple(shape)!r}))"
+        pointer = self._store_pointer(like, name) if isinstance(like, str) else None
+        if pointer is not None:
+            shape = self.output(like).shape
+            line = f"tl.store({pointer}, tl.broadcast_to({code}, ({pointer}).shape))"
+        else:
+            shape = tuple(like)
+            offs = _block_offsets(shape)
+            line = f"tl.store({name} + pid * {int(np.prod(shape))} + {offs}, tl.broadcast_to({code}, {shape!r}))"
         frag = dataclasses.replace(self.frag, lines=list(self.frag.lines) + [(0, line)],
                                    outputs=list(self.frag.outputs) + [Output(name, dtype, tuple(shape))])
         case, slots = kernel_case([frag])
         res = run_in_minitriton(case.source, case.kernel, case.grid, case.args, raise_errors=False)
         return None if res.error else f64(res.args[slots[0][name]])
+
+    def _store_pointer(self, output, renamed):
+        """The pointer expression of the kernel's store into `output`, with `output` renamed; None if there is
+        no plain `tl.store(<output> + ..., value)` statement at the kernel's top level."""
+        for indent, text in self.frag.lines:
+            try:
+                call = ast.parse(text.strip(), mode="eval").body if indent == 0 else None
+            except SyntaxError:
+                continue
+            if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "tl.store" and call.args):
+                continue
+            ptr = call.args[0]
+            if any(isinstance(n, ast.Name) and n.id == output for n in ast.walk(ptr)):
+                for n in ast.walk(ptr):
+                    if isinstance(n, ast.Name) and n.id == output:
+                        n.id = renamed
+                return ast.unparse(ptr)
+        return None
 
     def _statement_parents(self, node):
         for stmt, parents in statements(self.typed.tree.body):

@@ -111,7 +111,7 @@ def _lanes_where(view, operands):
     def lanes(name, shape):
         at = np.zeros(shape, bool)
         for node, value in operands:
-            v = view.evaluate(node, view.output(name).shape)
+            v = view.evaluate(node, name)
             if v is not None:
                 at |= v == value
         return at
@@ -150,7 +150,7 @@ def _min16_reached(view, negs):
     def lanes(name, shape):
         at = np.zeros(shape, bool)
         for n in negs:
-            v = view.evaluate(n.operand, view.output(name).shape)
+            v = view.evaluate(n.operand, name)
             if v is None:
                 continue
             hit = v == -32768
@@ -181,10 +181,9 @@ def _low_16_bits_converted(typed) -> bool:
 
 
 def _narrow_float_of_low_bits(view) -> bool:
-    """Every differing output is fp16/bf16, and every differing lane holds what the kernel computes when each
-    uint32 converted to fp16/bf16 (by `.to` or by the store) keeps only its low 16 bits."""
-    return all(view.output(n).dtype in ("fp16", "bf16") for n in view.values) and \
-        view.explained_by(_low_16_bits_converted)
+    """Every differing lane holds what the kernel computes when each uint32 converted to fp16/bf16 (by `.to`
+    or by the store) keeps only its low 16 bits."""
+    return view.explained_by(_low_16_bits_converted)
 
 
 # ---- float_mod_by_a_computed_power_of_two
@@ -292,7 +291,7 @@ def _division_guard_takes_3(view) -> bool:
     def lanes(name, shape):
         at = np.zeros(shape, bool)
         for n in guards:
-            v = view.evaluate(n.args[2], view.output(name).shape)
+            v = view.evaluate(n.args[2], name)
             if v is not None:
                 at |= (v != 0) & (v != -1)
         return at
@@ -323,13 +322,60 @@ def _masked_16_bit_other(view) -> bool:
     for name, (_, _, mask) in view.values.items():
         allowed = np.zeros(mask.shape, bool)
         for mk in masks:
-            v = view.evaluate(mk, view.output(name).shape)
+            v = view.evaluate(mk, name)
             if v is None or v.shape != mask.shape:
                 return False
             allowed |= v == 0
         if not (mask.any() and np.all(allowed[mask])):
             return False
     return True
+
+
+# ---- int32_min_max_chain_folded_to_x
+
+def _is_zero(node) -> bool:
+    if isinstance(node, ast.Call) and dotted(node.func) == "tl.full" and len(node.args) >= 2:
+        node = node.args[1]
+    return isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool)
+
+
+def _is_negation_of(node, x) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return ast.unparse(node.operand) == x
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_zero(node.left) \
+        and ast.unparse(node.right) == x
+
+
+def _chain_operand(node, outer, inner):
+    """x when `node` is outer(outer(inner(x, 0), -x), x) in any operand order, else None."""
+    if not (isinstance(node, ast.Call) and dotted(node.func) == outer and len(node.args) == 2):
+        return None
+    for a, x in (node.args, node.args[::-1]):
+        if not (isinstance(a, ast.Call) and dotted(a.func) == outer and len(a.args) == 2):
+            continue
+        xs = ast.unparse(x)
+        for m, neg in (a.args, a.args[::-1]):
+            if isinstance(m, ast.Call) and dotted(m.func) == inner and len(m.args) == 2 and _is_negation_of(neg, xs) \
+                    and any(ast.unparse(v) == xs and _is_zero(z) for v, z in (m.args, m.args[::-1])):
+                return x
+    return None
+
+
+def _chains_folded(typed) -> bool:
+    changed = False
+    for n in list(typed.nodes()):
+        if typed.of(n) != "int32":
+            continue
+        x = _chain_operand(n, "tl.minimum", "tl.maximum") or _chain_operand(n, "tl.maximum", "tl.minimum")
+        if x is not None:
+            changed |= replace_node(typed, n, expression(f"({ast.unparse(x)})"))
+    return changed
+
+
+def _int32_min_max_chain_folded_to_x(view) -> bool:
+    """Every differing lane holds what the kernel computes with each int32 `tl.minimum(tl.minimum(
+    tl.maximum(x, 0), -x), x)` (or its mirror with maximum and minimum swapped) replaced by x."""
+    return view.explained_by(_chains_folded)
 
 
 # ---- fma_contraction
@@ -426,6 +472,8 @@ def _fma_sides():
     return two.astype(np.float64), one.astype(np.float64)
 
 
+_CHAIN_X = np.array([1, -1, 0, 5, -7, 2 ** 31 - 1, -2 ** 31, 3], np.int32).reshape(2, 2, 2)
+_CHAIN_SOURCE = np.where(_CHAIN_X > 0, -_CHAIN_X.astype(np.int64), _CHAIN_X).reshape(-1).astype(np.float64)
 _DOT_SOURCE = _dot_probe_source()
 _FMA_TWO, _FMA_ONE = _fma_sides()
 _OTHER_SOURCE = np.where(np.arange(512) < 3, _OTHER_X ** 2, np.inf)
@@ -433,6 +481,7 @@ _OTHER_GPU = np.where((np.arange(512) >= 3) & (np.arange(512) % 4 == 3), -np.inf
 _LINEAR = "offs = tl.arange(0, 1024)"
 _H200 = "H200, Triton 3.6.0, torch 2.11, 2026-12-01"
 _H200_2 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seeds 462229468 and 1827498631)"
+_H200_3 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seed 1549857666)"
 
 def _dot_not_a_product_of_its_operands(view) -> bool:
     """A differing output is a tl.dot whose stored operands agree on both sides, and on its differing lanes
@@ -478,9 +527,10 @@ RULES = [
              "stored 2 (the source: -2)."),
          _int16_negation_widened),
     Rule("narrow_float_of_low_16_bits",
-         "The GPU converts a uint32 that holds a sign-extended int8 (`x.to(tl.uint32)`, `x - tl.full(.., 0, "
-         "tl.uint32)`, `0 - x`) to fp16/bf16 from its low 16 bits alone, by `.to` or by the store into an "
-         "fp16/bf16 output: int8 -47 becomes 65489, 65536 in bf16 and 65504 in fp16, where the 32-bit value "
+         "The GPU converts a uint32 that holds a sign-extended int8 or int16 (`x.to(tl.uint32)`, `x - tl.full(.., "
+         "0, tl.uint32)`, `0 - x`, `tl.where(c, tl.full(.., 0, tl.uint32), x)`) to fp16/bf16 from its low 16 bits "
+         "alone, by `.to` or by the store into an fp16/bf16 output: int8 -47 becomes 65489, 65536 in bf16 and "
+         "65504 in fp16, where the 32-bit value "
          "(4294967249) converts to 2**32 and inf. The compiler narrows the integer to 16 bits before the "
          "conversion (semantics S15.26). minitriton converts the whole integer, rounding once, as the source says.",
          Probe(_kernel("x_ptr, out_ptr", [_LINEAR, "x = tl.load(x_ptr + offs)",
@@ -492,7 +542,10 @@ RULES = [
                "bf16 (by `.to` and by the store) and to fp16, `x.to(tl.uint64)` to bf16 and `(0u32 - x)` to fp16 "
                "stored the conversion of the low 16 bits on every lane where they differ from the whole value; "
                "int16 and int32 sources, uint32 loads, `u32 + 11` and conversions to fp32 were right. Seen in "
-               "the fuzz runs of 2026-11-29 and 2026-12-01 (8 distinct shrunk kernels)."),
+               "the fuzz runs of 2026-11-29 and 2026-12-01 (8 distinct shrunk kernels). "
+               f"{_H200_3}: "
+               "`tl.where(c, tl.full(.., 0, tl.uint32), h).to(tl.float16)` with int16 h = -13780 gave 51744 "
+               "(the conversion of 51756, its low 16 bits) where the source gives inf."),
          _narrow_float_of_low_bits),
     Rule("float_mod_by_a_computed_power_of_two",
          "A float `%` whose divisor is an expression of constants equal to 2**k, k >= 0 (for instance "
@@ -528,7 +581,7 @@ RULES = [
     Rule("division_guard_minus_one_dropped",
          "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For an 8- or 16-bit "
          "d equal to -1 in 32x32 tiles, the GPU divides by -1 on some lanes (every other or every fourth): the "
-         "`d == -1` arm of the guard is lost in the 16-bit vector code. minitriton divides by 3, as the source "
+         "`d == -1` arm of the guard is lost in the 16-bit vector code (semantics S15.29). minitriton divides by 3, as the source "
          "says.",
          Probe(_kernel("x_ptr, out_ptr", [
              "pid = tl.program_id(0)",
@@ -546,7 +599,7 @@ RULES = [
     Rule("division_guard_takes_3",
          "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For a 16-bit d in a "
          "2-D tile, the GPU divides by the guard's 3 on some lanes (pairs of lanes in the probe) where d is "
-         "neither 0 nor -1: the guard's condition is evaluated wrong in the 16-bit vector code. minitriton "
+         "neither 0 nor -1: the guard's condition is evaluated wrong in the 16-bit vector code (semantics S15.29). minitriton "
          "divides by d, as the source says.",
          Probe(_kernel("x_ptr, s, out_ptr", [
              "pid = tl.program_id(0)",
@@ -577,6 +630,23 @@ RULES = [
              "same in fp16; `x + x` stored NaN there; other=-3.0 gave -9.0 there. Seen first in the fuzz run of "
              "seed 1113992 (3 fragments)."),
          _masked_16_bit_other),
+    Rule("int32_min_max_chain_folded_to_x",
+         "In int32, `tl.minimum(tl.minimum(tl.maximum(x, 0), -x), x)` is -|x| by the source (x where x <= 0, -x "
+         "where x > 0), and the GPU stores x on every lane; the mirror `tl.maximum(tl.maximum(tl.minimum(x, 0), "
+         "-x), x)` (|x|) is x too (semantics S15.28). The compiler folds the chain of smin/smax wrongly: the same chain in int16 "
+         "and int64, `tl.minimum(tl.maximum(x, 0), -x)` and `tl.minimum(-x, x)` alone are right. minitriton "
+         "computes the source.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             "offs = pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :]",
+             "x = tl.load(x_ptr + offs)",
+             "tl.store(out_ptr + offs, tl.minimum(tl.minimum(tl.maximum(x, tl.full((2, 2), 0, tl.int8)), -x), x))"]),
+             (_CHAIN_X, np.zeros((2, 2, 2), np.int32)), (2,), _CHAIN_SOURCE.tolist(),
+             lambda src, gpu: bool(np.array_equal(gpu, _CHAIN_X.reshape(-1).astype(np.float64))),
+             f"{_H200_3}: this kernel (the fuzz's shrunk reproducer, x = 1 there) stored x on every lane, -7 "
+             "and INT32_MIN included; 16-lane kernels of the chain with a literal 0 or `0 - x`, and of the mirror, "
+             "stored x too (70000 for 70000, -47 for -47 in the mirror); int16 and int64 chains were right."),
+         _int32_min_max_chain_folded_to_x),
     Rule("fma_contraction",
          "The GPU fuses a float `a * b + c` into one FMA (one rounding) where the source rounds the product "
          "first; the fuzz generator does not write such adds of rounded products, but shrinking a kernel can "
@@ -591,7 +661,7 @@ RULES = [
     Rule("fma_contraction_in_a_remainder",
          "A float `(a * b) % c` with a constant power-of-two c: the compiler rewrites the remainder as "
          "x - trunc(x / c) * c (semantics S15.24) and contracts the product into that subtraction, so the "
-         "remainder is taken of the exact product a * b, not of the product rounded to the type. minitriton "
+         "remainder is taken of the exact product a * b, not of the product rounded to the type (semantics S15.30). minitriton "
          "rounds the product first, as the source says.",
          Probe(_kernel("a_ptr, b_ptr, out_ptr", [
              "pid = tl.program_id(0)",

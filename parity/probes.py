@@ -889,3 +889,23 @@ probe("masked_fp16_other_sign", "S15.27",
       (1,), (_OTHER_IN, np.zeros(512, np.float16)),
       known_gap="S15.27: on the GPU every fourth masked-off lane of this fp16 load sees +3.0 in one use of x "
                 "(x * x = -9.0 there); minitriton uses other=-3.0 in every masked-off lane (9.0)")
+# ================================================================ S15.28-S15.30: found by the GPU fuzz of 2026-12-02
+ew("int32_min_max_chain_of_x_and_minus_x", "S15.28",
+   [i32(1, -1, 0, 5, -7, 2 ** 31 - 1, -2 ** 31, 70000)],
+   ["tl.minimum(tl.minimum(tl.maximum(x, 0), -x), x)", "tl.maximum(tl.maximum(tl.minimum(x, 0), -x), x)"], np.int32,
+   known_gap="S15.28: the GPU stores x for both chains (the compiler folds them); minitriton computes the source: "
+             "-|x| and |x|")
+probe("narrow_division_guard_in_a_tile", "S15.29",
+      kernel("guard(x_ptr, out_ptr)", """
+          pid = tl.program_id(0)
+          offs = tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, :]
+          x = tl.load(x_ptr + pid * 512 + offs)
+          tl.store(out_ptr + pid * 512 + offs, -(x % tl.where((x == 0) | (x == -1), 3, x)))"""),
+      (2,), (np.ones((2, 32, 16), np.int16), np.zeros((2, 32, 16), np.int16)),
+      known_gap="S15.29: the GPU may take the guard's 3 on some lanes where d = 1 (-1 there); minitriton "
+                "divides by d (0 everywhere)")
+ew("float_mod_of_a_product_by_one", "S15.30",
+   [f32(711.268310546875, 3.3, -5.7, 1.1, 100.01, 0.3, 7.77, -9.1), f32(9, 3, 7, 11, 13, 17, 19, 23)],
+   ["x * y % 1.0"], np.float32,
+   known_gap="S15.30: the GPU takes the remainder of the exact product (0.414794921875 for 9 * 711.268310546875); "
+             "minitriton rounds the product first (0.4150390625), as the source says")

@@ -1,12 +1,27 @@
 """The parity run's table (terminal) and results files (JSON + Markdown) with date, machine and versions."""
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import pathlib
 
 from parity.compare import TOLERANCES
 from parity.runner import FAILING
+
+
+SOURCES = ("minitriton", "parity")     # the code whose behaviour a parity run measures
+
+
+def source_digest(root=None) -> str:
+    """sha256 of the Python sources of minitriton/ and parity/ (paths and contents): two runs with the same
+    digest measured the same emulator, generator and rules, whatever else the tree held."""
+    root = pathlib.Path(root) if root else pathlib.Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    results = root / "parity" / "results"                                # reproducers are outputs, not code
+    for path in sorted(p for d in SOURCES for p in (root / d).rglob("*.py") if results not in p.parents):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def table(rows, markdown=False, detail_width=160) -> str:
@@ -138,7 +153,8 @@ def write(out_dir, stem, result: dict, rows) -> tuple:
     jpath.write_text(json.dumps(_jsonable(data), indent=1, default=str) + "\n")
     v = result["versions"]
     md = [f"# parity: minitriton vs {result['target']} — {result['date']}", "",
-          f"- command: `{result['command']}`"]
+          f"- command: `{result['command']}`"] + \
+        ([f"- sources (sha256 of minitriton/ and parity/): `{result['sources']}`"] if result.get("sources") else [])
     if not v["reference"] and not v["minitriton"]:     # a benchmark-only run: its table names the versions
         md += [f"- sections: {', '.join(result['sections'])}; wall {result['seconds']} s", ""]
     else:

@@ -350,6 +350,22 @@ def test_rule_narrow_float_of_low_16_bits_by_the_store():
         assert other.verdict.status == "mismatch" and classify(other) is None
 
 
+def test_rule_narrow_float_of_low_16_bits_of_a_where_into_a_wider_output():
+    """The uint32 may come from a where over a sign-extended int16, and the fp16 value may be stored as fp32."""
+    h = np.array([[-13780, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
+    c = np.zeros((2, 8), np.int64)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+                  "tl.store(__F__out3 + " + OFFS + ", tl.where(__F__x2, tl.full((8,), 0, tl.uint32), __F__x1)"
+                  ".to(tl.float16))"],
+                 [("__F__in1", h, "int16"), ("__F__in2", c, "int64")], [Output("__F__out3", "fp32", (8,))])
+    with np.errstate(over="ignore"):
+        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float32)
+        lost = shrunk_with_gpu(f, lambda n, a: low)
+        assert lost.verdict.status == "mismatch" and classify(lost) == "narrow_float_of_low_16_bits"
+        other = shrunk_with_gpu(f, lambda n, a: np.where(h < 0, np.float32(7.0), a).astype(a.dtype))
+        assert other.verdict.status == "mismatch" and classify(other) is None
+
+
 def test_rule_abs_of_int_min():
     x = np.array([[-2 ** 31, 5, -7, 3, 0, 1, -2 ** 31, 9], [3, -2 ** 31, 2, 2, 2, 2, 2, -1]], np.int32)
     f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__v2 = tl.abs(__F__x1)",
@@ -384,6 +400,42 @@ def test_rule_masked_16_bit_other_loses_its_sign():
     assert lost.verdict.status == "mismatch" and classify(lost) == "masked_16_bit_other_loses_its_sign"
     loaded = shrunk_with_gpu(f, lambda n, a: np.where(np.arange(8) == 1, np.float16(-9.0), a).astype(a.dtype))
     assert loaded.verdict.status == "mismatch" and classify(loaded) is None
+
+
+def test_rules_read_lanes_where_the_kernel_stores_them():
+    """A shrunk kernel may store a 4x4 block into an 8x8 output with row stride 8 (the shrinker narrows the
+    block, not the layout): the rules' lanes follow the store (fuzz run of 2026-12-02, seed 1549857666)."""
+    offs = "pid * 64 + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 4)[None, :]"
+    x = (np.arange(128).reshape(2, 8, 8) % 5 - 2).astype(np.float16)
+    f = fragment([f"__F__x1 = tl.load(__F__in1 + {offs}, mask=tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 4)[None, :] < 1, "
+                  "other=-float('inf'))",
+                  f"tl.store(__F__out2 + {offs}, __F__x1 * __F__x1)"],
+                 [("__F__in1", x, "fp16")], [Output("__F__out2", "fp16", (8, 8))], shape=(4, 4))
+    lanes = np.zeros((2, 8, 8), bool)
+    lanes[:, :4, 1:4:2] = True                                           # masked off, odd columns of the block
+    lost = shrunk_with_gpu(f, lambda n, a: np.where(lanes, np.float16(-np.inf), a).astype(a.dtype))
+    assert lost.verdict.status == "mismatch" and classify(lost) == "masked_16_bit_other_loses_its_sign"
+    loaded = np.zeros((2, 8, 8), bool)
+    loaded[:, 0, 0] = True                                               # the one lane the mask keeps
+    kept = shrunk_with_gpu(f, lambda n, a: np.where(loaded, np.float16(-1.0), a).astype(a.dtype))
+    assert kept.verdict.status == "mismatch" and classify(kept) is None
+
+
+def test_rule_int32_min_max_chain_folded_to_x():
+    x = np.array([[1, -1, 0, 5, -7, 2 ** 31 - 1, -2 ** 31, 3], [70000, -47, 2, 9, -2, 65535, 1, -65519]], np.int32)
+    chain = "tl.minimum(__F__x1, tl.minimum(0 - __F__x1, tl.maximum(tl.full((8,), 0, tl.int8), __F__x1)))"
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + f", {chain} + 3)"],
+                 [("__F__in1", x, "int32")], [Output("__F__out2", "int32", (8,))])
+    folded = shrunk_with_gpu(f, lambda n, a: (x + 3).astype(a.dtype))
+    assert folded.verdict.status == "mismatch" and classify(folded) == "int32_min_max_chain_folded_to_x"
+    other = shrunk_with_gpu(f, lambda n, a: np.abs(x).astype(a.dtype) + 3)         # |x| is not the fold
+    assert other.verdict.status == "mismatch" and classify(other) is None
+    wide = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                     "tl.store(__F__out2 + " + OFFS + f", {chain.replace('__F__x1', '__F__x1.to(tl.int64)')})"],
+                    [("__F__in1", x, "int32")], [Output("__F__out2", "int64", (8,))])
+    int64 = shrunk_with_gpu(wide, lambda n, a: x.astype(a.dtype))                  # the GPU folds int32 only
+    assert int64.verdict.status == "mismatch" and classify(int64) is None
 
 
 def test_rule_fma_contraction():

@@ -1,0 +1,80 @@
+"""The fuzz's run of record: runs on the same sources, fresh distinct seeds, every difference explained."""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from parity import fuzzrecord, report  # noqa: E402
+
+GPU = {"backend": "cuda", "triton": "3.6.0", "torch": "2.11.0+cu130", "device": "NVIDIA H200", "cuda": "13.0"}
+MT = {"backend": "minitriton", "minitriton": "0.1.0", "numpy": "2.5.2", "python": "3.12.3"}
+RULE = {"name": "int16_negation_widened", "reason": "...", "probe": "...", "source_values": [], "recorded": "...",
+        "this_run": {"live": True}}
+
+
+def run(seeds, fragments_per_seed=12000, sources="abc", unexplained=0, rule="int16_negation_widened",
+        live=True, command=None):
+    distinct = [{"rule": rule, "source": "...", "lines": 5, "detail": "...", "alone": True, "finished": True,
+                 "members": [1, 2], "lanes": [], "file": "mismatch_0.py"}]
+    if unexplained:
+        distinct.append({**distinct[0], "rule": None, "members": list(range(unexplained))})
+    n = fragments_per_seed * len(seeds)
+    return {"target": "cuda", "date": "2026-12-02T01:00:00", "sources": sources, "sections": ["fuzz"],
+            "command": command or f"python -m parity --target cuda --only fuzz --fuzz-seeds {len(seeds)}",
+            "versions": {"reference": GPU, "minitriton": MT}, "unexplained": unexplained,
+            "fuzz": {"seeds": [{"seed": s, "generated": fragments_per_seed, "run": fragments_per_seed, "shards": 8,
+                                "replay": f"python -m parity --target cuda --only fuzz --seed {s}"} for s in seeds],
+                     "generated": n, "fragments": n, "unresolved": 0, "outputs": 3 * n, "bounded_outputs": n,
+                     "kernels": n // 16, "matches": n - 2 - unexplained, "invalid": [],
+                     "mismatches": [{}] * (2 + unexplained), "distinct": distinct, "unexplained": unexplained,
+                     "rules": [{**RULE, "this_run": {"live": live}}], "seconds": {}}}
+
+
+def written(tmp_path, runs):
+    paths = []
+    for k, r in enumerate(runs):
+        paths.append(tmp_path / f"cuda-fuzz-2026-12-02-run{k}.json")
+        paths[-1].write_text(json.dumps(r))
+    return [str(p) for p in paths]
+
+
+def test_three_fresh_seeds_on_one_source_make_a_record(tmp_path, capsys):
+    paths = written(tmp_path, [run([11, 12]), run([13])])
+    assert fuzzrecord.main(paths + ["--out", str(tmp_path)]) == 0
+    rec = json.loads((tmp_path / "cuda-fuzz-record-2026-12-02.json").read_text())
+    assert rec["fragments"] == 36000 and [s["seed"] for s in rec["seeds"]] == [11, 12, 13]
+    assert rec["problems"] == [] and rec["by_rule"] == {"int16_negation_widened": {"distinct": 2, "fragments": 4}}
+    assert "verdict: **holds**" in (tmp_path / "cuda-fuzz-record-2026-12-02.md").read_text()
+
+
+def test_what_breaks_a_record(tmp_path):
+    def why(runs, **kw):
+        return fuzzrecord.problems([{**r, "path": f"run{k}"} for k, r in enumerate(runs)],
+                                   kw.get("min_fragments", 36000), kw.get("min_seeds", 3))
+    assert why([run([11, 12]), run([13])]) == []
+    assert any("source digest" in p for p in why([run([11, 12]), run([13], sources="other")]))
+    assert any("source digest" in p for p in why([run([11, 12]), run([13], sources=None)]))
+    assert any("appears twice" in p for p in why([run([11, 12]), run([12])]))
+    assert any("fresh" in p for p in why([run([11, 12]), run([13], command="python -m parity --seed 13")]))
+    assert any("35999 fragments" in p for p in why([run([11, 12], 12000), run([13], 11999)]))
+    assert any("2 seed(s)" in p for p in why([run([11], 18000), run([13], 18000)]))
+    assert any("no rule explains" in p for p in why([run([11, 12]), run([13], unexplained=1)]))
+    assert any("not live" in p for p in why([run([11, 12]), run([13], live=False)]))
+
+
+def test_the_source_digest_follows_the_code_not_the_results(tmp_path):
+    for d in ("minitriton", "parity", "parity/results/fuzz-x"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "minitriton" / "a.py").write_text("x = 1\n")
+    (tmp_path / "parity" / "b.py").write_text("y = 2\n")
+    first = report.source_digest(tmp_path)
+    (tmp_path / "parity" / "results" / "fuzz-x" / "mismatch_0.py").write_text("reproducer\n")
+    (tmp_path / "README.md").write_text("docs\n")
+    assert report.source_digest(tmp_path) == first
+    (tmp_path / "minitriton" / "a.py").write_text("x = 3\n")
+    assert report.source_digest(tmp_path) != first
