@@ -5,7 +5,8 @@ run for at most a few minutes on a lent GPU, and ~36,000 fragments take longer),
 report. The runs must share the minitriton/parity source digest, the device and the Triton and torch versions;
 their seeds must be fresh (drawn by the run, not replayed with --seed) and distinct. The record counts only
 fragments that ran; it holds when every difference in every run is explained by a rule that was live in that
-run, and the totals reach the minimums. Exit status 0 when it holds, 1 otherwise (the reasons are printed).
+run and shrunk to a kernel of at most ten lines, and the totals reach the minimums. Exit status 0 when it
+holds, 1 otherwise (the reasons are printed).
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import argparse
 import json
 import pathlib
 import sys
+
+MAX_LINES = 10          # every distinct mismatch's shrunk kernel, at most
 
 
 
@@ -57,6 +60,9 @@ def problems(runs, min_fragments, min_seeds) -> list:
             out.append(f"{r['path']}: {fz['unresolved']} fragment(s) unresolved (a failing kernel not isolated)")
         if fz.get("invalid"):
             out.append(f"{r['path']}: {len(fz['invalid'])} invalid program(s) (a generator bug)")
+        long = [m["lines"] for m in fz.get("distinct", []) if m["lines"] > MAX_LINES]
+        if long:
+            out.append(f"{r['path']}: {len(long)} distinct mismatch(es) not shrunk to {MAX_LINES} lines ({long})")
         live = {x["name"] for x in fz.get("rules", []) if (x.get("this_run") or {}).get("live")}
         dead = sorted({m["rule"] for m in fz.get("distinct", []) if m.get("rule") and m["rule"] not in live})
         if dead:

@@ -65,6 +65,9 @@ def test_what_breaks_a_record(tmp_path):
     assert any("2 seed(s)" in p for p in why([run([11], 18000), run([13], 18000)]))
     assert any("no rule explains" in p for p in why([run([11, 12]), run([13], unexplained=1)]))
     assert any("not live" in p for p in why([run([11, 12]), run([13], live=False)]))
+    long = run([13])
+    long["fuzz"]["distinct"][0]["lines"] = 11
+    assert any("not shrunk to 10 lines" in p for p in why([run([11, 12]), long]))
 
 
 def test_the_source_digest_follows_the_code_not_the_results(tmp_path):
