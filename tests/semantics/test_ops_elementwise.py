@@ -994,7 +994,8 @@ def test_float_mod_by_a_constant_power_of_two_keeps_the_sign_of_x():
     assert bits(z[:16]) == bits(gpu_mod1) and bits(z[16:32]) == bits(gpu_mod1)
     assert bits(z[32:48]) == bits([-3.0, -2.5, -0.0, 0.0, 3.0, 5.1, -7.5, -16256.0, 0.0, -0.0, np.nan, np.nan,
                                    1e-45, -1e-45, 0.75, -0.75])
-    assert bits(z[48:64]) == bits(np.fmod(x, np.float32(2.0)))
+    with np.errstate(invalid="ignore"):                                 # fmod(inf, 2) is NaN, as on the GPU
+        assert bits(z[48:64]) == bits(np.fmod(x, np.float32(2.0)))
     assert bits(z[64:80])[:8] == bits([-0.0, -0.5, -0.0, 0.0, 0.0, 0.1015625, -0.5, -0.0])
     assert bits(z[80:96])[:4] == bits([0.0, -2.5, 0.0, 0.0])          # 3.0: not a power of two, run time (+0.0)
     assert bits(z[96:112])[:4] == bits([0.0, -0.5, 0.0, 0.0])         # loaded 1.0: run time (+0.0)
