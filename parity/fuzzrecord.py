@@ -113,7 +113,8 @@ def markdown(s, reasons) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m parity.fuzzrecord", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m parity.fuzzrecord",
+                                description="Check fuzz-only GPU runs and sum them into the fuzz's run of record.")
     p.add_argument("runs", nargs="+", help="the runs' JSON results (python -m parity --target cuda --only fuzz)")
     p.add_argument("--min-fragments", type=int, default=36000)
     p.add_argument("--min-seeds", type=int, default=3)
