@@ -312,19 +312,25 @@ def test_rule_narrow_float_of_low_16_bits():
         assert saturated.verdict.status == "mismatch" and classify(saturated) is None
 
 
-def test_rule_dot_not_a_product_of_its_operands():
+def dot_fragment(a, b, options=""):
+    """A fragment that stores fp32 (16, 16) blocks a and b and `tl.dot(a, b<options>)`, two programs."""
     offs = "tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]"
+    return fragment([f"__F__x1 = tl.load(__F__in1 + pid * 256 + {offs})",
+                     f"__F__x2 = tl.load(__F__in2 + pid * 256 + {offs})",
+                     f"tl.store(__F__out3 + pid * 256 + {offs}, __F__x1)",
+                     f"tl.store(__F__out4 + pid * 256 + {offs}, __F__x2)",
+                     f"tl.store(__F__out5 + pid * 256 + {offs}, tl.dot(__F__x1, __F__x2{options}))"],
+                    [("__F__in1", a, "fp32"), ("__F__in2", b, "fp32")],
+                    [Output("__F__out3", "fp32", (16, 16)), Output("__F__out4", "fp32", (16, 16)),
+                     Output("__F__out5", "fp32", (16, 16), "dot", ("__F__out3", "__F__out4"),
+                            {"K": 16, "acc": "fp32"})],
+                    shape=(16, 16))
+
+
+def test_rule_dot_not_a_product_of_its_operands():
     rng = np.random.default_rng(3)
     a, b = (rng.integers(-4, 5, (2, 16, 16)).astype(np.float32) for _ in range(2))
-    f = fragment([f"__F__x1 = tl.load(__F__in1 + pid * 256 + {offs})",
-                  f"__F__x2 = tl.load(__F__in2 + pid * 256 + {offs})",
-                  f"tl.store(__F__out3 + pid * 256 + {offs}, __F__x1)",
-                  f"tl.store(__F__out4 + pid * 256 + {offs}, __F__x2)",
-                  f"tl.store(__F__out5 + pid * 256 + {offs}, tl.dot(__F__x1, __F__x2))"],
-                 [("__F__in1", a, "fp32"), ("__F__in2", b, "fp32")],
-                 [Output("__F__out3", "fp32", (16, 16)), Output("__F__out4", "fp32", (16, 16)),
-                  Output("__F__out5", "fp32", (16, 16), "dot", ("__F__out3", "__F__out4"), {"K": 16, "acc": "fp32"})],
-                 shape=(16, 16))
+    f = dot_fragment(a, b)
     bump = np.zeros((2, 16, 16), np.float32)
     bump[0, 0, 3:7] = 9.0
     off = shrunk_with_gpu(f, lambda n, v: v + bump if n == "__F__out5" else v)
@@ -484,19 +490,10 @@ def test_dot_near_the_accumulators_maximum_compares_either_overflow():
     """Where |a| @ |b| reaches fp32's largest value, whether a partial sum overflows depends on the order of
     accumulation (the H200 gave inf and 3.2e38 where minitriton gave 3.2e38 and inf): any two non-NaN values
     agree there; elsewhere the dot keeps its bound."""
-    offs = "tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]"
     a = np.full((2, 16, 16), 1.0, np.float32)
     a[0, 0, :] = 3e37                                   # row 0 of program 0: 16 products of 3e37 overflow fp32
     b = np.ones((2, 16, 16), np.float32)
-    f = fragment([f"__F__x1 = tl.load(__F__in1 + pid * 256 + {offs})",
-                  f"__F__x2 = tl.load(__F__in2 + pid * 256 + {offs})",
-                  f"tl.store(__F__out3 + pid * 256 + {offs}, __F__x1)",
-                  f"tl.store(__F__out4 + pid * 256 + {offs}, __F__x2)",
-                  f"tl.store(__F__out5 + pid * 256 + {offs}, tl.dot(__F__x1, __F__x2, input_precision='ieee'))"],
-                 [("__F__in1", a, "fp32"), ("__F__in2", b, "fp32")],
-                 [Output("__F__out3", "fp32", (16, 16)), Output("__F__out4", "fp32", (16, 16)),
-                  Output("__F__out5", "fp32", (16, 16), "dot", ("__F__out3", "__F__out4"), {"K": 16, "acc": "fp32"})],
-                 shape=(16, 16))
+    f = dot_fragment(a, b, ", input_precision='ieee'")
     finite = shrunk_with_gpu(f, lambda n, v: np.where(np.isinf(v), np.float32(3.2e38), v) if n == "__F__out5" else v)
     assert np.isinf(finite.mt.args[4][0, 0]).all() and finite.verdict.status == "match"
     elsewhere = shrunk_with_gpu(f, lambda n, v: v + np.float32(1.0) if n == "__F__out5" else v)
