@@ -76,11 +76,10 @@ class Mismatch:
             dtype, code = "int8", f"({code}).to(tl.int8)"
         name = "__F__evaluated"
         pointer = self._store_pointer(like, name) if isinstance(like, str) else None
+        shape = tuple(self.output(like).shape if isinstance(like, str) else like)
         if pointer is not None:
-            shape = self.output(like).shape
             line = f"tl.store({pointer}, tl.broadcast_to({code}, ({pointer}).shape))"
-        else:
-            shape = tuple(like)
+        else:                                       # the output's block shape, laid out row by row
             offs = _block_offsets(shape)
             line = f"tl.store({name} + pid * {int(np.prod(shape))} + {offs}, tl.broadcast_to({code}, {shape!r}))"
         frag = dataclasses.replace(self.frag, lines=list(self.frag.lines) + [(0, line)],
@@ -99,12 +98,11 @@ class Mismatch:
                 continue
             if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "tl.store" and call.args):
                 continue
-            ptr = call.args[0]
-            if any(isinstance(n, ast.Name) and n.id == output for n in ast.walk(ptr)):
-                for n in ast.walk(ptr):
-                    if isinstance(n, ast.Name) and n.id == output:
-                        n.id = renamed
-                return ast.unparse(ptr)
+            names = [n for n in ast.walk(call.args[0]) if isinstance(n, ast.Name) and n.id == output]
+            for n in names:
+                n.id = renamed
+            if names:
+                return ast.unparse(call.args[0])
         return None
 
     def _statement_parents(self, node):

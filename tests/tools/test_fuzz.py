@@ -444,6 +444,16 @@ def test_rule_int32_min_max_chain_folded_to_x():
     assert int64.verdict.status == "mismatch" and classify(int64) is None
 
 
+def test_lanes_of_an_output_stored_inside_an_if_are_laid_out_row_by_row():
+    """With no top-level store to copy, evaluation falls back to the output's own block, row by row."""
+    x = np.arange(16, dtype=np.int32).reshape(2, 8)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "if pid < 1:",
+                  (1, "tl.store(__F__out2 + " + OFFS + ", __F__x1 * 2)")],
+                 [("__F__in1", x, "int32")], [Output("__F__out2", "int32", (8,))])
+    view = fuzzexplain.Mismatch(f, infer(f), None)
+    assert view.evaluate_code("__F__x1 + 1", "int32", "__F__out2").tolist() == (x + 1).tolist()
+
+
 def test_rule_fma_contraction():
     x = ((np.arange(16, dtype=np.float32) - 7.3) / 3.1).reshape(2, 8)
     s = float(np.float32(0.4210987))
