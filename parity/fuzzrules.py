@@ -19,7 +19,7 @@ import numpy as np
 from parity.fuzzexplain import HEADER, Mismatch, Probe, Rule, expression, mismatch_view, replace_node, run_probe, \
     same_all
 from parity.fuzzcase import f64
-from parity.fuzzsource import dotted
+from parity.fuzzsource import dotted, statements
 from parity.fuzztypes import TL
 from parity.oracle import BF16
 
@@ -423,6 +423,107 @@ def _fma_contraction_in_a_remainder(view) -> bool:
     return view.explained_by(_fused_remainders)
 
 
+# ---- negation_lost_in_a_reduction
+
+def _is_negation(node) -> bool:
+    return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)) or \
+        (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_zero(node.left))
+
+
+def _reduced_negations(typed):
+    """(negation, axis) for each signed-integer `tl.min`/`tl.max` along a constant axis whose block is `-x` or
+    `0 - x`."""
+    out = []
+    for call in _calls(typed, "tl.min") + _calls(typed, "tl.max"):
+        kw = {k.arg: k.value for k in call.keywords}
+        axis = kw.get("axis", call.args[1] if len(call.args) > 1 else None)
+        if call.args and _is_negation(call.args[0]) and typed.of(call.args[0]) in INT_MIN \
+                and isinstance(axis, ast.Constant) and isinstance(axis.value, int):
+            out.append((call.args[0], axis.value))
+    return out
+
+
+def _third_of_four_kept(view, stride):
+    """A rewrite: each reduced negation keeps its operand's sign at the indices i along the reduced axis with
+    (i // stride) % 4 == 2 (the third of each thread's four elements when a thread holds elements `stride`
+    apart)."""
+    def rewrite(typed) -> bool:
+        negs = _reduced_negations(typed)
+        shape = tuple(view.frag.shape)
+        for neg, axis in negs:
+            x = ast.unparse(neg.operand if isinstance(neg, ast.UnaryOp) else neg.right)
+            index = "" if len(shape) < 2 else "[" + ", ".join(":" if d == axis else "None" for d in range(len(shape))) + "]"
+            kept = f"((tl.arange(0, {shape[axis]}){index} // {stride}) % 4 == 2)"
+            replace_node(typed, neg, expression(f"tl.where({kept}, ({x}), -({x}))"))
+        return bool(negs)
+    return rewrite
+
+
+def _negation_lost_in_a_reduction(view) -> bool:
+    """Every differing lane holds what the kernel computes when each integer `tl.min`/`tl.max` of `-x` along an
+    axis takes the third of every four elements (`stride` apart, one stride for the kernel) without the
+    negation."""
+    negs = _reduced_negations(view.typed)
+    shape = tuple(view.frag.shape)
+    if not negs or any(not 0 <= axis < len(shape) for _, axis in negs):
+        return False
+    length = min(shape[axis] for _, axis in negs)
+    strides = [2 ** k for k in range(8) if 4 * 2 ** k <= length]
+    return any(view.explained_by(_third_of_four_kept(view, s)) for s in strides)
+
+
+# ---- remainder_of_infinities_converted_to_an_integer
+
+_INT_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+_FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
+
+
+def _converted_to_an_integer(typed, node, seen=None) -> bool:
+    """Whether the float value of `node` reaches a conversion to an integer type (a `.to`, or the store into an
+    integer output) through float operations and variables."""
+    seen = set() if seen is None else seen
+    child, p = node, typed.parents.get(id(node))
+    while True:
+        if typed.stores.get(id(child)) in _INT_TYPES:
+            return True
+        if isinstance(p, ast.Attribute) and p.attr == "to":
+            return typed.of(typed.parents.get(id(p))) in _INT_TYPES
+        if p is None:
+            break
+        if typed.of(p) not in _FLOAT_TYPES:
+            return False
+        child, p = p, typed.parents.get(id(p))
+    for stmt, _ in statements(typed.tree.body):
+        if isinstance(stmt, ast.Assign) and stmt.value is child and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            if name in seen:
+                return False
+            seen.add(name)
+            return any(_converted_to_an_integer(typed, n, seen) for n in ast.walk(typed.tree)
+                       if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
+    return False
+
+
+def _self_remainders(typed):
+    return [n for n in typed.nodes() if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+            and typed.of(n) in _FLOAT_TYPES and ast.unparse(n.left) == ast.unparse(n.right)
+            and _converted_to_an_integer(typed, n)]
+
+
+def _infinite_arm_dropped(typed) -> bool:
+    rems = _self_remainders(typed)
+    for n in rems:
+        x = ast.unparse(n.left)
+        replace_node(typed, n, expression(f"tl.where(tl.abs({x}) == float('inf'), ({x}) - ({x}), {ast.unparse(n)})"))
+    return bool(rems)
+
+
+def _remainder_of_infinities_converted(view) -> bool:
+    """Every differing lane holds what the kernel computes when each float `x % x` whose value is converted to
+    an integer is NaN (not x) for an infinite x."""
+    return bool(_self_remainders(view.typed)) and view.explained_by(_infinite_arm_dropped)
+
+
 # ---- compiler_assertion
 
 def _compiler_assertion(view) -> bool:
@@ -482,6 +583,12 @@ _LINEAR = "offs = tl.arange(0, 1024)"
 _H200 = "H200, Triton 3.6.0, torch 2.11, 2026-12-01"
 _H200_2 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seeds 462229468 and 1827498631)"
 _H200_3 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seed 1549857666)"
+_H200_4 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seed 308746962)"
+_RED_X = ((np.arange(1024, dtype=np.int64) * 7919 % 20011) - 10005).astype(np.int32).reshape(2, 16, 32)
+_RED_KEPT = np.where(np.arange(32) % 4 == 2, _RED_X, -_RED_X)
+_RED_SOURCE = np.broadcast_to((-_RED_X).min(axis=2, keepdims=True), (2, 16, 32)).reshape(-1).astype(np.float64)
+_RED_GPU = np.broadcast_to(_RED_KEPT.min(axis=2, keepdims=True), (2, 16, 32)).reshape(-1).astype(np.float64)
+_TILE = "tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]"
 
 def _dot_not_a_product_of_its_operands(view) -> bool:
     """A differing output is a tl.dot whose stored operands agree on both sides, and on its differing lanes
@@ -676,6 +783,43 @@ RULES = [
              "exact product 6401.414794921875) on every lane; the source rounds the product to fp32 first "
              "(6401.4150390625), remainder 0.4150390625."),
          _fma_contraction_in_a_remainder),
+    Rule("negation_lost_in_a_reduction",
+         "An integer `tl.min` or `tl.max` along an axis of a negated block (`-x`, `0 - x`): the GPU reduces the "
+         "third of every four elements a thread holds along that axis without its negation (semantics S15.31): "
+         "`tl.min(-x, axis=1)` of a 16x32 int32 tile is the minimum of -x over the columns i with i % 4 != 2 and "
+         "of x over those with i % 4 == 2; along axis 0 with num_warps=1 (four rows per thread, 4 apart) rows "
+         "8..11 keep their sign. `-tl.max(x)`, `tl.min(~x)` and `tl.max(x)` are right. minitriton negates every "
+         "element, as the source says.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             f"x = tl.load(x_ptr + pid * 512 + {_TILE})",
+             f"tl.store(out_ptr + pid * 512 + {_TILE}, tl.min(-x, axis=1, keep_dims=True))"]),
+             (_RED_X, np.zeros((2, 16, 32), np.float32)), (2,), _RED_SOURCE.tolist(),
+             lambda src, gpu: same_all(gpu, _RED_GPU) and not same_all(src, _RED_GPU),
+             f"{_H200_4}: the fuzz's shrunk reproducer (this kernel, random int32 inputs) stored the minimum with "
+             "columns 2, 6, 10, ... not negated in 10 of its 32 rows (the others happen to agree); probes of the "
+             "same input: `tl.min(-x, axis=1)`, `tl.min(0 - x, axis=1)` and `tl.max(-x, axis=1)` matched that "
+             "pattern on all 32 rows with num_warps 4 and 1; `tl.min(-x, axis=0)` with num_warps=1 matched rows "
+             "8..11 kept, and was right with num_warps=4 (one row per thread)."),
+         _negation_lost_in_a_reduction),
+    Rule("remainder_of_infinities_converted_to_an_integer",
+         "A float `x % x` whose value is converted to an integer (by `.to`, or by the store into an integer "
+         "output; through `tl.maximum`/`tl.minimum` too): for an infinite x the GPU's remainder is NaN (it "
+         "converts to 0), where the lowering of S15.1 gives x for an infinite divisor, as the GPU does when the "
+         "remainder stays a float (semantics S15.32). A conversion of an infinity to an integer is poison in "
+         "LLVM, so the compiler drops the select that returns x. minitriton computes the source: inf % inf is "
+         "inf, and inf converts to the integer type's maximum.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             "x = tl.load(x_ptr + pid * 2 + tl.arange(0, 2))",
+             "tl.store(out_ptr + pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :], "
+             "tl.minimum(tl.maximum(x[None, :] % x[None, :], 0.0), 4294967040.0))"]),
+             (np.full((2, 2), np.inf, np.float16), np.zeros((2, 2, 2), np.uint32)), (2,), [4294967040.0] * 8,
+             lambda src, gpu: bool(np.all(gpu == 0.0)),
+             f"{_H200_4}: this kernel (the fuzz's shrunk reproducer) stored 0 on every lane; so did `x % x` and "
+             "`tl.maximum(x % x, 0.0)` stored into uint32 and the clamp stored into int32, for fp16 and fp32 "
+             "x = inf; the same clamp of x itself stored 4294967040, and `x % x` stored into fp16 or fp32 was inf."),
+         _remainder_of_infinities_converted),
     Rule("compiler_assertion",
          "Triton's compiler stops on an LLVM assertion (the GPU side's worker aborts) for a kernel minitriton "
          "runs: a crash of the pinned toolchain, not a value to compare.",

@@ -909,3 +909,20 @@ ew("float_mod_of_a_product_by_one", "S15.30",
    ["x * y % 1.0"], np.float32,
    known_gap="S15.30: the GPU takes the remainder of the exact product (0.414794921875 for 9 * 711.268310546875); "
              "minitriton rounds the product first (0.4150390625), as the source says")
+# ================================================================ S15.31-S15.32: found by the GPU fuzz of 2026-12-02
+_NEG_TILE = ((np.arange(512, dtype=np.int64) * 7919 % 20011) - 10005).astype(np.int32).reshape(16, 32)
+probe("int_min_of_a_negated_tile", "S15.31",
+      kernel("min_neg(x_ptr, out_ptr)", """
+          offs = tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]
+          x = tl.load(x_ptr + offs)
+          tl.store(out_ptr + tl.arange(0, 16), tl.min(-x, axis=1))"""),
+      (1,), (_NEG_TILE, np.zeros(16, np.int32)),
+      known_gap="S15.31: the GPU reduces columns 2, 6, 10, ... of -x without the negation (6 of these 16 rows "
+                "differ); minitriton negates every column, as the source says")
+ew("self_remainder_of_infinity_to_uint32", "S15.32",
+   [np.array([np.inf, 1.0, -np.inf, 3.0, np.inf, 0.5, 7.0, 2.0], np.float16)], ["x % x"], np.uint32,
+   known_gap="S15.32: the GPU's `x % x` is NaN for x = inf when converted to an integer (0 stored); minitriton "
+             "computes inf (S15.1) and converts it saturated (4294967295)",
+   interp="S15.32: the interpreter takes C fmod (NaN for an infinite x) and converts NaN to uint32 through "
+          "NumPy, 2147483648",
+   interp_value={1: np.array([2 ** 31, 0, 2 ** 31, 0, 2 ** 31, 0, 0, 0], np.uint32)})

@@ -444,6 +444,60 @@ def test_rule_int32_min_max_chain_folded_to_x():
     assert int64.verdict.status == "mismatch" and classify(int64) is None
 
 
+def test_rule_negation_lost_in_a_reduction():
+    """The GPU reduces the third of each thread's four elements without the negation (fuzz run of 2026-12-02):
+    consecutive columns along the last axis, rows two apart along the first in this block."""
+    offs = "pid * 64 + tl.arange(0, 8)[:, None] * 8 + tl.arange(0, 8)[None, :]"
+    x = ((np.arange(128) * 7919 % 20011) - 10005).astype(np.int32).reshape(2, 8, 8)
+    x[:, :, 2] = -30000 - np.arange(8)                    # lanes whose sign, if kept, decides a row's minimum
+    x[:, :, 1] = -31000 - np.arange(8)
+    x[:, 4, :] = 29000 + np.arange(8)                     # and a column's maximum
+
+    def reduced(code, axis):
+        return fragment([f"__F__x1 = tl.load(__F__in1 + {offs})",
+                         f"tl.store(__F__out2 + {offs}, {code.replace('AXIS', str(axis))})"],
+                        [("__F__in1", x, "int32")], [Output("__F__out2", "int32", (8, 8))], shape=(8, 8))
+
+    def kept_at(index, axis, fn=np.min):
+        along = np.arange(8).reshape((8, 1) if axis == 0 else (1, 8))
+        return np.broadcast_to(fn(np.where(index(along), x, -x), axis=axis + 1, keepdims=True), x.shape)
+
+    cols = shrunk_with_gpu(reduced("tl.min(-__F__x1, axis=AXIS, keep_dims=True)", 1),
+                           lambda n, a: kept_at(lambda i: i % 4 == 2, 1).astype(a.dtype))
+    assert cols.verdict.status == "mismatch" and classify(cols) == "negation_lost_in_a_reduction"
+    rows = shrunk_with_gpu(reduced("tl.max(0 - __F__x1, axis=AXIS, keep_dims=True) + 1", 0),
+                           lambda n, a: (kept_at(lambda i: i // 2 % 4 == 2, 0, np.max) + 1).astype(a.dtype))
+    assert rows.verdict.status == "mismatch" and classify(rows) == "negation_lost_in_a_reduction"
+    second = shrunk_with_gpu(reduced("tl.min(-__F__x1, axis=AXIS, keep_dims=True)", 1),
+                             lambda n, a: kept_at(lambda i: i % 4 == 1, 1).astype(a.dtype))
+    assert second.verdict.status == "mismatch" and classify(second) is None     # not the third of four
+    plain = shrunk_with_gpu(reduced("tl.min(__F__x1 + 0, axis=AXIS, keep_dims=True)", 1),
+                            lambda n, a: kept_at(lambda i: i % 4 != 2, 1).astype(a.dtype))
+    assert plain.verdict.status == "mismatch" and classify(plain) is None       # no negation to lose
+
+
+def test_rule_remainder_of_infinities_converted_to_an_integer():
+    """`x % x` converted to an integer is NaN (so 0) on the GPU for an infinite x (fuzz run of 2026-12-02)."""
+    x = np.array([[np.inf, 1.0, -np.inf, 3.0, np.inf, 0.5, 7.0, 2.0]] * 2, np.float16)
+    clamped = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                        "tl.store(__F__out2 + " + OFFS + ", tl.minimum(tl.maximum(__F__x1 % __F__x1, 0.0), 4294967040.0))"],
+                       [("__F__in1", x, "fp16")], [Output("__F__out2", "uint32", (8,))])
+    zero = shrunk_with_gpu(clamped, lambda n, a: np.where(x == np.inf, 0, a).astype(a.dtype))
+    assert zero.verdict.status == "mismatch" and classify(zero) == "remainder_of_infinities_converted_to_an_integer"
+    one = shrunk_with_gpu(clamped, lambda n, a: np.where(x == np.inf, 1, a).astype(a.dtype))
+    assert one.verdict.status == "mismatch" and classify(one) is None
+    through_a_variable = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__v2 = __F__x1 % __F__x1",
+                                   "tl.store(__F__out3 + " + OFFS + ", (__F__v2 * 2.0).to(tl.int32))"],
+                                  [("__F__in1", x, "fp16")], [Output("__F__out3", "int32", (8,))])
+    nan = shrunk_with_gpu(through_a_variable, lambda n, a: np.where(np.isinf(x), 0, a).astype(a.dtype))
+    assert nan.verdict.status == "mismatch" and classify(nan) == "remainder_of_infinities_converted_to_an_integer"
+    stays_float = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                            "tl.store(__F__out2 + " + OFFS + ", __F__x1 % __F__x1)"],
+                           [("__F__in1", x, "fp16")], [Output("__F__out2", "fp16", (8,))])
+    float_nan = shrunk_with_gpu(stays_float, lambda n, a: np.where(np.isinf(x), np.nan, a).astype(a.dtype))
+    assert float_nan.verdict.status == "mismatch" and classify(float_nan) is None   # the GPU keeps inf there
+
+
 def test_lanes_of_an_output_stored_inside_an_if_are_laid_out_row_by_row():
     """With no top-level store to copy, evaluation falls back to the output's own block, row by row."""
     x = np.arange(16, dtype=np.int32).reshape(2, 8)
