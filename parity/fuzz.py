@@ -9,7 +9,8 @@ difference shrunk and explained.
    fragment at fault runs alone. Outputs are judged by `fuzzcase.judge`.
 3. Shrink: mismatches that differ identically (the same values at the same lanes: hypothesis's near-copies of
    one program) are shrunk once; every other mismatch is shrunk by `fuzzshrink.shrink_many`, all at once,
-   candidates run live on both sides.
+   candidates run live on both sides. A fragment that does not differ alone (the compiler treats it otherwise
+   among the other fragments' code) is shrunk as its whole packed kernel, the other fragments dropped first.
 4. Explain: each shrunk kernel is classified by `fuzzrules`: a named rule with its reason and its evidence, a
    minimised probe run in the same session on the same device. A mismatch no rule explains is unexplained,
    and fails the run. Distinct mismatches (a rule and a shrunk source, names aside) get a runnable reproducer.
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from parity import fuzzrules
-from parity.fuzzcase import evaluate, f64, kernel_case, run_alone
+from parity.fuzzcase import evaluate, f64, kernel_case, packed_fragment, run_alone
 from parity.fuzzgen import PROGRAMS, fragments
 from parity.fuzzshrink import kernel_lines, shrink_many
 from parity.oracle import BF16, PYTHON, REPO_ROOT, child_env
@@ -162,7 +163,9 @@ def run(target, n, pools, per_kernel=8, shards=1, seeds=(0,), shrink_seconds=120
     while done < len(items):
         t_wave = time.monotonic()
         part = [f for _, _, f in items[done:done + wave]]
-        verdicts += evaluate(part, pools, target, per_kernel, stats, deadline)
+        for v in evaluate(part, pools, target, per_kernel, stats, deadline):
+            v.group = tuple(done + i for i in v.group)
+            verdicts.append(v)
         done += len(part)
         took = time.monotonic() - t_wave
         log(f"fuzz: {done}/{len(items)} fragments run, {stats['kernels']} kernels, {time.monotonic() - t1:.0f} s")
@@ -174,8 +177,8 @@ def run(target, n, pools, per_kernel=8, shards=1, seeds=(0,), shrink_seconds=120
     items = items[:done]
     for seed_info in rep.seeds:
         seed_info["run"] = sum(1 for s, _, _ in items if s == seed_info["seed"])
-    found = []
-    for (seed, i, f), v in zip(items, verdicts):
+    found, at = [], []
+    for g, ((seed, i, f), v) in enumerate(zip(items, verdicts)):
         if v.status == "unresolved":
             rep.unresolved += 1
             continue
@@ -189,14 +192,24 @@ def run(target, n, pools, per_kernel=8, shards=1, seeds=(0,), shrink_seconds=120
                                 "source": kernel_case([f])[0].source if len(rep.invalid) < 20 else None})
         else:
             found.append((seed, i, f, v))
+            at.append(g)
     log(f"fuzz: {rep.fragments} fragments ({rep.outputs} outputs, {rep.bounded_outputs} bounded) in "
         f"{rep.kernels} kernels, {rep.seconds['run']} s: {rep.matches} match, {len(found)} mismatch, "
         f"{len(rep.invalid)} invalid")
-    _explain(rep, found, pools, target, shrink_seconds, stop_at, out_dir, log)
+    _explain(rep, found, at, [f for _, _, f in items], pools, target, shrink_seconds, stop_at, out_dir, log)
     return rep
 
 
-def _explain(rep, found, pools, target, shrink_seconds, stop_at, out_dir, log):
+def _with_its_kernel(index, frags, verdict):
+    """(fragment, verdict) for fragment `index` of `frags`, plus the packed kernel it was judged in, as one
+    fragment, when it shared one."""
+    group = verdict.group
+    if len(group) < 2 or index not in group or verdict.raised:
+        return frags[index], verdict
+    return frags[index], verdict, packed_fragment([frags[i] for i in group], group.index(index), verdict)
+
+
+def _explain(rep, found, at, frags, pools, target, shrink_seconds, stop_at, out_dir, log):
     """Shrink the mismatches (one per identical difference), classify them, group the distinct ones."""
     t2 = time.monotonic()
     reps = {}
@@ -209,7 +222,7 @@ def _explain(rep, found, pools, target, shrink_seconds, stop_at, out_dir, log):
     stats = {"kernels": 0}
     if leaders:
         log(f"fuzz: shrinking {len(leaders)} mismatch(es) ({len(found) - len(leaders)} identical to one of them)")
-    shrunk = shrink_many([(found[k][2], found[k][3]) for k in leaders],
+    shrunk = shrink_many([_with_its_kernel(at[k], frags, found[k][3]) for k in leaders],
                          lambda frags: run_alone(frags, pools, target, stats), deadline) if leaders else []
     rep.shrink_runs = stats["kernels"]
     rep.seconds["shrink"] = round(time.monotonic() - t2, 1)
@@ -222,7 +235,7 @@ def _explain(rep, found, pools, target, shrink_seconds, stop_at, out_dir, log):
         key = (rule.name if rule else None, normalized(source))
         if key not in distinct:
             distinct[key] = {"rule": rule.name if rule else None, "source": source, "lines": kernel_lines(s.frag),
-                             "detail": s.verdict.detail[:1500], "alone": s.alone, "finished": s.finished,
+                             "detail": s.verdict.detail[:1500], "alone": s.alone, "packed": s.packed, "finished": s.finished,
                              "steps": s.steps, "tried": s.tried, "members": [], "lanes": _lanes(s)}
             if out_dir is not None and len(distinct) <= MAX_REPRODUCERS:
                 distinct[key]["file"] = write_reproducer(pathlib.Path(out_dir), len(distinct) - 1, target, s,

@@ -9,6 +9,7 @@ side until the fragment at fault runs alone.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -55,6 +56,23 @@ def kernel_case(frags) -> tuple:
     src = HEADER + "@triton.jit\ndef fuzz_kernel(" + ", ".join(params) + "):\n    pid = tl.program_id(0)\n" + \
         "\n".join(body) + "\n"
     return Case(src, "fuzz_kernel", (PROGRAMS,), tuple(args)), slots
+
+
+def packed_fragment(frags, at, verdict):
+    """The kernel `kernel_case(frags)` builds, as one fragment (fragment j's names get the prefix `k{j}_`), with
+    `verdict` (fragment `at`'s) renamed to it: for a difference that only shows among the other fragments'
+    code. The block shape is fragment `at`'s."""
+    def renamed(j, name):
+        return name.replace("__F__", f"__F__k{j}_")
+    lines, inputs, scalars, outputs = [], [], [], []
+    for j, f in enumerate(frags):
+        lines += [(indent, text.replace("__F__", f"__F__k{j}_")) for indent, text in f.lines]
+        inputs += [(renamed(j, name), arr, dtype) for name, arr, dtype in f.inputs]
+        scalars += [(renamed(j, name), value) for name, value in f.scalars]
+        outputs += [dataclasses.replace(o, name=renamed(j, o.name), operands=tuple(renamed(j, n) for n in o.operands))
+                    for o in f.outputs]
+    frag = dataclasses.replace(frags[at], lines=lines, inputs=inputs, scalars=scalars, outputs=outputs)
+    return frag, dataclasses.replace(verdict, bad={renamed(at, k): v for k, v in verdict.bad.items()}, group=())
 
 
 def f64(a):
@@ -132,6 +150,7 @@ class Verdict:
     bounded: int = 0
     bad: dict = field(default_factory=dict)    # output name (with __F__) -> first differing lane (tuple)
     raised: tuple = ()                          # (side, exception type) when only one side raised
+    group: tuple = ()                           # the fragments of the kernel it was judged in (their indices)
 
     def signature(self) -> tuple:
         """What a shrunk fragment must keep doing to count as the same mismatch."""
@@ -209,5 +228,6 @@ def evaluate(frags, pools, target, per_kernel, stats, deadline=None):
                 continue
             for i, slot in zip(g, slots):
                 verdicts[i] = judge(frags[i], slot, m, r, target)
+                verdicts[i].group = tuple(g)
         groups = split
     return verdicts

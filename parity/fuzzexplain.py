@@ -127,16 +127,25 @@ class Mismatch:
     def explained_by(self, rewrite, lanes=None) -> bool:
         """Every differing lane of every differing output holds what minitriton computes after `rewrite`
         (and, with `lanes(name, shape)`, lies where that boolean mask is true)."""
-        alt = self.counterfactual(rewrite)
-        if alt is None:
+        return self.explained_by_any([(rewrite, lanes)])
+
+    def explained_by_any(self, options) -> bool:
+        """Every differing lane holds what minitriton computes after one of the (rewrite, lanes) options, and
+        lies where that option's lanes are (None: anywhere): one kernel may show two ways of one miscompile."""
+        alts = [(alt, lanes) for alt, lanes in ((self.counterfactual(rw), lanes) for rw, lanes in options)
+                if alt is not None]
+        if not alts:
             return False
         for name, (_, r, mask) in self.values.items():
-            ok = same_lanes(alt[name], r)
-            if lanes is not None:
-                allowed = lanes(name, mask.shape)
-                if allowed is None:
-                    return False
-                ok &= allowed
+            ok = np.zeros(mask.shape, bool)
+            for alt, lanes in alts:
+                hit = same_lanes(alt[name], r)
+                if lanes is not None:
+                    allowed = lanes(name, mask.shape)
+                    if allowed is None:
+                        continue
+                    hit &= allowed
+                ok |= hit
             if not (mask.any() and np.all(ok[mask])):
                 return False
         return True

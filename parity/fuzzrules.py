@@ -239,7 +239,7 @@ def _abs_of_int_min(view) -> bool:
         _abs_in_64_bits, _lanes_where(view, [(n.args[0], INT_MIN[view.typed.of(n)]) for n in calls]))
 
 
-# ---- division_guard_minus_one_dropped
+# ---- division_guard_minus_one_dropped, division_guard_takes_3
 
 def _guarded_divisor(n):
     """`d` of the generator's division guard `tl.where((d == 0) | (d == -1), 3, d)`, else None."""
@@ -264,16 +264,6 @@ def _minus_one_arm_dropped(typed) -> bool:
     return bool(guards)
 
 
-def _division_guard_minus_one_dropped(view) -> bool:
-    """Every differing lane is one where an 8/16-bit guarded divisor is -1, and holds what the kernel computes
-    with the guard's `d == -1` arm dropped (so it divides by -1)."""
-    guards = _narrow_guards(view.typed)
-    return bool(guards) and view.explained_by(_minus_one_arm_dropped,
-                                              _lanes_where(view, [(n.args[2], -1) for n in guards]))
-
-
-# ---- division_guard_takes_3
-
 def _guard_always_3(typed) -> bool:
     guards = _narrow_guards(typed)
     for n in guards:
@@ -281,21 +271,23 @@ def _guard_always_3(typed) -> bool:
     return bool(guards)
 
 
-def _division_guard_takes_3(view) -> bool:
-    """Every differing lane is one where an 8/16-bit guarded divisor is neither 0 nor -1, and holds what the
-    kernel computes dividing by the guard's 3 there."""
+def _division_guard_takes_the_other_arm(view) -> bool:
+    """Every differing lane is one where an 8/16-bit guarded divisor is -1 and holds what the kernel computes
+    with the guard's `d == -1` arm dropped (so it divides by -1), or one where it is neither 0 nor -1 and holds
+    what the kernel computes dividing by the guard's 3 there (S15.29: one kernel may show both)."""
     guards = _narrow_guards(view.typed)
     if not guards:
         return False
 
-    def lanes(name, shape):
+    def elsewhere(name, shape):
         at = np.zeros(shape, bool)
         for n in guards:
             v = view.evaluate(n.args[2], name)
             if v is not None:
                 at |= (v != 0) & (v != -1)
         return at
-    return view.explained_by(_guard_always_3, lanes)
+    return view.explained_by_any([(_minus_one_arm_dropped, _lanes_where(view, [(n.args[2], -1) for n in guards])),
+                                  (_guard_always_3, elsewhere)])
 
 
 # ---- masked_16_bit_other_loses_its_sign
@@ -689,7 +681,8 @@ RULES = [
          "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For an 8- or 16-bit "
          "d equal to -1 in 32x32 tiles, the GPU divides by -1 on some lanes (every other or every fourth): the "
          "`d == -1` arm of the guard is lost in the 16-bit vector code (semantics S15.29). minitriton divides by 3, as the source "
-         "says.",
+         "says. One kernel may show this and division_guard_takes_3 together (a 16-bit remainder of the fuzz run "
+         "of 2026-12-02, seeds 256307443 and 442604376: `x % guard(x)` was x % 3 on some lanes, 0 = x % -1 where x = -1 on others); either rule explains it.",
          Probe(_kernel("x_ptr, out_ptr", [
              "pid = tl.program_id(0)",
              "offs = tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :]",
@@ -702,12 +695,13 @@ RULES = [
              "of 2,048 lanes, 5 elsewhere; `x // tl.where((x == 0) | (x == -1), 3, x)` with x = -1 stored 1 "
              "(-1 // -1) on half the lanes of a 16x32 tile. One-dimensional 16- and 1,024-lane kernels of the same "
              "expressions were right."),
-         _division_guard_minus_one_dropped),
+         _division_guard_takes_the_other_arm),
     Rule("division_guard_takes_3",
          "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For a 16-bit d in a "
          "2-D tile, the GPU divides by the guard's 3 on some lanes (pairs of lanes in the probe) where d is "
          "neither 0 nor -1: the guard's condition is evaluated wrong in the 16-bit vector code (semantics S15.29). minitriton "
-         "divides by d, as the source says.",
+         "divides by d, as the source says. One kernel may show this and division_guard_minus_one_dropped together; "
+         "either rule explains it.",
          Probe(_kernel("x_ptr, s, out_ptr", [
              "pid = tl.program_id(0)",
              "offs = tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, :]",
@@ -720,7 +714,7 @@ RULES = [
              lambda src, gpu: bool(np.all((gpu == src) | ((src == 0) & (gpu == -1))) and np.any(gpu == -1)),
              f"{_H200_2}: this kernel (the fuzz's shrunk reproducer, x = 1 everywhere) stored -1 = -(1 % 3) on "
              "256 of the 512 lanes of program 0 (lanes 0, 1, 4, 5, ... of each row) and 0 = -(1 % 1) on the others."),
-         _division_guard_takes_3),
+         _division_guard_takes_the_other_arm),
     Rule("masked_16_bit_other_loses_its_sign",
          "An fp16/bf16 masked load with a negative `other`, its value used twice in arithmetic: in every fourth "
          "masked-off lane (last-axis index 3 mod 4 in the probe, 1 mod 4 in other fuzz kernels), one use sees "

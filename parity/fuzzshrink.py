@@ -4,6 +4,7 @@ A greedy reducer over a fragment's source (Python's `ast`) and data, checked liv
 fragment, run on both sides (one kernel each) and kept when it still differs the same way
 (`keeps`: the output it focuses on still differs, or the same side raises the same exception type). Passes:
 
+0. companions: for a difference that shows only inside its packed kernel, the other fragments go, halves first;
 1. stores: drop the outputs that do not differ (all at once, then one by one; a kept root keeps its operands);
 2. statements: an `if` becomes one of its branches, a `for` loop goes or runs its body once;
 3. expressions: a sub-expression becomes one of its operands, largest first; a load loses its mask;
@@ -25,12 +26,14 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import re
 import time
 
 import numpy as np
 
 from parity.fuzzsource import dotted, loaded, parse, rebuilt, statements
 
+PART = re.compile(r"__F__k(\d+)_")
 UNARY_CALLS = ("tl.abs", "tl.exp", "tl.log", "tl.sqrt", "tl.sum", "tl.max", "tl.min", "tl.broadcast_to")
 
 
@@ -183,6 +186,29 @@ def _replace(mod, index, make):
 
 
 # ----------------------------------------------------------------------------------------- passes
+
+def _part(stmt):
+    """The packed fragment a statement of a `packed_fragment` belongs to (its `k{j}_` prefix), else None."""
+    found = {m.group(1) for m in PART.finditer(ast.unparse(stmt))}
+    return found.pop() if len(found) == 1 else None
+
+
+def pass_companions(frag, keep):
+    """Drop whole fragments of a packed kernel (`fuzzcase.packed_fragment`) that the difference does not need:
+    halves of them, then quarters, down to one at a time."""
+    kept = {m.group(1) for name in keep for m in PART.finditer(name)}
+    mod = parse(frag)
+    parts = sorted({p for p in map(_part, mod.body) if p is not None} - kept, key=int)
+    n = 2
+    while parts and n <= 2 * len(parts):
+        step = -(-len(parts) // n)
+        for i in range(0, len(parts), step):
+            gone = set(parts[i:i + step])
+            m = copy.deepcopy(mod)
+            m.body = [st for st in m.body if _part(st) not in gone]
+            yield rebuilt(frag, m)
+        n *= 2
+
 
 def pass_stores(frag, keep):
     stores = [o for o in frag.outputs if o.name not in keep]
@@ -373,7 +399,7 @@ def pass_compaction(frag, keep):
         yield rebuilt(frag, m)
 
 
-PASSES = (pass_stores, pass_statements, pass_expressions, pass_literals, pass_data, pass_shapes, pass_compaction)
+PASSES = (pass_companions, pass_stores, pass_statements, pass_expressions, pass_literals, pass_data, pass_shapes, pass_compaction)
 
 
 # ----------------------------------------------------------------------------------------- the driver
@@ -384,10 +410,12 @@ class Shrunk:
     verdict: object              # its verdict, mt and ref Results (run alone)
     mt: object
     ref: object
-    alone: bool = True           # False: the fragment alone (outside its packed kernel) shows no difference
+    alone: bool = True           # False: the fragment shows no difference alone, nor inside its packed kernel
     finished: bool = False       # a whole cycle of passes found nothing smaller (else the deadline came first)
     steps: int = 0               # candidates kept
     tried: int = 0               # candidates run
+    packed: bool = False         # the difference shows only among other fragments' code: `frag` is the packed
+                                 # kernel (`fuzzcase.packed_fragment`), shrunk
 
 
 def focus(frag, verdict):
@@ -408,16 +436,20 @@ def keeps(verdict, want) -> bool:
 
 
 class _Job:
-    def __init__(self, frag, verdict):
+    def __init__(self, frag, verdict, packed=None):
+        self.packed_with, self.packed = packed, False
+        self._focus(frag, verdict)
+        self.pass_i, self.pos, self.progress = 0, 0, False
+        self.cands = None
+        self.done, self.started, self.alone = False, False, True
+        self.steps = self.tried = 0
+
+    def _focus(self, frag, verdict):
         self.best, self.verdict, self.mt, self.ref = frag, verdict, None, None
         out = focus(frag, verdict)
         self.want = ("raised", verdict.raised) if out is None else ("differs", out.name)
         self.keep = set() if out is None else {out.name, *out.operands}
         self.size = size(frag)
-        self.pass_i, self.pos, self.progress = 0, 0, False
-        self.cands = None
-        self.done, self.started, self.alone = False, False, True
-        self.steps = self.tried = 0
 
     def candidates(self):
         if self.cands is None:
@@ -450,7 +482,10 @@ class _Job:
         if not self.started:
             self.started = True
             verdict, mt, ref = outcomes[0]
-            if not keeps(verdict, self.want):
+            if not keeps(verdict, self.want) and self.packed_with is not None:
+                self._focus(*self.packed_with)         # then shrink the packed kernel it differed in
+                self.packed_with, self.packed, self.started = None, True, False
+            elif not keeps(verdict, self.want):
                 self.alone, self.done = False, True
             else:
                 self.verdict, self.mt, self.ref = verdict, mt, ref
@@ -467,8 +502,10 @@ class _Job:
 
 def shrink_many(items, run, deadline=None, width=28) -> list:
     """Shrink every (fragment, verdict) of `items` at once; `run(fragments)` gives (Verdict, mt, ref) per fragment,
-    each run alone. Returns one `Shrunk` per item."""
-    jobs = [_Job(f, v) for f, v in items]
+    each run alone. An item may carry a third element, (fragment, verdict) of the packed kernel it differed in
+    (`fuzzcase.packed_fragment`): shrunk instead when the fragment alone does not differ. Returns one `Shrunk`
+    per item."""
+    jobs = [_Job(*item) for item in items]
     memo = {}
     while True:
         active = [j for j in jobs if not j.done]
@@ -488,7 +525,8 @@ def shrink_many(items, run, deadline=None, width=28) -> list:
         for j, part in parts:
             if part:
                 j.feed(part, [memo[c.key()] for c in part])
-    return [Shrunk(j.best, j.verdict, j.mt, j.ref, j.alone, j.done and j.alone, j.steps, j.tried) for j in jobs]
+    return [Shrunk(j.best, j.verdict, j.mt, j.ref, j.alone, j.done and j.alone, j.steps, j.tried, j.packed)
+            for j in jobs]
 
 
 def kernel_lines(frag) -> int:

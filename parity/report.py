@@ -12,6 +12,8 @@ from parity.runner import FAILING
 
 SOURCES = ("minitriton", "parity")     # the code whose behaviour a parity run measures
 
+PACKED = ", shrunk inside its packed kernel: it differs only among the other fragments' code"
+
 
 def source_digest(root=None) -> str:
     """sha256 of the Python sources of minitriton/ and parity/ (paths and contents): two runs with the same
@@ -135,7 +137,9 @@ def fuzz_markdown(fz: dict) -> str:
     for k, m in enumerate(fz["distinct"]):
         lines += ["", f"#### distinct mismatch {k}: {m['rule'] or 'UNEXPLAINED'} ({len(m['members'])} fragment(s); "
                   f"shrunk to {m['lines']} lines{'' if m['finished'] else ', shrinking cut short'}"
-                  f"{'' if m['alone'] else ', differs only inside its packed kernel'})", "",
+                  f"{'' if m['alone'] else ', differs neither alone nor in its packed kernel when re-run'}"
+                  f"{PACKED if m.get('packed') else ''})",
+                  "",
                   m["detail"][:1500], ""]
         lines += [f"- {ln['output']} at {tuple(ln['lane'])}: minitriton {ln['minitriton']}, triton {ln['triton']}"
                   for ln in m.get("lanes", [])]

@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from parity import fuzz, fuzzexplain, fuzzrules, fuzzshrink, fuzzsource  # noqa: E402
+from parity import fuzz, fuzzcase, fuzzexplain, fuzzrules, fuzzshrink, fuzzsource  # noqa: E402
 from parity.fuzzcase import f64, judge, kernel_case, run_alone  # noqa: E402
 from parity.fuzzgen import Fragment, Output  # noqa: E402
 from parity.fuzztypes import infer  # noqa: E402
@@ -83,6 +83,36 @@ def test_shrinker_reduces_generated_kernels_to_the_cause():
         assert " ^ " in source, source                  # the cause stays; what it needs, nothing more
         again = run_twisted([s.frag])[0][0]
         assert again.status == "mismatch" and set(again.bad) & {o.name for o in s.frag.outputs}
+
+
+def test_a_difference_only_inside_its_packed_kernel_is_shrunk_there():
+    """A fragment that differs only next to other fragments' code (here: the reference reads `^` as `|` only
+    in a kernel that also takes a `tl.abs`) is shrunk as its packed kernel: the companion it needs stays, the
+    others go, and what is left still differs when run."""
+    needs_abs = lambda src: src.replace(" ^ ", " | ") if "tl.abs(" in src else src        # noqa: E731
+    run = lambda frags: run_twisted(frags, needs_abs)                                      # noqa: E731
+    x = np.arange(16, dtype=np.int32).reshape(2, 8) * 3 - 20
+
+    def frag(code, k):
+        return fragment([f"__F__x1 = tl.load(__F__in1 + {OFFS})", f"__F__v2 = {code}",
+                         f"tl.store(__F__out3 + {OFFS}, __F__v2 + {k})"],
+                        [("__F__in1", x + k, "int32")], [Output("__F__out3", "int32", (8,))])
+    frags = [frag("(__F__x1 + 1) * 2", 1), frag("__F__x1 ^ 5", 2), frag("__F__x1 - 7", 3), frag("tl.abs(__F__x1)", 4),
+             frag("__F__x1 * 3", 5)]
+    case, slots = kernel_case(frags)
+    mt = run_in_minitriton(case.source, case.kernel, case.grid, case.args)
+    ref = run_in_minitriton(needs_abs(case.source), case.kernel, case.grid, case.args)
+    verdict = judge(frags[1], slots[1], mt, ref, "cuda")
+    assert verdict.status == "mismatch" and run([frags[1]])[0][0].status == "match"      # not alone
+    s = fuzzshrink.shrink_many([(frags[1], verdict, fuzzcase.packed_fragment(frags, 1, verdict))], run)[0]
+    source = kernel_case([s.frag])[0].source
+    assert s.alone and s.packed and s.finished, source
+    assert " ^ " in source and "tl.abs(" in source and "* 3" not in source and "- 7" not in source, source
+    assert fuzzshrink.kernel_lines(s.frag) <= 8, source
+    again = run([s.frag])[0][0]
+    assert again.status == "mismatch" and set(again.bad) == {o.name for o in s.frag.outputs if "k1_" in o.name}
+    without_it = fuzzshrink.shrink_many([(frags[1], verdict)], run)[0]
+    assert not without_it.alone and not without_it.packed                  # no packed kernel given: not shrunk
 
 
 def test_shrinker_never_takes_a_guard_apart():
@@ -274,8 +304,23 @@ def test_rule_division_guard_takes_3():
     lanes = (np.arange(8) % 4 < 2) & (d != 0) & (d != -1)
     by3 = (-(d.astype(np.int64) % 3) + 40 // 3)
     taken = shrunk_with_gpu(f, lambda n, a: np.where(lanes, by3, a).astype(a.dtype))
-    assert taken.verdict.status == "mismatch" and classify(taken) == "division_guard_takes_3"
+    assert taken.verdict.status == "mismatch" and classify(taken) == "division_guard_minus_one_dropped"  # the first
+    assert classify(taken, {"division_guard_takes_3": {"live": True}}) == "division_guard_takes_3"       # live rule
     wrong = shrunk_with_gpu(f, lambda n, a: np.where(lanes, by3 + 1, a).astype(a.dtype))
+    assert wrong.verdict.status == "mismatch" and classify(wrong) is None
+
+
+def test_rule_division_guard_both_arms_in_one_kernel():
+    """One 16-bit remainder took the guard's 3 on some lanes and divided by -1 on others (fuzz, 2026-12-02)."""
+    d = np.array([[4, 5, -1, 7, 0, 1, -1, 9], [-1, -1, 2, 4, 2, 7, 2, -1]], np.int16)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", (__F__x1 % tl.where((__F__x1 == 0) | (__F__x1 == -1), 3, __F__x1))"
+                  ".to(tl.float32))"],
+                 [("__F__in1", d, "int16")], [Output("__F__out2", "fp32", (8,))])
+    both = np.where(d == -1, 0.0, np.where(np.arange(8) % 4 < 2, np.fmod(d, 3), 0.0))
+    shown = shrunk_with_gpu(f, lambda n, a: both.astype(a.dtype))
+    assert shown.verdict.status == "mismatch" and classify(shown) == "division_guard_minus_one_dropped"
+    wrong = shrunk_with_gpu(f, lambda n, a: np.where(d == 4, 2.0, both).astype(a.dtype))     # 4 % 3 is not 2
     assert wrong.verdict.status == "mismatch" and classify(wrong) is None
 
 
