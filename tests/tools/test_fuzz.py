@@ -63,6 +63,32 @@ def test_distinct_kernels_are_told_apart_by_their_code_not_their_names():
     assert fuzz.normalized(a) == fuzz.normalized(b) != fuzz.normalized(c)
 
 
+def _narrow_guards_in_dot_operands(target):
+    """(dot operands drawn, those computed through an 8/16-bit divisor guard, other statements with one)."""
+    seen = in_operands = elsewhere = 0
+    for _, _, f in fuzz.generate(target, 400, 1, 991):
+        typed = infer(f)
+        narrow = {id(g) for g in fuzzrules._narrow_guards(typed)}
+        operands = {ast.unparse(a) for c in fuzzrules._calls(typed, "tl.dot") for a in c.args[:2]}
+        for stmt in typed.tree.body:
+            guarded = any(id(n) in narrow for n in ast.walk(stmt))
+            if isinstance(stmt, ast.Assign) and ast.unparse(stmt.targets[0]) in operands:
+                seen, in_operands = seen + 1, in_operands + guarded
+            else:
+                elsewhere += guarded
+    return seen, in_operands, elsewhere
+
+
+def test_dot_operands_divide_in_32_bits_on_the_gpu():
+    """A dot's operands are not computed through an 8/16-bit divisor guard on the cuda target: the dot's own
+    copy of such an operand may take the guard's other arm (semantics S15.29), unseen in any stored output.
+    Narrow guards stay everywhere else, and in the interpreter target's dot operands."""
+    seen, in_operands, elsewhere = _narrow_guards_in_dot_operands("cuda")
+    assert seen > 100 and in_operands == 0 and elsewhere > 0
+    seen, in_operands, _ = _narrow_guards_in_dot_operands("interpreter")
+    assert seen > 100 and in_operands > 0
+
+
 # ------------------------------------------------------------------------------------------- the shrinker
 
 
