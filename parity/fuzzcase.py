@@ -17,6 +17,7 @@ import numpy as np
 
 from parity.compare import exact, exact_any_zero, within
 from parity.fuzzgen import NP, PROGRAMS
+from parity.fuzzsource import PART
 from parity.oracle import BF16, Case
 from parity.runner import run_both
 
@@ -40,17 +41,16 @@ def kernel_case(frags) -> tuple:
     params, args, body, slots = [], [], [], []
     for j, f in enumerate(frags):
         pre = f"f{j}_"
+        entries = [(name, _arg(arr, dtype), None) for name, arr, dtype in f.inputs] + \
+            [(o.name, _zeros(o), o.name) for o in f.outputs] + [(name, value, None) for name, value in f.scalars]
+        # a packed kernel made one fragment keeps the packed kernel's argument order
+        entries.sort(key=lambda e: int(m.group(1)) if (m := PART.match(e[0])) else -1)
         slot = {}
-        for name, arr, dtype in f.inputs:
+        for name, arg, output in entries:
+            if output is not None:
+                slot[output] = len(args)
             params.append(name.replace("__F__", pre))
-            args.append(_arg(arr, dtype))
-        for o in f.outputs:
-            slot[o.name] = len(args)
-            params.append(o.name.replace("__F__", pre))
-            args.append(_zeros(o))
-        for name, value in f.scalars:
-            params.append(name.replace("__F__", pre))
-            args.append(value)
+            args.append(arg)
         body += ["    " * (1 + indent) + text.replace("__F__", pre) for indent, text in f.lines]
         slots.append(slot)
     src = HEADER + "@triton.jit\ndef fuzz_kernel(" + ", ".join(params) + "):\n    pid = tl.program_id(0)\n" + \

@@ -26,14 +26,12 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
-import re
 import time
 
 import numpy as np
 
-from parity.fuzzsource import dotted, loaded, parse, rebuilt, statements
+from parity.fuzzsource import PART, dotted, loaded, parse, rebuilt, statements
 
-PART = re.compile(r"__F__k(\d+)_")
 UNARY_CALLS = ("tl.abs", "tl.exp", "tl.log", "tl.sqrt", "tl.sum", "tl.max", "tl.min", "tl.broadcast_to")
 
 

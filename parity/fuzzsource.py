@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
+
+# the name prefix of fragment j of a packed kernel made one fragment (`fuzzcase.packed_fragment`)
+PART = re.compile(r"__F__k(\d+)_")
+
 
 def parse(frag) -> ast.Module:
     return ast.parse("\n".join("    " * indent + text for indent, text in frag.lines))

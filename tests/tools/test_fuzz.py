@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -188,6 +189,22 @@ def interpreter_pools():
     yield pools
     for p in pools.values():
         p.close()
+
+
+def test_each_verdict_names_the_kernel_it_was_judged_in(interpreter_pools):
+    """`evaluate` packs fragments per kernel and says which; `fuzz._with_its_kernel` rebuilds that kernel as one
+    fragment for the shrinker, the mismatching fragment's outputs renamed in its verdict."""
+    frags = [f for _, _, f in fuzz.generate("interpreter", 5, 1, 31)]
+    verdicts = fuzzcase.evaluate(frags, interpreter_pools, "interpreter", 2, {})
+    assert [v.group for v in verdicts] == [(0, 1), (0, 1), (2, 3), (2, 3), (4,)]
+    v = fuzzcase.Verdict("mismatch", "x", bad={frags[3].outputs[0].name: (0,)}, group=(2, 3))
+    frag, verdict, (packed, renamed) = fuzz._with_its_kernel(3, frags, v)
+    assert frag is frags[3] and verdict is v
+    one, two = kernel_case([packed])[0], kernel_case(frags[2:4])[0]
+    assert re.sub(r"f0_k(\d+)_", r"f\1_", one.source) == two.source         # the same kernel, names aside,
+    assert all(a is b or np.array_equal(a, b) for a, b in zip(one.args, two.args))   # the same arguments
+    assert list(renamed.bad) == [frags[3].outputs[0].name.replace("__F__", "__F__k1_")]
+    assert len(fuzz._with_its_kernel(4, frags, verdicts[4])) == 2                  # alone in its kernel
 
 
 def test_shrinker_against_triton_interpreter(interpreter_pools):
