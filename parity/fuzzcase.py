@@ -66,7 +66,7 @@ def packed_fragment(frags, at, verdict):
         return name.replace("__F__", f"__F__k{j}_")
     lines, inputs, scalars, outputs = [], [], [], []
     for j, f in enumerate(frags):
-        lines += [(indent, text.replace("__F__", f"__F__k{j}_")) for indent, text in f.lines]
+        lines += [(indent, renamed(j, text)) for indent, text in f.lines]
         inputs += [(renamed(j, name), arr, dtype) for name, arr, dtype in f.inputs]
         scalars += [(renamed(j, name), value) for name, value in f.scalars]
         outputs += [dataclasses.replace(o, name=renamed(j, o.name), operands=tuple(renamed(j, n) for n in o.operands))
