@@ -423,10 +423,10 @@ def _is_negation(node) -> bool:
 
 
 def _reduced_negations(typed):
-    """(negation, axis) for each signed-integer `tl.min`/`tl.max` along a constant axis whose block is `-x` or
-    `0 - x`."""
+    """(negation, axis) for each signed-integer `tl.min`/`tl.max`/`tl.sum` along a constant axis whose block is
+    `-x` or `0 - x`."""
     out = []
-    for call in _calls(typed, "tl.min") + _calls(typed, "tl.max"):
+    for call in _calls(typed, "tl.min") + _calls(typed, "tl.max") + _calls(typed, "tl.sum"):
         kw = {k.arg: k.value for k in call.keywords}
         axis = kw.get("axis", call.args[1] if len(call.args) > 1 else None)
         if call.args and _is_negation(call.args[0]) and typed.of(call.args[0]) in INT_MIN \
@@ -452,9 +452,9 @@ def _third_of_four_kept(view, stride):
 
 
 def _negation_lost_in_a_reduction(view) -> bool:
-    """Every differing lane holds what the kernel computes when each integer `tl.min`/`tl.max` of `-x` along an
-    axis takes the third of every four elements (`stride` apart, one stride for the kernel) without the
-    negation."""
+    """Every differing lane holds what the kernel computes when each integer `tl.min`/`tl.max`/`tl.sum` of `-x`
+    along an axis takes the third of every four elements (`stride` apart, one stride for the kernel) without
+    the negation."""
     negs = _reduced_negations(view.typed)
     shape = tuple(view.frag.shape)
     if not negs or any(not 0 <= axis < len(shape) for _, axis in negs):
@@ -782,7 +782,8 @@ RULES = [
          "third of every four elements a thread holds along that axis without its negation (semantics S15.31): "
          "`tl.min(-x, axis=1)` of a 16x32 int32 tile is the minimum of -x over the columns i with i % 4 != 2 and "
          "of x over those with i % 4 == 2; along axis 0 with num_warps=1 (four rows per thread, 4 apart) rows "
-         "8..11 keep their sign. `-tl.max(x)`, `tl.min(~x)` and `tl.max(x)` are right. minitriton negates every "
+         "8..11 keep their sign. `-tl.max(x)`, `tl.min(~x)` and `tl.max(x)` are right. A `tl.sum` of `-x` is held "
+         "to the same rewrite (the same in-thread reduction; not yet seen on the GPU). minitriton negates every "
          "element, as the source says.",
          Probe(_kernel("x_ptr, out_ptr", [
              "pid = tl.program_id(0)",

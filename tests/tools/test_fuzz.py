@@ -561,6 +561,9 @@ def test_rule_negation_lost_in_a_reduction():
     rows = shrunk_with_gpu(reduced("tl.max(0 - __F__x1, axis=AXIS, keep_dims=True) + 1", 0),
                            lambda n, a: (kept_at(lambda i: i // 2 % 4 == 2, 0, np.max) + 1).astype(a.dtype))
     assert rows.verdict.status == "mismatch" and classify(rows) == "negation_lost_in_a_reduction"
+    summed = shrunk_with_gpu(reduced("tl.sum(-__F__x1, axis=AXIS, keep_dims=True)", 1),
+                             lambda n, a: kept_at(lambda i: i % 4 == 2, 1, np.sum).astype(a.dtype))
+    assert summed.verdict.status == "mismatch" and classify(summed) == "negation_lost_in_a_reduction"
     second = shrunk_with_gpu(reduced("tl.min(-__F__x1, axis=AXIS, keep_dims=True)", 1),
                              lambda n, a: kept_at(lambda i: i % 4 == 1, 1).astype(a.dtype))
     assert second.verdict.status == "mismatch" and classify(second) is None     # not the third of four
