@@ -19,6 +19,7 @@ import numpy as np
 from parity.fuzzexplain import HEADER, Mismatch, Probe, Rule, expression, mismatch_view, replace_node, run_probe, \
     same_all
 from parity.fuzzcase import f64
+from parity.fuzzgen import FLOATS, INTS
 from parity.fuzzsource import dotted, statements
 from parity.fuzztypes import TL
 from parity.oracle import BF16
@@ -331,11 +332,17 @@ def _is_zero(node) -> bool:
     return isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool)
 
 
-def _is_negation_of(node, x) -> bool:
+def _negated(node):
+    """x when `node` is `-x` or `0 - x`, else None."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return ast.unparse(node.operand) == x
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_zero(node.left) \
-        and ast.unparse(node.right) == x
+        return node.operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_zero(node.left):
+        return node.right
+    return None
+
+
+def _is_negation_of(node, x) -> bool:
+    return (operand := _negated(node)) is not None and ast.unparse(operand) == x
 
 
 def _chain_operand(node, outer, inner):
@@ -417,11 +424,6 @@ def _fma_contraction_in_a_remainder(view) -> bool:
 
 # ---- negation_lost_in_a_reduction
 
-def _is_negation(node) -> bool:
-    return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)) or \
-        (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_zero(node.left))
-
-
 def _reduced_negations(typed):
     """(negation, axis) for each signed-integer `tl.min`/`tl.max`/`tl.sum` along a constant axis whose block is
     `-x` or `0 - x`."""
@@ -429,7 +431,7 @@ def _reduced_negations(typed):
     for call in _calls(typed, "tl.min") + _calls(typed, "tl.max") + _calls(typed, "tl.sum"):
         kw = {k.arg: k.value for k in call.keywords}
         axis = kw.get("axis", call.args[1] if len(call.args) > 1 else None)
-        if call.args and _is_negation(call.args[0]) and typed.of(call.args[0]) in INT_MIN \
+        if call.args and _negated(call.args[0]) is not None and typed.of(call.args[0]) in INT_MIN \
                 and isinstance(axis, ast.Constant) and isinstance(axis.value, int):
             out.append((call.args[0], axis.value))
     return out
@@ -443,7 +445,7 @@ def _third_of_four_kept(view, stride):
         negs = _reduced_negations(typed)
         shape = tuple(view.frag.shape)
         for neg, axis in negs:
-            x = ast.unparse(neg.operand if isinstance(neg, ast.UnaryOp) else neg.right)
+            x = ast.unparse(_negated(neg))
             index = "" if len(shape) < 2 else "[" + ", ".join(":" if d == axis else "None" for d in range(len(shape))) + "]"
             kept = f"((tl.arange(0, {shape[axis]}){index} // {stride}) % 4 == 2)"
             replace_node(typed, neg, expression(f"tl.where({kept}, ({x}), -({x}))"))
@@ -466,23 +468,19 @@ def _negation_lost_in_a_reduction(view) -> bool:
 
 # ---- remainder_of_infinities_converted_to_an_integer
 
-_INT_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-_FLOAT_TYPES = ("fp16", "bf16", "fp32", "fp64")
-
-
 def _converted_to_an_integer(typed, node, seen=None) -> bool:
     """Whether the float value of `node` reaches a conversion to an integer type (a `.to`, or the store into an
     integer output) through float operations and variables."""
     seen = set() if seen is None else seen
     child, p = node, typed.parents.get(id(node))
     while True:
-        if typed.stores.get(id(child)) in _INT_TYPES:
+        if typed.stores.get(id(child)) in INTS:
             return True
         if isinstance(p, ast.Attribute) and p.attr == "to":
-            return typed.of(typed.parents.get(id(p))) in _INT_TYPES
+            return typed.of(typed.parents.get(id(p))) in INTS
         if p is None:
             break
-        if typed.of(p) not in _FLOAT_TYPES:
+        if typed.of(p) not in FLOATS:
             return False
         child, p = p, typed.parents.get(id(p))
     for stmt, _ in statements(typed.tree.body):
@@ -498,7 +496,7 @@ def _converted_to_an_integer(typed, node, seen=None) -> bool:
 
 def _self_remainders(typed):
     return [n for n in typed.nodes() if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-            and typed.of(n) in _FLOAT_TYPES and ast.unparse(n.left) == ast.unparse(n.right)
+            and typed.of(n) in FLOATS and ast.unparse(n.left) == ast.unparse(n.right)
             and _converted_to_an_integer(typed, n)]
 
 
