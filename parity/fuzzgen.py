@@ -195,7 +195,7 @@ class Builder:
         self.pools: dict = {}       # shape -> list of leaf Nodes
         self.indent = 0
         self.loop_var = None
-        self.wide_divisors = False  # while drawing a dot's operands: 8/16-bit divisors widened to int32
+        self.no_int_division = False  # while drawing a dot's operands on the GPU (see dot_root)
         floats = ["fp16", "fp32", "fp64"] + (["bf16"] if self.gpu else [])
         self.dtypes = list(INTS) + floats
         self.rng = np.random.default_rng(draw(_ints(0, 2**32 - 1)))
@@ -347,6 +347,8 @@ class Builder:
         return grid is not None and grid[1] - grid[0] <= p and grid[0] >= emin and grid[1] <= emax
 
     def binary(self, op, a, b):
+        if op in ("//", "%i") and self.no_int_division:
+            return None
         shape = np.broadcast_shapes(a.shape, b.shape)
         if op in ("&", "|", "^", "<<", ">>", "//", "%i"):
             if not is_int(a.dtype):
@@ -355,8 +357,6 @@ class Builder:
                 b = self.cast(b, self.choice(list(INTS)))
         if op in ("//", "%i", "/") and is_int(a.dtype) and is_int(b.dtype) and signed(a.dtype) != signed(b.dtype):
             b = self.cast(b, a.dtype)
-        if op in ("//", "%i") and self.wide_divisors and INTS.get(b.dtype, 8) < 32:
-            b = self.cast(b, "int32")
         if op in ("//", "%i"):
             guard = "0" if not signed(b.dtype) else "0) | ({0} == -1"
             b = Node(f"tl.where(({b.code} == {guard.format(b.code)}), 3, {b.code})", b.dtype, b.shape)
@@ -632,17 +632,16 @@ class Builder:
         # operands loaded or cast from fp32 compile: probe dot_fp64)
         dt = self.choice(["fp16", "fp32", "int8"] + (["bf16"] if self.gpu else ["fp64"]))
         K = 32 if dt == "int8" else self.choice([16, 32])
-        # a dot's operands divide in 32 bits or more: on the H200 the dot's own copy of an operand computed
-        # through an 8/16-bit divisor guard may take the guard's other arm on some elements (semantics S15.29)
-        # while the stored operand is right (fuzz seed 256307443, 2026-12-02: a dot off by a[0, k] * (x % 3 -
-        # x % guard(x)) for single elements k, only inside its packed kernel), which no lane of a stored output
-        # shows, so no rule could check it
+        # on the GPU a dot's operands do not divide integers: the dot's own copy of an operand computed through
+        # a divisor guard of an 8/16-bit value (int32-widened too) may take the guard's other arm on single
+        # elements while the stored operand is right (semantics S15.29), which no stored lane shows, so no rule
+        # could check it
         mats = []
-        self.wide_divisors = self.gpu
+        self.no_int_division = self.gpu
         for shape in ((M, K), (K, N)):
             self.pools[shape] = [self.load(self.choice(self.dtypes), shape) for _ in range(self.integer(1, 2))]
             mats.append(self.var(self.cast(self.expr(depth, shape), dt), shape))
-        self.wide_divisors = False
+        self.no_int_division = False
         outs = [self.store(m, shape=m.shape) for m in mats]
         opts = ""
         if dt == "fp32":

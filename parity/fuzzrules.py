@@ -170,20 +170,33 @@ def _int16_negation_widened(view) -> bool:
 
 # ---- narrow_float_of_low_16_bits
 
+def _promoted_operands(typed, n):
+    """The operands that an arithmetic node `n` converts to its own (float) type."""
+    if isinstance(n, ast.BinOp) and not isinstance(n.op, (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return [n.left, n.right]
+    if isinstance(n, ast.Call) and dotted(n.func) in ("tl.maximum", "tl.minimum") and len(n.args) == 2:
+        return list(n.args)
+    if isinstance(n, ast.Call) and dotted(n.func) == "tl.where" and len(n.args) == 3:
+        return list(n.args[1:])
+    return []
+
+
 def _low_16_bits_converted(typed) -> bool:
-    changed = False
+    low = []
     for n in list(typed.nodes()):
         if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "to"
                 and typed.of(n) in ("fp16", "bf16") and typed.of(n.func.value) == "uint32"):
-            changed |= replace_node(typed, n.func.value, expression(f"(({ast.unparse(n.func.value)}) & 65535)"))
+            low.append(n.func.value)
         elif typed.stores.get(id(n)) in ("fp16", "bf16") and typed.of(n) == "uint32":
-            changed |= replace_node(typed, n, expression(f"(({ast.unparse(n)}) & 65535)"))
-    return changed
+            low.append(n)
+        elif typed.of(n) in ("fp16", "bf16"):
+            low += [c for c in _promoted_operands(typed, n) if typed.of(c) == "uint32"]
+    return any([replace_node(typed, n, expression(f"(({ast.unparse(n)}) & 65535)")) for n in low])
 
 
 def _narrow_float_of_low_bits(view) -> bool:
-    """Every differing lane holds what the kernel computes when each uint32 converted to fp16/bf16 (by `.to`
-    or by the store) keeps only its low 16 bits."""
+    """Every differing lane holds what the kernel computes when each uint32 converted to fp16/bf16 (by `.to`,
+    by the store, or as the operand of arithmetic of that type) keeps only its low 16 bits."""
     return view.explained_by(_low_16_bits_converted)
 
 
@@ -253,9 +266,16 @@ def _guarded_divisor(n):
     return None
 
 
+def _narrow_value(typed, node) -> bool:
+    """`node` is an 8/16-bit signed integer, or one widened by `.to` (the compiler compares it in 16 bits)."""
+    while typed.of(node) in ("int32", "int64") and isinstance(node, ast.Call) and \
+            isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+        node = node.func.value
+    return typed.of(node) in ("int8", "int16")
+
+
 def _narrow_guards(typed):
-    return [n for n in typed.nodes() if _guarded_divisor(n) is not None
-            and typed.of(_guarded_divisor(n)) in ("int8", "int16")]
+    return [n for n in typed.nodes() if _guarded_divisor(n) is not None and _narrow_value(typed, _guarded_divisor(n))]
 
 
 def _minus_one_arm_dropped(typed) -> bool:
@@ -514,6 +534,26 @@ def _remainder_of_infinities_converted(view) -> bool:
     return bool(_self_remainders(view.typed)) and view.explained_by(_infinite_arm_dropped)
 
 
+# ---- abs_of_a_remainder_dropped
+
+def _abs_of_unsigned_remainders(typed):
+    """`tl.abs(x % y)` of a float remainder whose dividend is an unsigned integer (converted, never negative)."""
+    return [n for n in _calls(typed, "tl.abs") if len(n.args) == 1 and isinstance(n.args[0], ast.BinOp)
+            and isinstance(n.args[0].op, ast.Mod) and typed.of(n.args[0]) in FLOATS
+            and typed.of(n.args[0].left) in ("uint8", "uint32")]
+
+
+def _abs_dropped(typed) -> bool:
+    calls = _abs_of_unsigned_remainders(typed)
+    return any([replace_node(typed, n, n.args[0]) for n in calls])
+
+
+def _abs_of_a_remainder_dropped(view) -> bool:
+    """Every differing lane holds what the kernel computes with each `tl.abs` of a float remainder of an
+    unsigned dividend left out (the remainder the GPU computes is negative there)."""
+    return bool(_abs_of_unsigned_remainders(view.typed)) and view.explained_by(_abs_dropped)
+
+
 # ---- compiler_assertion
 
 def _compiler_assertion(view) -> bool:
@@ -574,6 +614,7 @@ _H200 = "H200, Triton 3.6.0, torch 2.11, 2026-12-01"
 _H200_2 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seeds 462229468 and 1827498631)"
 _H200_3 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seed 1549857666)"
 _H200_4 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seed 308746962)"
+_H200_5 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02, fuzz seed"
 _RED_X = ((np.arange(1024, dtype=np.int64) * 7919 % 20011) - 10005).astype(np.int32).reshape(2, 16, 32)
 _RED_KEPT = np.where(np.arange(32) % 4 == 2, _RED_X, -_RED_X)
 _RED_SOURCE = np.broadcast_to((-_RED_X).min(axis=2, keepdims=True), (2, 16, 32)).reshape(-1).astype(np.float64)
@@ -628,7 +669,8 @@ RULES = [
          "0, tl.uint32)`, `0 - x`, `tl.where(c, tl.full(.., 0, tl.uint32), x)`) to fp16/bf16 from its low 16 bits "
          "alone, by `.to` or by the store into an fp16/bf16 output: int8 -47 becomes 65489, 65536 in bf16 and "
          "65504 in fp16, where the 32-bit value "
-         "(4294967249) converts to 2**32 and inf. The compiler narrows the integer to 16 bits before the "
+         "(4294967249) converts to 2**32 and inf; also where fp16/bf16 arithmetic converts a uint32 operand "
+         "(`tl.maximum(fp16 0.0, h.to(tl.uint32))`). The compiler narrows the integer to 16 bits before the "
          "conversion (semantics S15.26). minitriton converts the whole integer, rounding once, as the source says.",
          Probe(_kernel("x_ptr, out_ptr", [_LINEAR, "x = tl.load(x_ptr + offs)",
                                           "tl.store(out_ptr + offs, x.to(tl.uint32).to(tl.bfloat16))"]),
@@ -642,7 +684,10 @@ RULES = [
                "the fuzz runs of 2026-11-29 and 2026-12-01 (8 distinct shrunk kernels). "
                f"{_H200_3}: "
                "`tl.where(c, tl.full(.., 0, tl.uint32), h).to(tl.float16)` with int16 h = -13780 gave 51744 "
-               "(the conversion of 51756, its low 16 bits) where the source gives inf."),
+               "(the conversion of 51756, its low 16 bits) where the source gives inf. "
+               f"{_H200_5} 1916544687: the same for a uint32 operand of fp16 arithmetic, "
+               "`tl.maximum(tl.full(.., 0.0, tl.float16), h.to(tl.uint32))` with int16 h = -15512 stored 50016 "
+               "(the conversion of 50024) where the source gives inf."),
          _narrow_float_of_low_bits),
     Rule("float_mod_by_a_computed_power_of_two",
          "A float `%` whose divisor is an expression of constants equal to 2**k, k >= 0 (for instance "
@@ -677,7 +722,8 @@ RULES = [
          _abs_of_int_min),
     Rule("division_guard_minus_one_dropped",
          "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For an 8- or 16-bit "
-         "d equal to -1 in 32x32 tiles, the GPU divides by -1 on some lanes (every other or every fourth): the "
+         "d (or such a d widened by `.to(tl.int32)`, which the compiler compares in 16 bits) equal to -1 in 2-D "
+         "tiles, the GPU divides by -1 on some lanes (every other or every fourth): the "
          "`d == -1` arm of the guard is lost in the 16-bit vector code (semantics S15.29). minitriton divides by 3, as the source "
          "says. One kernel may show this and division_guard_takes_3 together (a 16-bit remainder of the fuzz run "
          "of 2026-12-02, seeds 256307443 and 442604376: `x % guard(x)` was x % 3 on some lanes, 0 = x % -1 where x = -1 on others); either rule explains it.",
@@ -692,7 +738,9 @@ RULES = [
              f"{_H200}: this kernel (the fuzz's shrunk reproducer of seed 1135514517) stored -15 (15 // -1) on 512 "
              "of 2,048 lanes, 5 elsewhere; `x // tl.where((x == 0) | (x == -1), 3, x)` with x = -1 stored 1 "
              "(-1 // -1) on half the lanes of a 16x32 tile. One-dimensional 16- and 1,024-lane kernels of the same "
-             "expressions were right."),
+             f"expressions were right. {_H200_5} 1846161072: `(x // tl.where((x.to(tl.int32) == 0) | "
+             "(x.to(tl.int32) == -1), 3, x.to(tl.int32))).to(tl.int8)` with int16 x = -1 in a 32x16 tile stored 1 "
+             "on columns 2, 3, 6, 7, ... (512 of 1,024 lanes), 0 elsewhere."),
          _division_guard_takes_the_other_arm),
     Rule("division_guard_takes_3",
          "The fuzz guards every integer divisor as `tl.where((d == 0) | (d == -1), 3, d)`. For a 16-bit d in a "
@@ -813,6 +861,23 @@ RULES = [
              "`tl.maximum(x % x, 0.0)` stored into uint32 and the clamp stored into int32, for fp16 and fp32 "
              "x = inf; the same clamp of x itself stored 4294967040, and `x % x` stored into fp16 or fp32 was inf."),
          _remainder_of_infinities_converted),
+    Rule("abs_of_a_remainder_dropped",
+         "`tl.abs(x % y)` of a float remainder whose dividend is an unsigned integer: LLVM knows that fmod "
+         "keeps the sign of its dividend and that an unsigned integer converted to a float is never negative, so "
+         "it drops the abs; but NVPTX lowers `%` as fma(-trunc(x / y), y, x) (semantics S15.1), which can be "
+         "negative: uint32 3792463295 % fp16 1.5 (computed in fp32) is -128, and the GPU stores -128 for its "
+         "abs (semantics S15.33). minitriton computes the same remainder and takes its absolute value, as the "
+         "source says.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             "x = tl.load(x_ptr + pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :])",
+             "tl.store(out_ptr + pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :], "
+             "tl.abs(x % tl.full((2, 2), 1.5, tl.float16)))"]),
+             (np.full((2, 2, 2), 3792463295, np.uint32), np.zeros((2, 2, 2), np.float16)), (2,), [128.0] * 8,
+             lambda src, gpu: bool(np.all(gpu == -128.0)),
+             f"{_H200_5} 283048162: this kernel (the fuzz's shrunk reproducer) stored -128.0 on all 8 lanes, "
+             "where the source's remainder is -128.0 and its abs 128.0."),
+         _abs_of_a_remainder_dropped),
     Rule("compiler_assertion",
          "Triton's compiler stops on an LLVM assertion (the GPU side's worker aborts) for a kernel minitriton "
          "runs: a crash of the pinned toolchain, not a value to compare.",

@@ -64,15 +64,15 @@ def test_distinct_kernels_are_told_apart_by_their_code_not_their_names():
     assert fuzz.normalized(a) == fuzz.normalized(b) != fuzz.normalized(c)
 
 
-def _narrow_guards_in_dot_operands(frags):
-    """(dot operands drawn, those computed through an 8/16-bit divisor guard, other statements with one)."""
+def _guards_in_dot_operands(frags):
+    """(dot operands drawn, those computed through a divisor guard, other statements with one)."""
     seen = in_operands = elsewhere = 0
     for f in frags:
         typed = infer(f)
-        narrow = {id(g) for g in fuzzrules._narrow_guards(typed)}
+        guards = {id(n) for n in typed.nodes() if fuzzrules._guarded_divisor(n) is not None}
         operands = {ast.unparse(a) for c in fuzzrules._calls(typed, "tl.dot") for a in c.args[:2]}
         for stmt in typed.tree.body:
-            guarded = any(id(n) in narrow for n in ast.walk(stmt))
+            guarded = any(id(n) in guards for n in ast.walk(stmt))
             if isinstance(stmt, ast.Assign) and ast.unparse(stmt.targets[0]) in operands:
                 seen, in_operands = seen + 1, in_operands + guarded
             else:
@@ -80,26 +80,38 @@ def _narrow_guards_in_dot_operands(frags):
     return seen, in_operands, elsewhere
 
 
-def test_dot_operands_divide_in_32_bits_on_the_gpu():
-    """A dot's operands are not computed through an 8/16-bit divisor guard on the cuda target: the dot's own
-    copy of such an operand may take the guard's other arm (semantics S15.29), unseen in any stored output.
-    Narrow guards stay everywhere else."""
-    seen, in_operands, elsewhere = _narrow_guards_in_dot_operands(f for _, _, f in fuzz.generate("cuda", 400, 1, 991))
+def test_dot_operands_do_not_divide_integers_on_the_gpu():
+    """On the cuda target a dot's operands are not computed through an integer division or remainder: the dot's
+    own copy of such an operand may take the divisor guard's other arm (semantics S15.29), unseen in any stored
+    output. Guards stay everywhere else, and in the interpreter target's dot operands."""
+    seen, in_operands, elsewhere = _guards_in_dot_operands(f for _, _, f in fuzz.generate("cuda", 400, 1, 991))
     assert seen > 100 and in_operands == 0 and elsewhere > 0
+    seen, in_operands, _ = _guards_in_dot_operands(f for _, _, f in fuzz.generate("interpreter", 400, 1, 991))
+    assert seen > 100 and in_operands > 0
     offs = "tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]"
     x = np.ones((2, 16, 16), np.int16)
     guarded = fragment([f"__F__x1 = tl.load(__F__in1 + pid * 256 + {offs})",
                         "__F__v2 = (__F__x1 % tl.where((__F__x1 == 0) | (__F__x1 == -1), 3, __F__x1)).to(tl.float16)",
                         f"tl.store(__F__out3 + pid * 256 + {offs}, tl.dot(__F__v2, __F__v2))"],
                        [("__F__in1", x, "int16")], [Output("__F__out3", "fp32", (16, 16))], shape=(16, 16))
-    assert _narrow_guards_in_dot_operands([guarded]) == (1, 1, 0)          # the check sees one where it is
+    assert _guards_in_dot_operands([guarded]) == (1, 1, 0)          # the check sees one where it is
+
+
+def test_generated_gpu_fragments_compile_on_minitriton():
+    """Every fragment the cuda target generates is a valid Triton program: minitriton compiles and runs it
+    (a program both sides refuse is a generator bug, counted `invalid` by a GPU run)."""
+    frags = [f for _, _, f in fuzz.generate("cuda", 960, 1, 7)]
+    for k in range(0, len(frags), 16):
+        case, _ = kernel_case(frags[k:k + 16])
+        res = run_in_minitriton(case.source, case.kernel, case.grid, case.args, raise_errors=False)
+        assert res.error is None, (res.error, case.source)
 
 
 # ------------------------------------------------------------------------------------------- the shrinker
 
 
 def test_shrinker_reduces_generated_kernels_to_the_cause():
-    frags = [f for _, _, f in fuzz.generate("cuda", 160, 1, 4242)]
+    frags = [f for _, _, f in fuzz.generate("cuda", 960, 1, 7)]
     outcomes = run_twisted(frags)
     found = [(f, v) for f, (v, _, _) in zip(frags, outcomes) if v.status == "mismatch" and not v.raised]
     assert len(found) >= 5
@@ -487,6 +499,67 @@ def test_rule_division_guard_minus_one_dropped():
     assert dropped.verdict.status == "mismatch" and classify(dropped) == "division_guard_minus_one_dropped"
     wrong = shrunk_with_gpu(f, lambda n, a: np.where(lanes, -14, a).astype(a.dtype))
     assert wrong.verdict.status == "mismatch" and classify(wrong) is None
+
+
+def test_rule_division_guard_minus_one_dropped_of_a_widened_divisor():
+    """An int16 divisor widened by `.to(tl.int32)` is still compared in 16 bits (fuzz seed 1846161072)."""
+    x = np.array([[-1, 5, -1, -1, 0, 1, -1, 9], [3, -1, 2, -1, -1, 2, 2, -1]], np.int16)
+    w = "__F__x1.to(tl.int32)"
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + f", (__F__x1 // tl.where(({w} == 0) | ({w} == -1), 3, {w}))"
+                  ".to(tl.int8))"],
+                 [("__F__in1", x, "int16")], [Output("__F__out2", "int8", (8,))])
+    lanes = (x == -1) & (np.arange(8) % 4 >= 2)
+    dropped = shrunk_with_gpu(f, lambda n, a: np.where(lanes, 1, a).astype(a.dtype))         # -1 // -1
+    assert dropped.verdict.status == "mismatch" and classify(dropped) == "division_guard_minus_one_dropped"
+    wrong = shrunk_with_gpu(f, lambda n, a: np.where(lanes, 2, a).astype(a.dtype))
+    assert wrong.verdict.status == "mismatch" and classify(wrong) is None
+    wide = fragment([ln.replace("__F__x1.to(tl.int32)", "__F__x1") if isinstance(ln, str) else ln
+                     for ln in ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                                "tl.store(__F__out2 + " + OFFS + f", (__F__x1 // tl.where(({w} == 0) | ({w} == -1), 3, "
+                                f"{w})).to(tl.int8))"]],
+                    [("__F__in1", x.astype(np.int32), "int32")], [Output("__F__out2", "int8", (8,))])
+    int32 = shrunk_with_gpu(wide, lambda n, a: np.where(lanes, 1, a).astype(a.dtype))       # a real int32: no rule
+    assert int32.verdict.status == "mismatch" and classify(int32) is None
+
+
+def test_rule_narrow_float_of_low_16_bits_of_an_operand_of_fp16_arithmetic():
+    """A uint32 operand that fp16 arithmetic converts keeps only its low 16 bits too (fuzz seed 1916544687)."""
+    h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", tl.maximum(tl.full((8,), 0.0, tl.float16), __F__x1.to(tl.uint32)))"],
+                 [("__F__in1", h, "int16")], [Output("__F__out2", "fp16", (8,))])
+    with np.errstate(over="ignore"):
+        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float16)
+        assert low[0, 0] == 50016.0
+        lost = shrunk_with_gpu(f, lambda n, a: low)
+        assert lost.verdict.status == "mismatch" and np.isinf(lost.mt.args[1][0, 0])
+        assert classify(lost) == "narrow_float_of_low_16_bits"
+        other = shrunk_with_gpu(f, lambda n, a: np.where(h < 0, np.float16(7.0), a).astype(a.dtype))
+        assert other.verdict.status == "mismatch" and classify(other) is None
+
+
+def test_rule_abs_of_a_remainder_dropped():
+    x = np.array([[3792463295, 7, 3, 4294967295, 100000, 1, 0, 2 ** 31 + 1], [9] * 8], np.uint32)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", tl.abs(__F__x1 % tl.full((8,), 1.5, tl.float16)))"],
+                 [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
+    g = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", __F__x1 % tl.full((8,), 1.5, tl.float16))"],
+                 [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
+    case, _ = kernel_case([g])
+    rem = run_in_minitriton(case.source, case.kernel, case.grid, case.args).args[1]
+    assert rem[0, 0] == -128.0 and (rem >= 0).sum() > 8                  # negative only where S15.1 rounds so
+    dropped = shrunk_with_gpu(f, lambda n, a: rem.copy())
+    assert dropped.verdict.status == "mismatch" and classify(dropped) == "abs_of_a_remainder_dropped"
+    other = shrunk_with_gpu(f, lambda n, a: np.where(rem < 0, np.float16(-1.0), a).astype(a.dtype))
+    assert other.verdict.status == "mismatch" and classify(other) is None
+    signed = fragment([ln.replace("uint32", "int32") if isinstance(ln, str) else ln for ln in
+                       ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                        "tl.store(__F__out2 + " + OFFS + ", tl.abs(__F__x1.to(tl.int32) % tl.full((8,), 1.5, tl.float16)))"]],
+                      [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
+    neg = shrunk_with_gpu(signed, lambda n, a: -a)                     # a signed dividend: the abs stays
+    assert neg.verdict.status == "mismatch" and classify(neg) is None
 
 
 def test_rule_masked_16_bit_other_loses_its_sign():
