@@ -203,7 +203,7 @@ def main(argv=None) -> int:
               "command": "python -m parity " + " ".join(argv if argv is not None else sys.argv[1:]),
               "host": {"python": platform.python_version(), "platform": platform.platform(),
                        "cpus": os.cpu_count()},
-              "sources": report.source_digest(),
+              "sources": report.source_digest(), "sources_minitriton": report.source_digest(dirs=("minitriton",)),
               "versions": info, "sections": a.sections, "summary": summ, "unexplained": unexplained,
               "seconds": round(time.monotonic() - started, 1), "fuzz": fuzz_report, "bench": bench}
     if not a.no_save:

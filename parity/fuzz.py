@@ -308,6 +308,7 @@ def write_reproducer(folder, k, target, s, info) -> str:
               "            print(a.float().cpu().numpy() if a.dtype == torch.bfloat16 else a.cpu().numpy())", ""]
     path = folder / f"mismatch_{k}.py"
     path.write_text("\n".join(lines) + case.source + "\n".join(runner))
+    path.with_suffix(".pkl").write_bytes(pickle.dumps(s.frag))       # the shrunk fragment, for parity.fuzzamend
     return f"{folder.name}/{path.name}"
 
 

@@ -1,4 +1,4 @@
-"""python -m parity.fuzzrecord RUN.json [RUN.json ...] [--min-fragments N] [--min-seeds K] [--out DIR]
+"""python -m parity.fuzzrecord RUN.json [RUN.json ...] [--amend AMENDED.json ...] [--min-fragments N] [--out DIR]
 
 The fuzz's run of record: several `--only fuzz` runs on the GPU, made from the same sources (one command may
 run for at most a few minutes on a lent GPU, and ~36,000 fragments take longer), checked and summed into one
@@ -7,6 +7,11 @@ their seeds must be fresh (drawn by the run, not replayed with --seed) and disti
 fragments that ran; it holds when every difference in every run is explained by a rule that was live in that
 run and shrunk to a kernel of at most ten lines, and the totals reach the minimums. Exit status 0 when it
 holds, 1 otherwise (the reasons are printed).
+
+An amendment (`python -m parity.fuzzamend`, run on the GPU after a rule was written for a difference a run
+met) explains a run's distinct mismatch when its shrunk kernel showed the very same difference again, a rule
+live in the amending run explained it, and the amendment ran the same emulator sources (minitriton/), Triton,
+torch and device as the run. The record lists every amended mismatch.
 """
 from __future__ import annotations
 
@@ -23,6 +28,45 @@ def load(path) -> dict:
     data = json.loads(pathlib.Path(path).read_text())
     data["path"] = pathlib.Path(path).name
     return data
+
+
+def _reference(x) -> tuple:
+    ref = x["versions"]["reference"]
+    return ref.get("triton"), ref.get("torch"), ref.get("device")
+
+
+def amended(runs, amendments) -> tuple:
+    """(the runs with the mismatches their amendments explain marked so, why an amendment counts for nothing)."""
+    out, why = [], []
+    by_run = {}
+    for m in amendments:
+        by_run.setdefault(m["amends"], []).append(m)
+    for name in sorted(set(by_run) - {r["path"] for r in runs}):
+        why.append(f"an amendment names {name}, which is not one of the runs")
+    for r in runs:
+        fz = dict(r.get("fuzz") or {})
+        distinct = [dict(d) for d in fz.get("distinct", [])]
+        for m in by_run.get(r["path"], []):
+            if _reference(m) != _reference(r):
+                why.append(f"{m['path']}: ran on {_reference(m)}, {r['path']} on {_reference(r)}")
+                continue
+            if not m.get("sources_minitriton") or m["sources_minitriton"] != r.get("sources_minitriton"):
+                why.append(f"{m['path']}: the emulator's sources differ from {r['path']}'s "
+                           f"({m.get('sources_minitriton')} vs {r.get('sources_minitriton')})")
+                continue
+            if m.get("run_sources") != r.get("sources"):
+                why.append(f"{m['path']}: amends a run of sources {m.get('run_sources')}, not {r['path']}")
+                continue
+            live = {x["name"] for x in m.get("rules", []) if (x.get("this_run") or {}).get("live")}
+            for e in m["mismatches"]:
+                k = e["distinct"]
+                if 0 <= k < len(distinct) and distinct[k].get("rule") is None and e.get("reproduced") \
+                        and e.get("rule") in live:
+                    distinct[k].update(rule=e["rule"], amended_by=m["path"])
+        fz["distinct"] = distinct
+        fz["unexplained"] = sum(len(d["members"]) for d in distinct if d.get("rule") is None)
+        out.append({**r, "fuzz": fz})
+    return out, why
 
 
 def problems(runs, min_fragments, min_seeds) -> list:
@@ -64,7 +108,8 @@ def problems(runs, min_fragments, min_seeds) -> list:
         if long:
             out.append(f"{r['path']}: {len(long)} distinct mismatch(es) not shrunk to {MAX_LINES} lines ({long})")
         live = {x["name"] for x in fz.get("rules", []) if (x.get("this_run") or {}).get("live")}
-        dead = sorted({m["rule"] for m in fz.get("distinct", []) if m.get("rule") and m["rule"] not in live})
+        dead = sorted({m["rule"] for m in fz.get("distinct", []) if m.get("rule") and m["rule"] not in live
+                       and not m.get("amended_by")})
         if dead:
             out.append(f"{r['path']}: classified by rules not live in that run: {dead}")
     return out
@@ -85,6 +130,9 @@ def summary(runs) -> dict:
             **{k: sum(f[k] for f in fz) for k in ("fragments", "generated", "outputs", "bounded_outputs", "kernels",
                                                  "matches", "unexplained", "unresolved")},
             "mismatches": sum(len(f["mismatches"]) for f in fz), "distinct": sum(len(f["distinct"]) for f in fz),
+            "amended": [{"run": r["path"], "distinct": k, "rule": d["rule"], "by": d["amended_by"],
+                         "file": d.get("file")}
+                        for r in runs for k, d in enumerate(r["fuzz"]["distinct"]) if d.get("amended_by")],
             "by_rule": {k: {"distinct": v[0], "fragments": v[1]} for k, v in sorted(rules.items())}}
 
 
@@ -104,6 +152,11 @@ def markdown(s, reasons) -> str:
               "| seed | fragments run | report | replay |", "|---|---:|---|---|"]
     lines += [f"| {x['seed']} | {x.get('run', x['generated'])} | `{x['report']}` | `{x['replay']}` |"
               for x in s["seeds"]]
+    if s["amended"]:
+        lines += ["", "Explained by an amendment (`parity/fuzzamend.py`: the shrunk kernel re-run on the GPU showed the "
+                  "same difference, and a rule written after the run, live in the amending run, explains it):", "",
+                  "| run | distinct mismatch | rule | amendment |", "|---|---:|---|---|"]
+        lines += [f"| `{x['run']}` | {x['distinct']} (`{x['file']}`) | {x['rule']} | `{x['by']}` |" for x in s["amended"]]
     lines += ["", "| rule | distinct shrunk kernels | fragments |", "|---|---:|---:|"]
     lines += [f"| {k} | {v['distinct']} | {v['fragments']} |" for k, v in s["by_rule"].items()]
     lines += ["", "Each run's report (its rules with their evidence and this run's probe results, every distinct "
@@ -116,12 +169,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m parity.fuzzrecord",
                                 description="Check fuzz-only GPU runs and sum them into the fuzz's run of record.")
     p.add_argument("runs", nargs="+", help="the runs' JSON results (python -m parity --target cuda --only fuzz)")
+    p.add_argument("--amend", action="append", default=[],
+                   help="an amendment of one of the runs (python -m parity.fuzzamend), repeatable")
     p.add_argument("--min-fragments", type=int, default=36000)
     p.add_argument("--min-seeds", type=int, default=3)
     p.add_argument("--out", default=None, help="folder for cuda-fuzz-record-<date>.md/.json (default: none)")
     a = p.parse_args(argv)
-    runs = [load(x) for x in a.runs]
-    reasons = problems(runs, a.min_fragments, a.min_seeds)
+    runs, void = amended([load(x) for x in a.runs], [load(x) for x in a.amend])
+    reasons = void + problems(runs, a.min_fragments, a.min_seeds)
     if any("not a fuzz-only run" in why or "not the GPU" in why for why in reasons):
         print("\n".join(reasons), file=sys.stderr)
         return 1

@@ -909,7 +909,7 @@ ew("float_mod_of_a_product_by_one", "S15.30",
    ["x * y % 1.0"], np.float32,
    known_gap="S15.30: the GPU takes the remainder of the exact product (0.414794921875 for 9 * 711.268310546875); "
              "minitriton rounds the product first (0.4150390625), as the source says")
-# ================================================================ S15.31-S15.32: found by the GPU fuzz of 2026-12-02
+# ================================================================ S15.31-S15.33: found by the GPU fuzz of 2026-12-02
 _NEG_TILE = ((np.arange(512, dtype=np.int64) * 7919 % 20011) - 10005).astype(np.int32).reshape(16, 32)
 probe("int_min_of_a_negated_tile", "S15.31",
       kernel("min_neg(x_ptr, out_ptr)", """
@@ -926,3 +926,14 @@ ew("self_remainder_of_infinity_to_uint32", "S15.32",
    interp="S15.32: the interpreter takes C fmod (NaN for an infinite x) and converts NaN to uint32 through "
           "NumPy, 2147483648",
    interp_value={1: np.array([2 ** 31, 0, 2 ** 31, 0, 2 ** 31, 0, 0, 0], np.uint32)})
+probe("abs_of_a_remainder_of_an_unsigned", "S15.33",
+      kernel("abs_rem(x_ptr, out_ptr)", """
+          pid = tl.program_id(0)
+          offs = pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :]
+          x = tl.load(x_ptr + offs)
+          tl.store(out_ptr + offs, tl.abs(x % tl.full((2, 2), 1.5, tl.float16)))"""),
+      (2,), (np.array([3792463295, 7, 3, 100000, 4294967295, 1, 0, 2 ** 31 + 1], np.uint32), np.zeros(8, np.float16)),
+      known_gap="S15.33: the GPU drops the abs of a remainder whose dividend is unsigned (-128 stored for "
+                "3792463295 % 1.5, whose S15.1 remainder is -128); minitriton takes the abs, as the source says",
+      interp="S15.33: the interpreter takes C fmod in fp32 (1.0 for 3792463295 % 1.5), never negative",
+      interp_value={1: np.array([1, 1, 0, 1, 1, 1, 0, 0.5], np.float16)})

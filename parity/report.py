@@ -15,13 +15,14 @@ SOURCES = ("minitriton", "parity")     # the code whose behaviour a parity run m
 PACKED = ", shrunk inside its packed kernel: it differs only among the other fragments' code"
 
 
-def source_digest(root=None) -> str:
+def source_digest(root=None, dirs=SOURCES) -> str:
     """sha256 of the Python sources of minitriton/ and parity/ (paths and contents): two runs with the same
-    digest measured the same emulator, generator and rules, whatever else the tree held."""
+    digest measured the same emulator, generator and rules, whatever else the tree held. `dirs=("minitriton",)`:
+    the emulator alone."""
     root = pathlib.Path(root) if root else pathlib.Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
     results = root / "parity" / "results"                                # reproducers are outputs, not code
-    for path in sorted(p for d in SOURCES for p in (root / d).rglob("*.py") if results not in p.parents):
+    for path in sorted(p for d in dirs for p in (root / d).rglob("*.py") if results not in p.parents):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 

@@ -224,6 +224,31 @@ def test_each_verdict_names_the_kernel_it_was_judged_in(interpreter_pools):
     assert len(fuzz._with_its_kernel(4, frags, verdicts[4])) == 2                  # alone in its kernel
 
 
+def test_an_amendment_reruns_the_shrunk_kernel_and_asks_whether_it_differs_the_same_way(interpreter_pools, tmp_path):
+    """parity.fuzzamend re-runs a run's unexplained shrunk kernel from the fragment its reproducer left beside it
+    (integer division by zero: -1 in minitriton, 0 in Triton's interpreter) and counts it only when the very same
+    difference shows again."""
+    from parity import fuzzamend
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", __F__x1 // (__F__x1 - __F__x1))"],
+                 [("__F__in1", np.arange(16, dtype=np.int32).reshape(2, 8) - 5, "int32")],
+                 [Output("__F__out2", "int32", (8,))])
+    ((verdict, mt, ref),) = run_alone([f], interpreter_pools, "interpreter", {})
+    assert verdict.status == "mismatch"
+    shrunk = fuzzshrink.Shrunk(f, verdict, mt, ref, alone=True, finished=True)
+    info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": verdict.detail[:1500], "lanes": fuzz._lanes(shrunk)}
+    info["file"] = fuzz.write_reproducer(tmp_path / "fuzz-run", 0, "interpreter", shrunk, info)
+    assert (tmp_path / "fuzz-run" / "mismatch_0.pkl").is_file()
+    other = {**info, "detail": info["detail"].replace("-1", "-2")}        # a difference the kernel does not show
+    gone = {**info, "file": "fuzz-run/mismatch_7.py"}                     # no fragment left beside it
+    explained = {**info, "rule": "int16_negation_widened"}                # not asked again
+    run = {"fuzz": {"distinct": [info, other, gone, explained]}}
+    got = fuzzamend.amend(run, tmp_path, interpreter_pools, "interpreter", {})
+    assert [e["distinct"] for e in got] == [0, 1, 2]
+    assert [e["reproduced"] for e in got] == [True, False, False] and all(e["rule"] is None for e in got)
+    assert "did not show the same difference" in got[1]["why"] and "no shrunk fragment" in got[2]["why"]
+
+
 def test_shrinker_against_triton_interpreter(interpreter_pools):
     """Integer division by zero at run time: -1 on the GPU and in minitriton, 0 in Triton's interpreter."""
     lines = ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",

@@ -81,3 +81,37 @@ def test_the_source_digest_follows_the_code_not_the_results(tmp_path):
     assert report.source_digest(tmp_path) == first
     (tmp_path / "minitriton" / "a.py").write_text("x = 3\n")
     assert report.source_digest(tmp_path) != first
+
+
+def test_an_amendment_explains_what_a_rule_written_after_the_run_explains(tmp_path, capsys):
+    runs = [run([11, 12]), run([13], unexplained=3)]
+    for r in runs:
+        r["sources_minitriton"] = "emu"
+    paths = written(tmp_path, runs)
+    assert fuzzrecord.main(paths) == 1                                        # one distinct mismatch unexplained
+
+    def amendment(**kw):
+        m = {"amends": pathlib.Path(paths[1]).name, "run_sources": "abc", "sources": "def",
+             "sources_minitriton": "emu", "versions": {"reference": GPU, "minitriton": MT},
+             "rules": [{**RULE, "name": "new_rule", "this_run": {"live": True}}],
+             "mismatches": [{"distinct": 1, "reproduced": True, "rule": "new_rule", "detail": "..."}]}
+        m.update(kw)
+        path = tmp_path / f"amendment-{len(list(tmp_path.glob('amendment-*')))}.json"
+        path.write_text(json.dumps(m))
+        return ["--amend", str(path)]
+
+    assert fuzzrecord.main(paths + amendment() + ["--out", str(tmp_path)]) == 0
+    rec = json.loads((tmp_path / "cuda-fuzz-record-2026-12-02.json").read_text())
+    assert rec["unexplained"] == 0 and rec["by_rule"]["new_rule"] == {"distinct": 1, "fragments": 3}
+    assert [(x["run"], x["distinct"], x["rule"]) for x in rec["amended"]] == [(pathlib.Path(paths[1]).name, 1, "new_rule")]
+    assert "Explained by an amendment" in (tmp_path / "cuda-fuzz-record-2026-12-02.md").read_text()
+    not_again = [{"distinct": 1, "reproduced": False, "rule": None, "detail": "other"}]
+    assert fuzzrecord.main(paths + amendment(mismatches=not_again)) == 1
+    dead = [{**RULE, "name": "new_rule", "this_run": {"live": False}}]
+    assert fuzzrecord.main(paths + amendment(rules=dead)) == 1
+    assert fuzzrecord.main(paths + amendment(sources_minitriton="changed")) == 1
+    assert fuzzrecord.main(paths + amendment(versions={"reference": {**GPU, "triton": "3.7.0"}, "minitriton": MT})) == 1
+    assert fuzzrecord.main(paths + amendment(run_sources="older")) == 1
+    assert fuzzrecord.main(paths + amendment(amends="elsewhere.json")) == 1
+    out = capsys.readouterr().out
+    assert "emulator's sources differ" in out and "not one of the runs" in out

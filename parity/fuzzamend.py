@@ -1,0 +1,106 @@
+"""python -m parity.fuzzamend RUN.json [RUN.json ...] [--out DIR]
+
+Explains a GPU fuzz run's unexplained differences after the fact, on the GPU. A fuzz run that meets a new GPU
+behaviour leaves it unexplained; a rule written for it afterwards explains nothing in that run. This command
+re-runs each unexplained distinct mismatch's shrunk kernel (`mismatch_<k>.pkl`, written beside its reproducer)
+on both sides, runs every rule's probe (`fuzzrules.check`), and classifies the fresh result with the rules of
+today's sources. It writes `<run>-amended.json` beside each run: per mismatch whether the GPU showed the very
+same difference again (its detail, values included, equal to the run's) and the live rule that explains it.
+`python -m parity.fuzzrecord RUN.json ... --amend RUN-amended.json ...` counts a mismatch as explained by an
+amendment only when it reproduced, its rule was live in the amending run, and the emulator's sources
+(minitriton/), Triton, torch and the device are those of the run. Exit status 0 when every amended mismatch is
+explained, 1 otherwise, 3 without a GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import pathlib
+import pickle
+import sys
+
+from parity import fuzzrules, report
+from parity.fuzzcase import run_alone
+from parity.fuzzshrink import Shrunk
+from parity.oracle import OracleUnavailable, Pool
+
+
+def log(msg):
+    print(f"[fuzzamend] {msg}", file=sys.stderr, flush=True)
+
+
+def unexplained(run) -> list:
+    """(index, distinct entry) of each distinct mismatch of the run that no rule explained."""
+    return [(k, d) for k, d in enumerate((run.get("fuzz") or {}).get("distinct", [])) if d.get("rule") is None]
+
+
+def amend(run, folder, pools, target, evidence) -> list:
+    """Re-run and classify the run's unexplained distinct mismatches: one entry per mismatch."""
+    out = []
+    for k, d in unexplained(run):
+        entry = {"distinct": k, "reproduced": False, "rule": None, "detail": None}
+        frag_path = folder / pathlib.Path(d.get("file") or "").with_suffix(".pkl")
+        if not d.get("file") or not frag_path.is_file():
+            entry["why"] = f"no shrunk fragment at {frag_path.name} (a run older than parity.fuzzamend)"
+            out.append(entry)
+            continue
+        frag = pickle.loads(frag_path.read_bytes())
+        ((verdict, mt, ref),) = run_alone([frag], pools, target, {})
+        entry["detail"] = verdict.detail[:1500]
+        entry["reproduced"] = verdict.status == "mismatch" and entry["detail"] == d["detail"]
+        if entry["reproduced"]:
+            shrunk = Shrunk(frag, verdict, mt, ref, alone=True, finished=True, packed=d.get("packed", False))
+            rule = fuzzrules.classify(shrunk, evidence, target)
+            entry["rule"] = rule.name if rule else None
+        else:
+            entry["why"] = "the GPU did not show the same difference again"
+        out.append(entry)
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m parity.fuzzamend", description=__doc__.splitlines()[2])
+    p.add_argument("runs", nargs="+", help="fuzz-only GPU runs' JSON results, their reproducer folders beside them")
+    p.add_argument("--jobs", type=int, default=4, help="GPU worker processes")
+    p.add_argument("--out", default=None, help="folder for the amendments (default: beside each run)")
+    a = p.parse_args(argv)
+    from kernels.check import cuda_devices
+    if not cuda_devices():
+        print("parity.fuzzamend: needs an NVIDIA GPU and its driver, and this machine shows none", file=sys.stderr)
+        return 3
+    runs = [(pathlib.Path(x), json.loads(pathlib.Path(x).read_text())) for x in a.runs]
+    try:
+        mt_pool, ref_pool = Pool("minitriton", 2), Pool("cuda", a.jobs)
+    except OracleUnavailable as e:
+        print(f"parity.fuzzamend: the cuda backend is not available: {e}", file=sys.stderr)
+        return 3
+    pools = {"minitriton": mt_pool, "cuda": ref_pool}
+    failed = 0
+    try:
+        evidence = fuzzrules.check(pools, "cuda")
+        for path, run in runs:
+            entries = amend(run, path.parent, pools, "cuda", evidence)
+            failed += sum(e["rule"] is None for e in entries)
+            result = {"amends": path.name, "run_sources": run.get("sources"),
+                      "run_sources_minitriton": run.get("sources_minitriton"),
+                      "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                      "command": "python -m parity.fuzzamend " + " ".join(argv if argv is not None else sys.argv[1:]),
+                      "sources": report.source_digest(), "sources_minitriton": report.source_digest(dirs=("minitriton",)),
+                      "versions": {"minitriton": mt_pool.info, "reference": ref_pool.info},
+                      "rules": fuzzrules.describe(evidence, "cuda"), "mismatches": entries}
+            out = (pathlib.Path(a.out) if a.out else path.parent) / f"{path.stem}-amended.json"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(result, indent=1) + "\n")
+            for e in entries:
+                log(f"{path.name} distinct {e['distinct']}: "
+                    + (f"reproduced, {e['rule'] or 'UNEXPLAINED'}" if e["reproduced"] else e.get("why", "")))
+            log(f"wrote {out}")
+    finally:
+        mt_pool.close()
+        ref_pool.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
