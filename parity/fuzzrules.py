@@ -21,7 +21,7 @@ from parity.fuzzexplain import HEADER, Mismatch, Probe, Rule, expression, mismat
 from parity.fuzzcase import f64
 from parity.fuzzgen import FLOATS, INTS
 from parity.fuzzsource import dotted, statements
-from parity.fuzztypes import TL
+from parity.fuzztypes import TL, combine
 from parity.oracle import BF16
 
 __all__ = ["RULES", "Mismatch", "check", "classify", "describe"]
@@ -171,7 +171,10 @@ def _int16_negation_widened(view) -> bool:
 # ---- narrow_float_of_low_16_bits
 
 def _promoted_operands(typed, n):
-    """The operands that an arithmetic node `n` converts to its own (float) type."""
+    """The operands that node `n` converts to its own float type (a comparison: to the type it compares in)."""
+    if isinstance(n, ast.Compare) and len(n.comparators) == 1:
+        a, b = typed.of(n.left), typed.of(n.comparators[0])
+        return [n.left, n.comparators[0]] if None not in (a, b) and combine(a, b) in ("fp16", "bf16") else []
     if isinstance(n, ast.BinOp) and not isinstance(n.op, (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)):
         return [n.left, n.right]
     if isinstance(n, ast.Call) and dotted(n.func) in ("tl.maximum", "tl.minimum") and len(n.args) == 2:
@@ -189,14 +192,14 @@ def _low_16_bits_converted(typed) -> bool:
             low.append(n.func.value)
         elif typed.stores.get(id(n)) in ("fp16", "bf16") and typed.of(n) == "uint32":
             low.append(n)
-        elif typed.of(n) in ("fp16", "bf16"):
+        elif typed.of(n) in ("fp16", "bf16") or isinstance(n, ast.Compare):
             low += [c for c in _promoted_operands(typed, n) if typed.of(c) == "uint32"]
     return any([replace_node(typed, n, expression(f"(({ast.unparse(n)}) & 65535)")) for n in low])
 
 
 def _narrow_float_of_low_bits(view) -> bool:
     """Every differing lane holds what the kernel computes when each uint32 converted to fp16/bf16 (by `.to`,
-    by the store, or as the operand of arithmetic of that type) keeps only its low 16 bits."""
+    by the store, or as the operand of arithmetic or a comparison in that type) keeps only its low 16 bits."""
     return view.explained_by(_low_16_bits_converted)
 
 
@@ -536,11 +539,17 @@ def _remainder_of_infinities_converted(view) -> bool:
 
 # ---- abs_of_a_remainder_dropped
 
+def _never_negative(typed, node) -> bool:
+    """LLVM knows `node` is never negative: an unsigned integer (converted to a float), or a float `tl.abs`."""
+    return typed.of(node) in ("uint8", "uint32") or (
+        isinstance(node, ast.Call) and dotted(node.func) == "tl.abs" and typed.of(node) in FLOATS)
+
+
 def _abs_of_unsigned_remainders(typed):
-    """`tl.abs(x % y)` of a float remainder whose dividend is an unsigned integer (converted, never negative)."""
+    """`tl.abs(x % y)` of a float remainder whose dividend LLVM knows is never negative."""
     return [n for n in _calls(typed, "tl.abs") if len(n.args) == 1 and isinstance(n.args[0], ast.BinOp)
             and isinstance(n.args[0].op, ast.Mod) and typed.of(n.args[0]) in FLOATS
-            and typed.of(n.args[0].left) in ("uint8", "uint32")]
+            and _never_negative(typed, n.args[0].left)]
 
 
 def _abs_dropped(typed) -> bool:
@@ -549,8 +558,8 @@ def _abs_dropped(typed) -> bool:
 
 
 def _abs_of_a_remainder_dropped(view) -> bool:
-    """Every differing lane holds what the kernel computes with each `tl.abs` of a float remainder of an
-    unsigned dividend left out (the remainder the GPU computes is negative there)."""
+    """Every differing lane holds what the kernel computes with each `tl.abs` of a float remainder of a
+    never-negative dividend left out (the remainder the GPU computes is negative there)."""
     return bool(_abs_of_unsigned_remainders(view.typed)) and view.explained_by(_abs_dropped)
 
 
@@ -670,7 +679,8 @@ RULES = [
          "alone, by `.to` or by the store into an fp16/bf16 output: int8 -47 becomes 65489, 65536 in bf16 and "
          "65504 in fp16, where the 32-bit value "
          "(4294967249) converts to 2**32 and inf; also where fp16/bf16 arithmetic converts a uint32 operand "
-         "(`tl.maximum(fp16 0.0, h.to(tl.uint32))`). The compiler narrows the integer to 16 bits before the "
+         "(`tl.maximum(fp16 0.0, h.to(tl.uint32))`; a comparison in fp16 is held to the same rewrite, not yet seen "
+         "on the GPU). The compiler narrows the integer to 16 bits before the "
          "conversion (semantics S15.26). minitriton converts the whole integer, rounding once, as the source says.",
          Probe(_kernel("x_ptr, out_ptr", [_LINEAR, "x = tl.load(x_ptr + offs)",
                                           "tl.store(out_ptr + offs, x.to(tl.uint32).to(tl.bfloat16))"]),
@@ -866,8 +876,9 @@ RULES = [
          "keeps the sign of its dividend and that an unsigned integer converted to a float is never negative, so "
          "it drops the abs; but NVPTX lowers `%` as fma(-trunc(x / y), y, x) (semantics S15.1), which can be "
          "negative: uint32 3792463295 % fp16 1.5 (computed in fp32) is -128, and the GPU stores -128 for its "
-         "abs (semantics S15.33). minitriton computes the same remainder and takes its absolute value, as the "
-         "source says.",
+         "abs (semantics S15.33). A float `tl.abs(x)` dividend is held to the same rewrite (LLVM knows it is "
+         "never negative either; not yet seen on the GPU). minitriton computes the same remainder and takes its "
+         "absolute value, as the source says.",
          Probe(_kernel("x_ptr, out_ptr", [
              "pid = tl.program_id(0)",
              "x = tl.load(x_ptr + pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :])",

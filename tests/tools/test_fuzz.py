@@ -564,6 +564,20 @@ def test_rule_narrow_float_of_low_16_bits_of_an_operand_of_fp16_arithmetic():
         assert other.verdict.status == "mismatch" and classify(other) is None
 
 
+def test_rule_narrow_float_of_low_16_bits_of_a_comparison_in_fp16():
+    h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                  "tl.store(__F__out2 + " + OFFS + ", (tl.full((8,), 60000.0, tl.float16) < __F__x1.to(tl.uint32))"
+                  ".to(tl.int8))"],
+                 [("__F__in1", h, "int16")], [Output("__F__out2", "int8", (8,))])
+    with np.errstate(over="ignore"):
+        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16)
+    lost = shrunk_with_gpu(f, lambda n, a: (60000.0 < low).astype(np.int8))
+    assert lost.verdict.status == "mismatch" and classify(lost) == "narrow_float_of_low_16_bits"
+    flipped = shrunk_with_gpu(f, lambda n, a: 1 - a)
+    assert flipped.verdict.status == "mismatch" and classify(flipped) is None
+
+
 def test_rule_abs_of_a_remainder_dropped():
     x = np.array([[3792463295, 7, 3, 4294967295, 100000, 1, 0, 2 ** 31 + 1], [9] * 8], np.uint32)
     f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
@@ -585,6 +599,18 @@ def test_rule_abs_of_a_remainder_dropped():
                       [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
     neg = shrunk_with_gpu(signed, lambda n, a: -a)                     # a signed dividend: the abs stays
     assert neg.verdict.status == "mismatch" and classify(neg) is None
+    y = np.array([[5.1, -5.1, 0.3, 7.0, -2.2, 1e7, 3.3, 9.9]] * 2, np.float32)
+    fa = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                   "tl.store(__F__out2 + " + OFFS + ", tl.abs(tl.abs(__F__x1) % tl.full((8,), 0.1, tl.float32)))"],
+                  [("__F__in1", y, "fp32")], [Output("__F__out2", "fp32", (8,))])
+    ga = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
+                   "tl.store(__F__out2 + " + OFFS + ", tl.abs(__F__x1) % tl.full((8,), 0.1, tl.float32))"],
+                  [("__F__in1", y, "fp32")], [Output("__F__out2", "fp32", (8,))])
+    case, _ = kernel_case([ga])
+    rem_a = run_in_minitriton(case.source, case.kernel, case.grid, case.args).args[1]
+    assert (rem_a < 0).any()                                            # 5.1 % 0.1 is -1.7e-7 (S15.1)
+    of_abs = shrunk_with_gpu(fa, lambda n, a: rem_a.copy())
+    assert of_abs.verdict.status == "mismatch" and classify(of_abs) == "abs_of_a_remainder_dropped"
 
 
 def test_rule_masked_16_bit_other_loses_its_sign():
