@@ -111,9 +111,10 @@ class Mismatch:
                 return parents
         return ()
 
-    def counterfactual(self, rewrite):
-        """What minitriton computes for each differing output once `rewrite(typed)` has edited a fresh typed
-        tree of the fragment (it returns whether it changed anything); None when nothing changed or it raised."""
+    def counterfactual(self, rewrite, names=None):
+        """What minitriton computes for each differing output (or each output named) once `rewrite(typed)` has
+        edited a fresh typed tree of the fragment (it returns whether it changed anything); None when nothing
+        changed or it raised."""
         typed = infer(self.frag)
         if not rewrite(typed):
             return None
@@ -122,7 +123,7 @@ class Mismatch:
         res = run_in_minitriton(case.source, case.kernel, case.grid, case.args, raise_errors=False)
         if res.error:
             return None
-        return {name: f64(res.args[slots[0][name]]) for name in self.values}
+        return {name: f64(res.args[slots[0][name]]) for name in (self.values if names is None else names)}
 
     def explained_by(self, rewrite, lanes=None) -> bool:
         """Every differing lane of every differing output holds what minitriton computes after `rewrite`

@@ -578,25 +578,12 @@ _NEG_X = np.array([[25949, 23907, 0, 23285, 1, -32768, 28964, 1],
                    [-21657, 32766, 19592, -32768, -1, 7457, 18926, -32596]], np.int16)
 _NEG_SOURCE = (-_NEG_X.astype(np.int64)).astype(np.int16).astype(np.int64)
 _U32 = (np.arange(16 * 32, dtype=np.uint32) * 16) % 64
-_DOT_Y = (np.arange(32 * 16) % 7 - 3).astype(np.float16).reshape(32, 16)
-_I32 = (np.arange(16 * 32, dtype=np.int64) * 7919 % 97 - 48).astype(np.int32)
 _I8 = np.resize(np.array([-47, -1, 0, 1, 100, -128, 127, 5, -73, -91, -40, 20, -20, 2, -2, 64], np.int8), 1024)
 _FX = np.resize(np.array([-3., -2.5, -0.0, 0.0, 3.0, 5.1, -7.5, -16256., 1e30, -1e30, np.inf, np.nan, 1e-45, -1e-45,
                           0.75, -0.75], np.float32), 1024)
 _OTHER_X = (np.arange(512) % 5 - 2).astype(np.float64)
 _FMA_X = (np.arange(16, dtype=np.float32) - 7.3) / 3.1
 _FMA_S = float(np.float32(0.4210987))
-
-
-def _dot_probe_source():
-    """The dot probe's values by its source: small integers, so every product and sum is exact (TF32 too)."""
-    x = _I32[:256].reshape(16, 16).astype(np.int64)
-    a = np.where(0 >= x, 3, x).astype(np.float64)                     # one program: pid == 0
-    offs = np.arange(16 * 32).reshape(16, 32)
-    z = np.where(offs < 28, _I32.reshape(16, 32), 1).astype(np.int64)
-    d = np.where((z == 0) | (z == -1), 3, z)
-    b = np.fmod(z, d).astype(np.float64)                               # C remainder: the sign of z
-    return a @ b
 
 
 def _mod_run_time(x):
@@ -614,7 +601,7 @@ def _fma_sides():
 
 _CHAIN_X = np.array([1, -1, 0, 5, -7, 2 ** 31 - 1, -2 ** 31, 3], np.int32).reshape(2, 2, 2)
 _CHAIN_SOURCE = np.where(_CHAIN_X > 0, -_CHAIN_X.astype(np.int64), _CHAIN_X).reshape(-1).astype(np.float64)
-_DOT_SOURCE = _dot_probe_source()
+_COPY_H = np.where(np.arange(1024) * 7919 % 8 < 2, -1, np.arange(1024) * 31 % 3 - 1).astype(np.int16).reshape(2, 16, 32)
 _FMA_TWO, _FMA_ONE = _fma_sides()
 _OTHER_SOURCE = np.where(np.arange(512) < 3, _OTHER_X ** 2, np.inf)
 _OTHER_GPU = np.where((np.arange(512) >= 3) & (np.arange(512) % 4 == 3), -np.inf, _OTHER_SOURCE)
@@ -630,25 +617,65 @@ _RED_SOURCE = np.broadcast_to((-_RED_X).min(axis=2, keepdims=True), (2, 16, 32))
 _RED_GPU = np.broadcast_to(_RED_KEPT.min(axis=2, keepdims=True), (2, 16, 32)).reshape(-1).astype(np.float64)
 _TILE = "tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]"
 
-def _dot_not_a_product_of_its_operands(view) -> bool:
-    """A differing output is a tl.dot whose stored operands agree on both sides, and on its differing lanes
-    minitriton's value is a product of those operands (within TF32 rounding, K terms) and the GPU's is not."""
-    for name, (m, r, mask) in view.values.items():
-        out = view.output(name)
-        if len(out.operands) != 2 or "K" not in out.info:
-            return False
-        if any(op in view.values for op in out.operands):
-            return False
-        a, b = (view.stored[op] for op in out.operands)
+# ---- dot_copy_of_an_operand_miscompiled
+
+# the rewrites of the elementwise rules: what a dot's own copy of an operand may compute instead, element by element
+_OPERAND_REWRITES = (_guard_always_3, _minus_one_arm_dropped, _negations_widened, _low_16_bits_converted,
+                     _abs_in_64_bits, _abs_dropped)
+_MAX_SUMS = 4096        # reachable row sums kept per row of a dot, at most (else the rule does not explain)
+
+
+def _row_switched(row_a, alts, b, target, slack) -> bool:
+    """Some elements of the row `row_a` replaced by one of their alternatives make `row_a @ b` equal `target`
+    (within `slack`, per column)."""
+    sums = {(0.0,) * b.shape[1]: np.zeros(b.shape[1])}
+    with np.errstate(all="ignore"):
+        need = target - row_a @ b
+        for k in range(len(row_a)):
+            steps = {float(alt[k] - row_a[k]) for alt in alts if np.isfinite(alt[k]) and alt[k] != row_a[k]}
+            for d in steps:
+                for v in list(sums.values()):
+                    w = v + d * b[k]
+                    sums.setdefault(tuple(np.round(w, 9)), w)
+            if len(sums) > _MAX_SUMS:
+                return False
+    return any(np.all(np.abs(v - need) <= slack) for v in sums.values())
+
+
+def _dot_rows_switched(a, alts, b, r, mask, K, exact) -> bool:
+    """Every row holding a differing lane of the dot `r` (programs, M, N) of `a` (programs, M, K) and `b` is a
+    product with some elements of its row of `a` switched to an alternative."""
+    for p, i in zip(*np.nonzero(mask.any(axis=-1))):
         with np.errstate(all="ignore"):
-            prod = a @ b
-            slack = 2.0 * out.info["K"] * 2.0 ** -10 * (np.abs(a) @ np.abs(b)) + 1e-30
-            mt_ok = np.abs(m - prod) <= slack
-            gpu_off = ~(np.abs(r - prod) <= slack)
-        if not (mask.any() and np.all(mt_ok[mask]) and np.all(gpu_off[mask])):
+            slack = 0.0 if exact else 2.0 * K * 2.0 ** -10 * (np.abs(a[p, i]) @ np.abs(b[p])) + 1e-30
+        if not _row_switched(a[p, i], [alt[p, i] for alt in alts], b[p], r[p, i], slack):
             return False
     return True
 
+
+def _dot_copy_of_an_operand_miscompiled(view) -> bool:
+    """Each differing output is a tl.dot whose stored operands agree on both sides, and each of its rows (or
+    columns) holding a differing lane is the product with some elements of one operand taking what an
+    elementwise rule's rewrite computes there (the dot's own copy of the operand went wrong where the stored
+    copy did not)."""
+    dots = {name: view.output(name) for name in view.values}
+    if not dots or any(len(o.operands) != 2 or "K" not in o.info or set(o.operands) & set(view.values)
+                       for o in dots.values()):
+        return False
+    names = sorted({op for o in dots.values() for op in o.operands})
+    alts = [alt for alt in (view.counterfactual(rw, names) for rw in _OPERAND_REWRITES) if alt is not None]
+    if not alts:
+        return False
+    for name, (_, r, mask) in view.values.items():
+        o = dots[name]
+        x, y = (view.stored[op] for op in o.operands)
+        exact = o.dtype.startswith("int")
+        if not (_dot_rows_switched(x, [alt[o.operands[0]] for alt in alts], y, r, mask, o.info["K"], exact)
+                or _dot_rows_switched(np.swapaxes(y, 1, 2), [np.swapaxes(alt[o.operands[1]], 1, 2) for alt in alts],
+                                      np.swapaxes(x, 1, 2), np.swapaxes(r, 1, 2), np.swapaxes(mask, 1, 2),
+                                      o.info["K"], exact)):
+            return False
+    return True
 
 
 RULES = [
@@ -904,27 +931,30 @@ RULES = [
              "SrcBits != DstBits) && \"Invalid cast\"' failed`; the same remainder converted to fp32 compiles.",
              gpu_raises="Assertion"),
          _compiler_assertion),
-    Rule("dot_not_a_product_of_its_operands",
-         "The GPU's tl.dot result is not a product of the operands the same kernel stores (both sides store "
-         "the same operands, so minitriton's product of them is right): seen on the H200 with Triton 3.6 when "
-         "the operands are computed right before the dot (a where over a program-id comparison, a remainder "
-         "cast to fp32) and the dot runs at the default TF32 precision.",
-         Probe(_kernel("x_ptr, z_ptr, d_ptr, s, out_ptr", [
+    Rule("dot_copy_of_an_operand_miscompiled",
+         "A tl.dot whose result is not the product of the operands the same kernel stores: the compiler "
+         "computes the dot's own copy of an operand (in the dot's operand layout) apart from the stored copy, and "
+         "a miscompile of another rule (a division guard's other arm, S15.29, above all) hits different "
+         "elements there. Checked exactly: each row (or column) of the dot that differs is the product with "
+         "some elements of one operand taking what such a rule computes there. The fuzz draws no integer "
+         "division in dot operands on the GPU since 2026-12-02. minitriton multiplies the operands it stores.",
+         Probe(_kernel("x_ptr, h_ptr, y_ptr, out_ptr", [
              "pid = tl.program_id(0)",
-             "x = tl.load(x_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])",
-             "a = tl.where(pid >= x, s, x).to(tl.float32)",
-             "offs = tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]",
-             "z = tl.load(z_ptr + offs, mask=offs < 28, other=1)",
-             "b = (z % tl.where((z == 0) | (z == -1), 3, z)).to(tl.float32)",
-             "tl.store(d_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], a)",
-             "tl.store(out_ptr + offs, tl.dot(a, b))"]),
-             (_I32[:256].reshape(16, 16), _I32.reshape(16, 32), np.zeros((16, 16), np.float32), 3,
-              np.zeros((16, 32), np.float32)), (1,), _DOT_SOURCE.reshape(-1).tolist(),
-             lambda src, gpu: not bool(np.array_equal(gpu, src)),
-             "H200, Triton 3.6.0, 2026-11-29 (the fuzz run with dot tiles): the dot of "
-             "`tl.where(pid >= x, s, y).to(tl.float32)` and `(z % guard(z)).to(tl.float32)` (z loaded with "
-             "`other=1`) stored 9.0 where the product of the stored operands is 0.0. This probe follows that "
-             "fragment with inputs of its own and has not yet run on a GPU: a run that does not show the "
-             "difference here leaves such differences unexplained."),
-         _dot_not_a_product_of_its_operands),
+             f"x = tl.load(x_ptr + pid * 512 + {_TILE})",
+             f"h = tl.load(h_ptr + pid * 512 + {_TILE})",
+             "v = (h % tl.where((x.to(tl.int32) == 0) | (x.to(tl.int32) == -1), 3, x.to(tl.int32)) "
+             ">> (x & 31)).to(tl.int8)",
+             "y = tl.load(y_ptr + pid * 1024 + tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :])",
+             f"tl.store(out_ptr + pid * 512 + {_TILE}, tl.dot(v, y))"]),
+             (np.ones((2, 16, 32), np.int16), _COPY_H, np.ones((2, 32, 32), np.int8), np.zeros((2, 16, 32), np.int32)),
+             (2,), [0.0] * 1024,
+             lambda src, gpu: bool(np.any(gpu != src) and np.all((gpu <= 0) & (gpu >= -32) & (gpu == np.round(gpu)))),
+             f"{_H200_5} 1846161072: the fuzz's shrunk reproducer (this kernel with x = 1, h its int16 tile of -1, 0 "
+             "and 1, y = 1; the source's dot is 0 everywhere, as `h % 1 >> 1` is 0) stored -2 on 480 of 1,024 "
+             "lanes while the stored operand was 0 everywhere: -1 = (-1 % 3) >> 1 taken on two elements of those "
+             "rows. This probe's h follows that tile's pattern (a quarter of -1) with values of its own and has not "
+             "yet run on a GPU: a run that does not show the difference here leaves such differences unexplained. "
+             "The H200, Triton 3.6.0, 2026-11-29: the dot of `tl.where(pid >= x, s, y).to(tl.float32)` and "
+             "`(z % guard(z)).to(tl.float32)` stored 9.0 where the product of the stored operands is 0.0."),
+         _dot_copy_of_an_operand_miscompiled),
 ]

@@ -457,16 +457,53 @@ def dot_fragment(a, b, options=""):
                     shape=(16, 16))
 
 
-def test_rule_dot_not_a_product_of_its_operands():
+def _dot_copy_fragment(h):
+    """The fuzz's shrunk reproducer of seed 1846161072: a dot of `(h % guard(x) >> x).to(tl.int8)` (x = 1, so 0)
+    and ones, its operands stored."""
+    tile = "tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]"
+    square = "tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :]"
+    w = "__F__x1.to(tl.int32)"
+    return fragment([f"__F__x1 = tl.load(__F__in1 + pid * 512 + {tile})",
+                     f"__F__x2 = tl.load(__F__in2 + pid * 512 + {tile})",
+                     f"__F__v3 = (__F__x2 % tl.where(({w} == 0) | ({w} == -1), 3, {w}) >> (__F__x1 & 31)).to(tl.int8)",
+                     f"__F__x4 = tl.load(__F__in4 + pid * 1024 + {square})",
+                     f"tl.store(__F__out5 + pid * 512 + {tile}, __F__v3)",
+                     f"tl.store(__F__out6 + pid * 1024 + {square}, __F__x4)",
+                     f"tl.store(__F__out7 + pid * 512 + {tile}, tl.dot(__F__v3, __F__x4))"],
+                    [("__F__in1", np.ones((2, 16, 32), np.int16), "int16"), ("__F__in2", h, "int16"),
+                     ("__F__in4", np.ones((2, 32, 32), np.int8), "int8")],
+                    [Output("__F__out5", "int8", (16, 32)), Output("__F__out6", "int8", (32, 32)),
+                     Output("__F__out7", "int32", (16, 32), "exact", ("__F__out5", "__F__out6"), {"K": 32, "acc": "fp32"})],
+                    shape=(16, 32))
+
+
+def test_rule_dot_copy_of_an_operand_miscompiled():
+    """The dot's own copy of an operand took a division guard's other arm on single elements while the stored
+    operand was right (H200, fuzz seed 1846161072): each differing row is the product with some elements switched
+    to that arm's value, -1 = (-1 % 3) >> 1 where h = -1."""
+    h = fuzzrules._COPY_H
+    f = _dot_copy_fragment(h)
+    gpu = np.zeros((2, 16, 32), np.int32)
+    minus = np.argwhere(h[0, 3] == -1).ravel()
+    gpu[0, 3] = -2                                    # two elements of row 3 of program 0 took the other arm
+    gpu[1, 7] = -int((h[1, 7] == -1).sum())           # every -1 of row 7 of program 1
+    copy = shrunk_with_gpu(f, lambda n, v: gpu if n == "__F__out7" else v)
+    assert len(minus) >= 2 and list(copy.verdict.bad) == ["__F__out7"]
+    assert classify(copy) == "dot_copy_of_an_operand_miscompiled"
+    too_many = gpu.copy()
+    too_many[0, 3] = -len(minus) - 1                  # more -1s than the row holds
+    assert classify(shrunk_with_gpu(f, lambda n, v: too_many if n == "__F__out7" else v)) is None
+    uneven = gpu.copy()
+    uneven[0, 3, 5] = -1                              # one operand element is one value for the whole row
+    assert classify(shrunk_with_gpu(f, lambda n, v: uneven if n == "__F__out7" else v)) is None
+    operand_too = shrunk_with_gpu(f, lambda n, v: gpu if n == "__F__out7" else (v - 1).astype(v.dtype))
+    assert "__F__out5" in operand_too.verdict.bad and classify(operand_too) is None
     rng = np.random.default_rng(3)
     a, b = (rng.integers(-4, 5, (2, 16, 16)).astype(np.float32) for _ in range(2))
-    f = dot_fragment(a, b)
     bump = np.zeros((2, 16, 16), np.float32)
-    bump[0, 0, 3:7] = 9.0
-    off = shrunk_with_gpu(f, lambda n, v: v + bump if n == "__F__out5" else v)
-    assert list(off.verdict.bad) == ["__F__out5"] and classify(off) == "dot_not_a_product_of_its_operands"
-    operand_too = shrunk_with_gpu(f, lambda n, v: v + bump)             # an operand differs as well
-    assert "__F__out3" in operand_too.verdict.bad and classify(operand_too) is None
+    bump[0, 0, 3:7] = 9.0                             # a dot off its operands with no rule's rewrite at hand
+    off = shrunk_with_gpu(dot_fragment(a, b), lambda n, v: v + bump if n == "__F__out5" else v)
+    assert list(off.verdict.bad) == ["__F__out5"] and classify(off) is None
 
 
 def _int8_to_float(values, low_bits):
