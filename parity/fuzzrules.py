@@ -626,8 +626,8 @@ _MAX_SUMS = 4096        # reachable row sums kept per row of a dot, at most (els
 
 
 def _row_switched(row_a, alts, b, target, slack) -> bool:
-    """Some elements of the row `row_a` replaced by one of their alternatives make `row_a @ b` equal `target`
-    (within `slack`, per column)."""
+    """Some elements of the row `row_a` (at least one) replaced by one of their alternatives make `row_a @ b`
+    equal `target` (within `slack`, per column)."""
     sums = {(0.0,) * b.shape[1]: np.zeros(b.shape[1])}
     with np.errstate(all="ignore"):
         need = target - row_a @ b
@@ -639,7 +639,7 @@ def _row_switched(row_a, alts, b, target, slack) -> bool:
                     sums.setdefault(tuple(np.round(w, 9)), w)
             if len(sums) > _MAX_SUMS:
                 return False
-    return any(np.all(np.abs(v - need) <= slack) for v in sums.values())
+    return any(np.any(v != 0) and np.all(np.abs(v - need) <= slack) for v in sums.values())   # a switch, not slack
 
 
 def _dot_rows_switched(a, alts, b, r, mask, K, exact) -> bool:
