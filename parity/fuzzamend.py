@@ -60,7 +60,8 @@ def amend(run, folder, pools, target, evidence) -> list:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m parity.fuzzamend", description=__doc__.splitlines()[2])
+    p = argparse.ArgumentParser(prog="python -m parity.fuzzamend", description="Re-run a GPU fuzz run's unexplained shrunk kernels and "
+                                "classify them with today's rules.")
     p.add_argument("runs", nargs="+", help="fuzz-only GPU runs' JSON results, their reproducer folders beside them")
     p.add_argument("--jobs", type=int, default=4, help="GPU worker processes")
     p.add_argument("--out", default=None, help="folder for the amendments (default: beside each run)")
