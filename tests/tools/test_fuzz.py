@@ -615,37 +615,33 @@ def test_rule_narrow_float_of_low_16_bits_of_a_comparison_in_fp16():
     assert flipped.verdict.status == "mismatch" and classify(flipped) is None
 
 
+def _stored_expression(expr, x, dtype, out_dtype):
+    """A fragment that loads x (two programs of 8 lanes) as `__F__x1` and stores `expr`."""
+    return fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", f"tl.store(__F__out2 + {OFFS}, {expr})"],
+                    [("__F__in1", x, dtype)], [Output("__F__out2", out_dtype, (8,))])
+
+
+def _minitriton_values(frag):
+    case, _ = kernel_case([frag])
+    return run_in_minitriton(case.source, case.kernel, case.grid, case.args).args[1]
+
+
 def test_rule_abs_of_a_remainder_dropped():
     x = np.array([[3792463295, 7, 3, 4294967295, 100000, 1, 0, 2 ** 31 + 1], [9] * 8], np.uint32)
-    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                  "tl.store(__F__out2 + " + OFFS + ", tl.abs(__F__x1 % tl.full((8,), 1.5, tl.float16)))"],
-                 [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
-    g = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                  "tl.store(__F__out2 + " + OFFS + ", __F__x1 % tl.full((8,), 1.5, tl.float16))"],
-                 [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
-    case, _ = kernel_case([g])
-    rem = run_in_minitriton(case.source, case.kernel, case.grid, case.args).args[1]
+    f = _stored_expression("tl.abs(__F__x1 % tl.full((8,), 1.5, tl.float16))", x, "uint32", "fp16")
+    rem = _minitriton_values(_stored_expression("__F__x1 % tl.full((8,), 1.5, tl.float16)", x, "uint32", "fp16"))
     assert rem[0, 0] == -128.0 and (rem >= 0).sum() > 8                  # negative only where S15.1 rounds so
     dropped = shrunk_with_gpu(f, lambda n, a: rem.copy())
     assert dropped.verdict.status == "mismatch" and classify(dropped) == "abs_of_a_remainder_dropped"
     other = shrunk_with_gpu(f, lambda n, a: np.where(rem < 0, np.float16(-1.0), a).astype(a.dtype))
     assert other.verdict.status == "mismatch" and classify(other) is None
-    signed = fragment([ln.replace("uint32", "int32") if isinstance(ln, str) else ln for ln in
-                       ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                        "tl.store(__F__out2 + " + OFFS + ", tl.abs(__F__x1.to(tl.int32) % tl.full((8,), 1.5, tl.float16)))"]],
-                      [("__F__in1", x, "uint32")], [Output("__F__out2", "fp16", (8,))])
+    signed = _stored_expression("tl.abs(__F__x1.to(tl.int32) % tl.full((8,), 1.5, tl.float16))", x, "uint32", "fp16")
     neg = shrunk_with_gpu(signed, lambda n, a: -a)                     # a signed dividend: the abs stays
     assert neg.verdict.status == "mismatch" and classify(neg) is None
     y = np.array([[5.1, -5.1, 0.3, 7.0, -2.2, 1e7, 3.3, 9.9]] * 2, np.float32)
-    fa = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                   "tl.store(__F__out2 + " + OFFS + ", tl.abs(tl.abs(__F__x1) % tl.full((8,), 0.1, tl.float32)))"],
-                  [("__F__in1", y, "fp32")], [Output("__F__out2", "fp32", (8,))])
-    ga = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                   "tl.store(__F__out2 + " + OFFS + ", tl.abs(__F__x1) % tl.full((8,), 0.1, tl.float32))"],
-                  [("__F__in1", y, "fp32")], [Output("__F__out2", "fp32", (8,))])
-    case, _ = kernel_case([ga])
-    rem_a = run_in_minitriton(case.source, case.kernel, case.grid, case.args).args[1]
+    rem_a = _minitriton_values(_stored_expression("tl.abs(__F__x1) % tl.full((8,), 0.1, tl.float32)", y, "fp32", "fp32"))
     assert (rem_a < 0).any()                                            # 5.1 % 0.1 is -1.7e-7 (S15.1)
+    fa = _stored_expression("tl.abs(tl.abs(__F__x1) % tl.full((8,), 0.1, tl.float32))", y, "fp32", "fp32")
     of_abs = shrunk_with_gpu(fa, lambda n, a: rem_a.copy())
     assert of_abs.verdict.status == "mismatch" and classify(of_abs) == "abs_of_a_remainder_dropped"
 
