@@ -545,7 +545,7 @@ def _never_negative(typed, node) -> bool:
         isinstance(node, ast.Call) and dotted(node.func) == "tl.abs" and typed.of(node) in FLOATS)
 
 
-def _abs_of_unsigned_remainders(typed):
+def _abs_of_never_negative_remainders(typed):
     """`tl.abs(x % y)` of a float remainder whose dividend LLVM knows is never negative."""
     return [n for n in _calls(typed, "tl.abs") if len(n.args) == 1 and isinstance(n.args[0], ast.BinOp)
             and isinstance(n.args[0].op, ast.Mod) and typed.of(n.args[0]) in FLOATS
@@ -553,14 +553,14 @@ def _abs_of_unsigned_remainders(typed):
 
 
 def _abs_dropped(typed) -> bool:
-    calls = _abs_of_unsigned_remainders(typed)
+    calls = _abs_of_never_negative_remainders(typed)
     return any([replace_node(typed, n, n.args[0]) for n in calls])
 
 
 def _abs_of_a_remainder_dropped(view) -> bool:
     """Every differing lane holds what the kernel computes with each `tl.abs` of a float remainder of a
     never-negative dividend left out (the remainder the GPU computes is negative there)."""
-    return bool(_abs_of_unsigned_remainders(view.typed)) and view.explained_by(_abs_dropped)
+    return bool(_abs_of_never_negative_remainders(view.typed)) and view.explained_by(_abs_dropped)
 
 
 # ---- compiler_assertion
@@ -952,7 +952,7 @@ RULES = [
              f"{_H200_5} 1846161072: the fuzz's shrunk reproducer (this kernel with x = 1, h its int16 tile of -1, 0 "
              "and 1, y = 1; the source's dot is 0 everywhere, as `h % 1 >> 1` is 0) stored -2 on 480 of 1,024 "
              "lanes while the stored operand was 0 everywhere: -1 = (-1 % 3) >> 1 taken on two elements of those "
-             "rows. This probe's h follows that tile's pattern (a quarter of -1) with values of its own and has not "
+             "rows. This probe's h is a tile of its own (-1 on half of the lanes, 0 and 1) and has not "
              "yet run on a GPU: a run that does not show the difference here leaves such differences unexplained. "
              "The H200, Triton 3.6.0, 2026-11-29: the dot of `tl.where(pid >= x, s, y).to(tl.float32)` and "
              "`(z % guard(z)).to(tl.float32)` stored 9.0 where the product of the stored operands is 0.0."),
