@@ -33,6 +33,12 @@ def fragment(lines, inputs, outputs, scalars=(), shape=(8,)):
                     list(outputs), tuple(shape))
 
 
+def _stored_expression(expr, x, dtype, out_dtype):
+    """A fragment that loads x (two programs of 8 lanes) as `__F__x1` and stores `expr`."""
+    return fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", f"tl.store(__F__out2 + {OFFS}, {expr})"],
+                    [("__F__in1", x, dtype)], [Output("__F__out2", out_dtype, (8,))])
+
+
 def run_twisted(frags, twist=lambda src: src.replace(" ^ ", " | ")):
     """(Verdict, minitriton, "reference") per fragment: the reference is minitriton on the twisted source."""
     out = []
@@ -567,20 +573,14 @@ def test_rule_division_guard_minus_one_dropped_of_a_widened_divisor():
     """An int16 divisor widened by `.to(tl.int32)` is still compared in 16 bits (fuzz seed 1846161072)."""
     x = np.array([[-1, 5, -1, -1, 0, 1, -1, 9], [3, -1, 2, -1, -1, 2, 2, -1]], np.int16)
     w = "__F__x1.to(tl.int32)"
-    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                  "tl.store(__F__out2 + " + OFFS + f", (__F__x1 // tl.where(({w} == 0) | ({w} == -1), 3, {w}))"
-                  ".to(tl.int8))"],
-                 [("__F__in1", x, "int16")], [Output("__F__out2", "int8", (8,))])
+    expr = f"(__F__x1 // tl.where(({w} == 0) | ({w} == -1), 3, {w})).to(tl.int8)"
+    f = _stored_expression(expr, x, "int16", "int8")
     lanes = (x == -1) & (np.arange(8) % 4 >= 2)
     dropped = shrunk_with_gpu(f, lambda n, a: np.where(lanes, 1, a).astype(a.dtype))         # -1 // -1
     assert dropped.verdict.status == "mismatch" and classify(dropped) == "division_guard_minus_one_dropped"
     wrong = shrunk_with_gpu(f, lambda n, a: np.where(lanes, 2, a).astype(a.dtype))
     assert wrong.verdict.status == "mismatch" and classify(wrong) is None
-    wide = fragment([ln.replace("__F__x1.to(tl.int32)", "__F__x1") if isinstance(ln, str) else ln
-                     for ln in ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                                "tl.store(__F__out2 + " + OFFS + f", (__F__x1 // tl.where(({w} == 0) | ({w} == -1), 3, "
-                                f"{w})).to(tl.int8))"]],
-                    [("__F__in1", x.astype(np.int32), "int32")], [Output("__F__out2", "int8", (8,))])
+    wide = _stored_expression(expr.replace(w, "__F__x1"), x.astype(np.int32), "int32", "int8")
     int32 = shrunk_with_gpu(wide, lambda n, a: np.where(lanes, 1, a).astype(a.dtype))       # a real int32: no rule
     assert int32.verdict.status == "mismatch" and classify(int32) is None
 
@@ -588,9 +588,7 @@ def test_rule_division_guard_minus_one_dropped_of_a_widened_divisor():
 def test_rule_narrow_float_of_low_16_bits_of_an_operand_of_fp16_arithmetic():
     """A uint32 operand that fp16 arithmetic converts keeps only its low 16 bits too (fuzz seed 1916544687)."""
     h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
-    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                  "tl.store(__F__out2 + " + OFFS + ", tl.maximum(tl.full((8,), 0.0, tl.float16), __F__x1.to(tl.uint32)))"],
-                 [("__F__in1", h, "int16")], [Output("__F__out2", "fp16", (8,))])
+    f = _stored_expression("tl.maximum(tl.full((8,), 0.0, tl.float16), __F__x1.to(tl.uint32))", h, "int16", "fp16")
     with np.errstate(over="ignore"):
         low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float16)
         assert low[0, 0] == 50016.0
@@ -603,22 +601,13 @@ def test_rule_narrow_float_of_low_16_bits_of_an_operand_of_fp16_arithmetic():
 
 def test_rule_narrow_float_of_low_16_bits_of_a_comparison_in_fp16():
     h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
-    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
-                  "tl.store(__F__out2 + " + OFFS + ", (tl.full((8,), 60000.0, tl.float16) < __F__x1.to(tl.uint32))"
-                  ".to(tl.int8))"],
-                 [("__F__in1", h, "int16")], [Output("__F__out2", "int8", (8,))])
+    f = _stored_expression("(tl.full((8,), 60000.0, tl.float16) < __F__x1.to(tl.uint32)).to(tl.int8)", h, "int16", "int8")
     with np.errstate(over="ignore"):
         low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16)
     lost = shrunk_with_gpu(f, lambda n, a: (60000.0 < low).astype(np.int8))
     assert lost.verdict.status == "mismatch" and classify(lost) == "narrow_float_of_low_16_bits"
     flipped = shrunk_with_gpu(f, lambda n, a: 1 - a)
     assert flipped.verdict.status == "mismatch" and classify(flipped) is None
-
-
-def _stored_expression(expr, x, dtype, out_dtype):
-    """A fragment that loads x (two programs of 8 lanes) as `__F__x1` and stores `expr`."""
-    return fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", f"tl.store(__F__out2 + {OFFS}, {expr})"],
-                    [("__F__in1", x, dtype)], [Output("__F__out2", out_dtype, (8,))])
 
 
 def _minitriton_values(frag):
