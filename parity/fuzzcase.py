@@ -28,6 +28,7 @@ HEADER = "import triton\nimport triton.language as tl\n\n"
 
 
 def _arg(arr, dtype):
+    arr = np.ascontiguousarray(arr)        # the kernel's offsets address its arguments as C-contiguous blocks
     return BF16(arr) if dtype == "bf16" else arr
 
 
