@@ -236,7 +236,7 @@ def _explain(rep, found, at, frags, pools, target, shrink_seconds, stop_at, out_
         if key not in distinct:
             distinct[key] = {"rule": rule.name if rule else None, "source": source, "lines": kernel_lines(s.frag),
                              "detail": s.verdict.detail[:1500], "alone": s.alone, "packed": s.packed, "finished": s.finished,
-                             "steps": s.steps, "tried": s.tried, "members": [], "lanes": _lanes(s)}
+                             "steps": s.steps, "tried": s.tried, "members": [], "lanes": differing_lanes(s)}
             if out_dir is not None and len(distinct) <= MAX_REPRODUCERS:
                 distinct[key]["file"] = write_reproducer(pathlib.Path(out_dir), len(distinct) - 1, target, s,
                                                          distinct[key])
@@ -254,7 +254,7 @@ def _explain(rep, found, at, frags, pools, target, shrink_seconds, stop_at, out_
             f"{d['rule'] or 'UNEXPLAINED'}: {d['detail'][:160]}")
 
 
-def _lanes(s) -> list:
+def differing_lanes(s) -> list:
     """Both sides' values at the first differing lane of each differing output (shrunk kernel)."""
     out = []
     if s.mt is None or s.ref is None or s.verdict.raised:
@@ -279,8 +279,9 @@ def _array_code(a) -> str:
     return wrap.format(f"np.array({a.tolist()!r}, dtype=np.{a.dtype.name})")
 
 
-def write_reproducer(folder, k, target, s, info) -> str:
-    """A runnable kernel for one distinct mismatch (inputs inline), with both sides' values as comments."""
+def write_reproducer(folder, k, target, s, info, stem=None) -> str:
+    """A runnable kernel for one distinct mismatch (inputs inline), with both sides' values as comments, as
+    `<stem>.py` (default `mismatch_<k>`) and its fragment beside it as `<stem>.pkl`."""
     folder.mkdir(parents=True, exist_ok=True)
     case, _ = kernel_case([s.frag])
     names = [p.strip() for p in case.source.split("def fuzz_kernel(")[1].split(")")[0].split(",") if p.strip()]
@@ -306,7 +307,7 @@ def write_reproducer(folder, k, target, s, info) -> str:
               "    for a in targs:",
               "        if hasattr(a, 'cpu'):",
               "            print(a.float().cpu().numpy() if a.dtype == torch.bfloat16 else a.cpu().numpy())", ""]
-    path = folder / f"mismatch_{k}.py"
+    path = folder / f"{stem or f'mismatch_{k}'}.py"
     path.write_text("\n".join(lines) + case.source + "\n".join(runner))
     path.with_suffix(".pkl").write_bytes(pickle.dumps(s.frag))       # the shrunk fragment, for parity.fuzzamend
     return f"{folder.name}/{path.name}"

@@ -1,11 +1,14 @@
-"""python -m parity.fuzzamend RUN.json [RUN.json ...] [--out DIR]
+"""python -m parity.fuzzamend RUN.json [RUN.json ...] [--shrink-seconds S] [--out DIR]
 
 Explains a GPU fuzz run's unexplained differences after the fact, on the GPU. A fuzz run that meets a new GPU
 behaviour leaves it unexplained; a rule written for it afterwards explains nothing in that run. This command
 re-runs each unexplained distinct mismatch's shrunk kernel (`mismatch_<k>.pkl`, written beside its reproducer)
 on both sides, runs every rule's probe (`fuzzrules.check`), and classifies the fresh result with the rules of
-today's sources. It writes `<run>-amended.json` beside each run: per mismatch whether the GPU showed the very
-same difference again (its detail, values included, equal to the run's) and the live rule that explains it.
+today's sources. A mismatch whose shrink the run's deadline cut short (or left longer than the record's ten
+lines) is shrunk on from there, live on the GPU, until it is done or `--shrink-seconds` have passed; its new
+kernel is written beside the old one as `mismatch_<k>-amended.py` (and `.pkl`). It writes `<run>-amended.json`
+beside each run: per mismatch whether the GPU showed the very same difference again (its detail, values
+included, equal to the run's), the live rule that explains it, and the kernel it was shrunk to.
 `python -m parity.fuzzrecord RUN.json ... --amend RUN-amended.json ...` counts a mismatch as explained by an
 amendment only when it reproduced, its rule was live in the amending run, and the emulator's sources
 (minitriton/), Triton, torch and the device are those of the run. Exit status 0 when every amended mismatch is
@@ -19,10 +22,13 @@ import json
 import pathlib
 import pickle
 import sys
+import time
 
 from parity import fuzzrules, report
-from parity.fuzzcase import run_alone
-from parity.fuzzshrink import Shrunk
+from parity.fuzz import differing_lanes, write_reproducer
+from parity.fuzzcase import kernel_case, run_alone
+from parity.fuzzrecord import MAX_LINES
+from parity.fuzzshrink import Shrunk, kernel_lines, shrink_many
 from parity.oracle import OracleUnavailable, Pool
 
 
@@ -31,13 +37,21 @@ def log(msg):
 
 
 def unexplained(run) -> list:
-    """(index, distinct entry) of each distinct mismatch of the run that no rule explained."""
-    return [(k, d) for k, d in enumerate((run.get("fuzz") or {}).get("distinct", [])) if d.get("rule") is None]
+    """(index, distinct entry) of each distinct mismatch of the run that no rule explained, or whose shrunk
+    kernel is longer than a record allows."""
+    return [(k, d) for k, d in enumerate((run.get("fuzz") or {}).get("distinct", []))
+            if d.get("rule") is None or d.get("lines", 0) > MAX_LINES]
 
 
-def amend(run, folder, pools, target, evidence) -> list:
-    """Re-run and classify the run's unexplained distinct mismatches: one entry per mismatch."""
+def _unfinished(d) -> bool:
+    return not d.get("finished", True) or d.get("lines", 0) > MAX_LINES
+
+
+def amend(run, folder, pools, target, evidence, shrink_seconds=0.0) -> list:
+    """Re-run and classify the run's unexplained distinct mismatches: one entry per mismatch. A reproduced
+    mismatch whose shrink was cut short is shrunk on for up to `shrink_seconds` (all of them together)."""
     out = []
+    deadline = time.monotonic() + shrink_seconds
     for k, d in unexplained(run):
         entry = {"distinct": k, "reproduced": False, "rule": None, "detail": None}
         frag_path = folder / pathlib.Path(d.get("file") or "").with_suffix(".pkl")
@@ -51,12 +65,32 @@ def amend(run, folder, pools, target, evidence) -> list:
         entry["reproduced"] = verdict.status == "mismatch" and entry["detail"] == d["detail"]
         if entry["reproduced"]:
             shrunk = Shrunk(frag, verdict, mt, ref, alone=True, finished=True, packed=d.get("packed", False))
+            if _unfinished(d) and shrink_seconds > 0:
+                shrunk = _shrunk_on(frag, verdict, pools, target, deadline, d.get("packed", False))
+                info = {"rule": None, "lines": kernel_lines(shrunk.frag), "detail": shrunk.verdict.detail[:1500],
+                        "lanes": differing_lanes(shrunk)}
+                entry.update(lines=info["lines"], finished=shrunk.finished, steps=shrunk.steps, tried=shrunk.tried,
+                             shrunk_detail=info["detail"], source=kernel_case([shrunk.frag])[0].source)
             rule = fuzzrules.classify(shrunk, evidence, target)
             entry["rule"] = rule.name if rule else None
+            if "lines" in entry:
+                info["rule"] = entry["rule"]
+                stem = pathlib.Path(d["file"]).stem + "-amended"
+                entry["file"] = str(pathlib.Path(d["file"]).parent / f"{stem}.py")
+                write_reproducer(frag_path.parent, k, target, shrunk, info, stem=stem)
         else:
             entry["why"] = "the GPU did not show the same difference again"
         out.append(entry)
     return out
+
+
+def _shrunk_on(frag, verdict, pools, target, deadline, packed) -> Shrunk:
+    """The fragment shrunk further, live on both sides, until done or the deadline (it stays as it is when
+    nothing smaller keeps the difference)."""
+    stats: dict = {}
+    (s,) = shrink_many([(frag, verdict)], lambda frags: run_alone(frags, pools, target, stats), deadline)
+    s.packed = packed
+    return s
 
 
 def main(argv=None) -> int:
@@ -64,6 +98,8 @@ def main(argv=None) -> int:
                                 "classify them with today's rules.")
     p.add_argument("runs", nargs="+", help="fuzz-only GPU runs' JSON results, their reproducer folders beside them")
     p.add_argument("--jobs", type=int, default=4, help="GPU worker processes")
+    p.add_argument("--shrink-seconds", type=float, default=240.0,
+                   help="time to shrink on the mismatches whose shrink the run cut short (all together)")
     p.add_argument("--out", default=None, help="folder for the amendments (default: beside each run)")
     a = p.parse_args(argv)
     from kernels.check import cuda_devices
@@ -81,7 +117,7 @@ def main(argv=None) -> int:
     try:
         evidence = fuzzrules.check(pools, "cuda")
         for path, run in runs:
-            entries = amend(run, path.parent, pools, "cuda", evidence)
+            entries = amend(run, path.parent, pools, "cuda", evidence, a.shrink_seconds)
             failed += sum(e["rule"] is None for e in entries)
             result = {"amends": path.name, "run_sources": run.get("sources"),
                       "run_sources_minitriton": run.get("sources_minitriton"),

@@ -11,7 +11,8 @@ holds, 1 otherwise (the reasons are printed).
 An amendment (`python -m parity.fuzzamend`, run on the GPU after a rule was written for a difference a run
 met) explains a run's distinct mismatch when its shrunk kernel showed the very same difference again, a rule
 live in the amending run explained it, and the amendment ran the same emulator sources (minitriton/), Triton,
-torch and device as the run. The record lists every amended mismatch.
+torch and device as the run. A mismatch the amendment shrank on (the run's deadline cut its shrink short)
+takes the amendment's kernel, its length and its rule. The record lists every amended mismatch.
 """
 from __future__ import annotations
 
@@ -60,8 +61,12 @@ def amended(runs, amendments) -> tuple:
             live = {x["name"] for x in m.get("rules", []) if (x.get("this_run") or {}).get("live")}
             for e in m["mismatches"]:
                 k = e["distinct"]
-                if 0 <= k < len(distinct) and distinct[k].get("rule") is None and e.get("reproduced") \
-                        and e.get("rule") in live:
+                if not (0 <= k < len(distinct) and e.get("reproduced")):
+                    continue
+                if "lines" in e:                # shrunk on in the amending run: its kernel and rule replace the run's
+                    distinct[k].update(lines=e["lines"], source=e.get("source"), file=e.get("file"),
+                                       finished=e.get("finished"), shrunk_by=m["path"], rule=None)
+                if distinct[k].get("rule") is None and e.get("rule") in live:
                     distinct[k].update(rule=e["rule"], amended_by=m["path"])
         fz["distinct"] = distinct
         fz["unexplained"] = sum(len(d["members"]) for d in distinct if d.get("rule") is None)

@@ -145,18 +145,19 @@ def _negations_widened(typed) -> bool:
                 for n in _int16_negations(typed)])
 
 
-def _min16_reached(view, negs):
-    """A lane filter: lanes where a negated int16 operand is -32768, or, for a negation that a reduction
-    consumes, every lane of a program where that operand holds -32768 anywhere."""
+def _reached(view, operands):
+    """A lane filter: lanes where some (operation, operand node, value) triple's operand, as the source computes
+    it, equals that value, or, for an operation that a reduction consumes, every lane of a program where that
+    operand holds the value anywhere."""
     def lanes(name, shape):
         at = np.zeros(shape, bool)
-        for n in negs:
-            v = view.evaluate(n.operand, name)
+        for op, node, value in operands:
+            v = view.evaluate(node, name)
             if v is None:
                 continue
-            hit = v == -32768
+            hit = v == value
             at |= hit.reshape(hit.shape[0], -1).any(axis=1).reshape((-1,) + (1,) * (hit.ndim - 1)) \
-                if _reduced(view.typed, n) else hit
+                if _reduced(view.typed, op) else hit
         return at
     return lanes
 
@@ -165,7 +166,7 @@ def _int16_negation_widened(view) -> bool:
     """Every differing lane is one where an int16 `-x` negates -32768 (or reduces such a lane), and the GPU
     holds what the kernel computes with that negation done in 32 bits."""
     negs = _int16_negations(view.typed)
-    return bool(negs) and view.explained_by(_negations_widened, _min16_reached(view, negs))
+    return bool(negs) and view.explained_by(_negations_widened, _reached(view, [(n, n.operand, -32768) for n in negs]))
 
 
 # ---- narrow_float_of_low_16_bits
@@ -201,6 +202,37 @@ def _narrow_float_of_low_bits(view) -> bool:
     """Every differing lane holds what the kernel computes when each uint32 converted to fp16/bf16 (by `.to`,
     by the store, or as the operand of arithmetic or a comparison in that type) keeps only its low 16 bits."""
     return view.explained_by(_low_16_bits_converted)
+
+
+# ---- narrow_float_conversion_skipped
+
+def _widened_narrow_conversions(typed):
+    """`.to(tl.float16 / tl.bfloat16)` of an integer whose result the store widens to fp32 or fp64."""
+    return [n for n in typed.nodes() if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "to" and typed.of(n) in ("fp16", "bf16") and typed.of(n.func.value) in INTS
+            and typed.stores.get(id(n)) in ("fp32", "fp64")]
+
+
+def _converted_to_fp32(typed) -> bool:
+    return any([replace_node(typed, n, expression(f"({ast.unparse(n.func.value)}).to(tl.float32)"))
+                for n in _widened_narrow_conversions(typed)])
+
+
+def _narrow_float_conversion_skipped(view) -> bool:
+    """Every differing lane is one where an integer's conversion to fp16/bf16 that the store widens is inexact
+    (rounds or overflows), and holds what the kernel computes converting that integer to fp32 instead."""
+    convs = _widened_narrow_conversions(view.typed)
+    if not convs:
+        return False
+
+    def inexact(name, shape):
+        at = np.zeros(shape, bool)
+        for n in convs:
+            v = view.evaluate(n.func.value, name)
+            if v is not None:
+                at |= _to_narrow_float(view.typed.of(n), v) != v
+        return at
+    return view.explained_by(_converted_to_fp32, inexact)
 
 
 # ---- float_mod_by_a_computed_power_of_two
@@ -249,11 +281,11 @@ def _abs_in_64_bits(typed) -> bool:
 
 
 def _abs_of_int_min(view) -> bool:
-    """Every differing lane is one where an integer `tl.abs` gets its type's minimum, and holds what the kernel
-    computes with that abs taken in 64 bits (a non-negative value)."""
+    """Every differing lane is one where an integer `tl.abs` gets its type's minimum (or reduces such a lane),
+    and holds what the kernel computes with that abs taken in 64 bits (a non-negative value)."""
     calls = _int_abs(view.typed)
     return bool(calls) and view.explained_by(
-        _abs_in_64_bits, _lanes_where(view, [(n.args[0], INT_MIN[view.typed.of(n)]) for n in calls]))
+        _abs_in_64_bits, _reached(view, [(n, n.args[0], INT_MIN[view.typed.of(n)]) for n in calls]))
 
 
 # ---- division_guard_minus_one_dropped, division_guard_takes_3
@@ -726,6 +758,24 @@ RULES = [
                "`tl.maximum(tl.full(.., 0.0, tl.float16), h.to(tl.uint32))` with int16 h = -15512 stored 50016 "
                "(the conversion of 50024) where the source gives inf."),
          _narrow_float_of_low_bits),
+    Rule("narrow_float_conversion_skipped",
+         "An integer converted to fp16 or bf16 by `.to` and stored into an fp32 (or fp64) output: the GPU "
+         "stores the integer converted to fp32, as if the narrow conversion were not there, where that "
+         "conversion is inexact: uint32 2**29 (`x << 29` of int8 x = 1) `.to(tl.float16)` is stored as "
+         "536870912, where fp16 overflows to inf. LLVM folds the widening of an integer-to-fp16 conversion into "
+         "one integer-to-fp32 conversion when the integer's known bits fit fp16's significand, without asking "
+         "whether its exponent fits (semantics S15.34). minitriton converts to fp16 and then widens, as the "
+         "source says.",
+         Probe(_kernel("x_ptr, out_ptr", [
+             "pid = tl.program_id(0)",
+             "x = tl.load(x_ptr + pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :])",
+             "tl.store(out_ptr + pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :], "
+             "(x << (tl.full((2, 2), 29, tl.uint32) & 31)).to(tl.float16))"]),
+             (np.ones((2, 2, 2), np.int8), np.zeros((2, 2, 2), np.float32)), (2,), [float("inf")] * 8,
+             lambda src, gpu: bool(np.all(gpu == 2.0 ** 29)),
+             f"{_H200_5} 351809208: this kernel (the fuzz's shrunk reproducer) stored 536870912.0 on all 8 "
+             "lanes, where the source's fp16 conversion is inf."),
+         _narrow_float_conversion_skipped),
     Rule("float_mod_by_a_computed_power_of_two",
          "A float `%` whose divisor is an expression of constants equal to 2**k, k >= 0 (for instance "
          "`tl.minimum(tl.maximum(tl.full(.., 1.0, ..), lo), hi)`): the compiler folds the divisor to a constant "
@@ -747,8 +797,9 @@ RULES = [
          "`tl.abs` of an integer type's minimum: Triton emits LLVM's `abs` with int-min-is-poison, so later "
          "instructions may assume the result is non-negative: `tl.abs(INT32_MIN) < 0` is false, "
          "`tl.abs(int16 -32768) >> 1` is 16384 (a logical shift), `tl.abs(INT32_MIN) % d` the remainder of "
-         "+2**31 (semantics S15.25). The value is undefined on the GPU; minitriton keeps the wrapped minimum, "
-         "as the language's two's complement says.",
+         "+2**31, and `tl.max(tl.abs(x).to(tl.int32), axis=0)` over int16 columns holding -32768 is 32768 (semantics "
+         "S15.25). The value is undefined on the GPU; minitriton keeps the wrapped minimum, as the language's two's "
+         "complement says.",
          Probe(_kernel("x_ptr, out_ptr", [_LINEAR, "x = tl.load(x_ptr + offs)",
                                           "tl.store(out_ptr + offs, (tl.abs(x) < 0).to(tl.float32))"]),
                (np.full(1024, -2 ** 31, np.int32), np.zeros(1024, np.float32)), (1,), [1.0] * 1024,

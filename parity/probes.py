@@ -937,3 +937,12 @@ probe("abs_of_a_remainder_of_an_unsigned", "S15.33",
                 "3792463295 % 1.5, whose S15.1 remainder is -128); minitriton takes the abs, as the source says",
       interp="S15.33: the interpreter takes C fmod in fp32 (1.0 for 3792463295 % 1.5), never negative",
       interp_value={1: np.array([1, 1, 0, 1, 1, 1, 0, 0.5], np.float16)})
+probe("integer_to_fp16_widened_by_the_store", "S15.34",
+      kernel("to_fp16(x_ptr, out_ptr)", """
+          pid = tl.program_id(0)
+          offs = pid * 4 + tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :]
+          x = tl.load(x_ptr + offs)
+          tl.store(out_ptr + offs, (x << (tl.full((2, 2), 29, tl.uint32) & 31)).to(tl.float16))"""),
+      (2,), (np.array([1, 0, 1, 3, 2, 1, 0, 1], np.int8), np.zeros(8, np.float32)),
+      known_gap="S15.34: the GPU converts the uint32 straight to fp32 for the fp32 output (2**29 stored as "
+                "536870912); minitriton converts to fp16 first (inf), as the source says")

@@ -261,7 +261,7 @@ def test_an_amendment_reruns_the_shrunk_kernel_and_asks_whether_it_differs_the_s
     ((verdict, mt, ref),) = run_alone([f], interpreter_pools, "interpreter", {})
     assert verdict.status == "mismatch"
     shrunk = fuzzshrink.Shrunk(f, verdict, mt, ref, alone=True, finished=True)
-    info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": verdict.detail[:1500], "lanes": fuzz._lanes(shrunk)}
+    info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": verdict.detail[:1500], "lanes": fuzz.differing_lanes(shrunk)}
     info["file"] = fuzz.write_reproducer(tmp_path / "fuzz-run", 0, "interpreter", shrunk, info)
     assert (tmp_path / "fuzz-run" / "mismatch_0.pkl").is_file()
     other = {**info, "detail": info["detail"].replace("-1", "-2")}        # a difference the kernel does not show
@@ -272,6 +272,34 @@ def test_an_amendment_reruns_the_shrunk_kernel_and_asks_whether_it_differs_the_s
     assert [e["distinct"] for e in got] == [0, 1, 2]
     assert [e["reproduced"] for e in got] == [True, False, False] and all(e["rule"] is None for e in got)
     assert "did not show the same difference" in got[1]["why"] and "no shrunk fragment" in got[2]["why"]
+
+
+def test_an_amendment_shrinks_on_where_the_run_stopped(interpreter_pools, tmp_path):
+    """A reproduced mismatch whose shrink the run's deadline cut short is shrunk on in the amendment, and its
+    smaller kernel is written beside the old one."""
+    from parity import fuzzamend
+    lines = ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+             "__F__v3 = __F__x2 * 3 + 1", "__F__v4 = __F__v3 - __F__x2",
+             "tl.store(__F__out5 + " + OFFS + ", __F__v4)",
+             "tl.store(__F__out6 + " + OFFS + ", (__F__x1 + __F__v3) // (__F__x1 - __F__x1))"]
+    f = fragment(lines, [("__F__in1", np.arange(16, dtype=np.int32).reshape(2, 8) - 5, "int32"),
+                         ("__F__in2", np.arange(16, dtype=np.int32).reshape(2, 8), "int32")],
+                 [Output("__F__out5", "int32", (8,)), Output("__F__out6", "int32", (8,))])
+    ((verdict, mt, ref),) = run_alone([f], interpreter_pools, "interpreter", {})
+    assert verdict.status == "mismatch"
+    cut_short = fuzzshrink.Shrunk(f, verdict, mt, ref, alone=True, finished=False)
+    info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": verdict.detail[:1500], "finished": False,
+            "lanes": fuzz.differing_lanes(cut_short)}
+    info["file"] = fuzz.write_reproducer(tmp_path / "fuzz-run", 0, "interpreter", cut_short, info)
+    done = {**info, "finished": True}
+    (got,) = fuzzamend.amend({"fuzz": {"distinct": [info]}}, tmp_path, interpreter_pools, "interpreter", {}, 120)
+    assert got["reproduced"] and got["finished"] and got["lines"] < info["lines"], got
+    assert got["file"] == "fuzz-run/mismatch_0-amended.py" and "mismatch_0-amended" not in got["source"]
+    written = (tmp_path / got["file"]).read_text()
+    assert " // " in written and "f0_v4" not in written and "f0_in2" not in written, got["source"]
+    assert (tmp_path / "fuzz-run" / "mismatch_0-amended.pkl").is_file()
+    (kept,) = fuzzamend.amend({"fuzz": {"distinct": [done]}}, tmp_path, interpreter_pools, "interpreter", {}, 120)
+    assert kept["reproduced"] and "lines" not in kept                      # a finished shrink is not redone
 
 
 def test_shrinker_against_triton_interpreter(interpreter_pools):
@@ -575,6 +603,27 @@ def test_rule_abs_of_int_min():
     assert elsewhere.verdict.status == "mismatch" and classify(elsewhere) is None
 
 
+def test_rule_abs_of_int_min_through_a_reduction():
+    """The abs of int16 -32768 taken wide reaches the max of its column (fuzz seed 1516684745)."""
+    offs = "pid * 16 + tl.arange(0, 2)[:, None] * 8 + tl.arange(0, 8)[None, :]"
+    x = np.array([[[24055, 14311, 1, 3140, 32767, -3456, 5520, 5322], [32766, 32766, -3953, 1086, -19170, 1, -2, -1]],
+                  [[32766, -28156, 4874, 32767, 32139, 1, 1, -8894], [-1, -32768, 19898, 1, 0, 28442, 30915, 32425]]],
+                 np.int16)
+    f = fragment([f"__F__x1 = tl.load(__F__in1 + {offs})",
+                  f"tl.store(__F__out2 + {offs}, tl.broadcast_to(tl.max(tl.abs(__F__x1).to(tl.int32), axis=0, "
+                  "keep_dims=True), (2, 8)))"],
+                 [("__F__in1", x, "int16")], [Output("__F__out2", "fp32", (2, 8))], shape=(2, 8))
+    assert _minitriton_values(f)[1, 0, 1] == 28156.0                    # the wrapped abs loses the max there
+    wide = shrunk_with_gpu(f, lambda n, a: _wide_column_max(x))
+    assert wide.verdict.status == "mismatch" and classify(wide) == "abs_of_int_min"
+    elsewhere = shrunk_with_gpu(f, lambda n, a: np.where(np.arange(8) == 3, np.float32(5.0), a).astype(a.dtype))
+    assert elsewhere.verdict.status == "mismatch" and classify(elsewhere) is None
+
+
+def _wide_column_max(x):
+    return np.broadcast_to(np.abs(x.astype(np.int64)).max(axis=1, keepdims=True), x.shape).astype(np.float32)
+
+
 def test_rule_division_guard_minus_one_dropped():
     d = np.array([[-1, 5, -1, 3, 0, 1, -1, 9], [3, -1, 2, 2, 2, 2, 2, -1]], np.int16)
     f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
@@ -652,6 +701,25 @@ def test_rule_abs_of_a_remainder_dropped():
     fa = _stored_expression("tl.abs(tl.abs(__F__x1) % tl.full((8,), 0.1, tl.float32))", y, "fp32", "fp32")
     of_abs = shrunk_with_gpu(fa, lambda n, a: rem_a.copy())
     assert of_abs.verdict.status == "mismatch" and classify(of_abs) == "abs_of_a_remainder_dropped"
+
+
+def test_rule_narrow_float_conversion_skipped():
+    """An integer `.to(tl.float16)` that the store widens to fp32 is converted to fp32 at once where the fp16
+    conversion is inexact (fuzz seed 351809208: uint32 2**29 stored 536870912, not inf)."""
+    x = np.array([[1, 0, -1, 3, 2, 1, 0, 0], [0, 1, 1, 0, 0, 0, 5, 1]], np.int8)
+    expr = "(__F__x1 << (tl.full((8,), 29, tl.uint32) & 31)).to(tl.float16)"
+    wide = (x.astype(np.int64).astype(np.uint32) << np.uint32(29)).astype(np.float32)
+    f = _stored_expression(expr, x, "int8", "fp32")
+    assert np.isinf(_minitriton_values(f)[0, 0])
+    skipped = shrunk_with_gpu(f, lambda n, a: np.where(np.isinf(a), wide, a).astype(a.dtype))
+    assert skipped.verdict.status == "mismatch" and classify(skipped) == "narrow_float_conversion_skipped"
+    other = shrunk_with_gpu(f, lambda n, a: np.where(np.isinf(a), np.float32(65504.0), a).astype(a.dtype))
+    assert other.verdict.status == "mismatch" and classify(other) is None
+    exact = shrunk_with_gpu(f, lambda n, a: np.where(x == 0, np.float32(1.0), a).astype(a.dtype))
+    assert exact.verdict.status == "mismatch" and classify(exact) is None      # 0 converts exactly: no rule
+    narrow = _stored_expression(expr, x, "int8", "fp16")                       # no widening store: no rule
+    kept = shrunk_with_gpu(narrow, lambda n, a: np.where(np.isinf(a), np.float16(65504.0), a).astype(a.dtype))
+    assert kept.verdict.status == "mismatch" and classify(kept) is None
 
 
 def test_rule_masked_16_bit_other_loses_its_sign():

@@ -115,3 +115,37 @@ def test_an_amendment_explains_what_a_rule_written_after_the_run_explains(tmp_pa
     assert fuzzrecord.main(paths + amendment(amends="elsewhere.json")) == 1
     out = capsys.readouterr().out
     assert "emulator's sources differ" in out and "not one of the runs" in out
+
+
+def test_an_amendment_that_shrank_on_gives_its_kernel_and_its_rule(tmp_path):
+    """A distinct mismatch whose shrink the run cut short (127 lines) counts with the kernel the amendment
+    shrank it to, and with the rule that explains that kernel, live in the amendment."""
+    runs = [run([11, 12]), run([13], unexplained=2)]
+    runs[1]["fuzz"]["distinct"][1].update(lines=127, finished=False)
+    for r in runs:
+        r["sources_minitriton"] = "emu"
+    paths = written(tmp_path, runs)
+    name = pathlib.Path(paths[1]).name
+
+    def amendment(**entry):
+        m = {"amends": name, "run_sources": "abc", "sources": "def", "sources_minitriton": "emu",
+             "versions": {"reference": GPU, "minitriton": MT},
+             "rules": [{**RULE, "name": "new_rule", "this_run": {"live": True}}],
+             "mismatches": [{"distinct": 1, "reproduced": True, "rule": "new_rule", "detail": "...", "lines": 6,
+                             "finished": True, "source": "...", "file": "mismatch_1-amended.py", **entry}]}
+        path = tmp_path / f"amendment-{len(list(tmp_path.glob('amendment-*')))}.json"
+        path.write_text(json.dumps(m))
+        return ["--amend", str(path)]
+
+    assert any("not shrunk to 10 lines ([127])" in p for p in fuzzrecord.problems(
+        [{**r, "path": f"run{k}"} for k, r in enumerate(runs)], 36000, 3))
+    assert fuzzrecord.main(paths + amendment() + ["--out", str(tmp_path)]) == 0
+    rec = json.loads((tmp_path / "cuda-fuzz-record-2026-12-02.json").read_text())
+    assert [(x["distinct"], x["rule"], x["file"]) for x in rec["amended"]] == [(1, "new_rule", "mismatch_1-amended.py")]
+    assert fuzzrecord.main(paths + amendment(lines=11)) == 1                  # still too long
+    assert fuzzrecord.main(paths + amendment(rule=None)) == 1                 # the smaller kernel unexplained
+    runs[1]["fuzz"]["distinct"][1]["rule"] = "int16_negation_widened"        # explained, but too long to count
+    paths = written(tmp_path, runs)
+    assert fuzzrecord.main(paths) == 1
+    assert fuzzrecord.main(paths + amendment(rule=None)) == 1                 # the old rule does not carry over
+    assert fuzzrecord.main(paths + amendment()) == 0
