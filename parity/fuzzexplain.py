@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from parity.fuzzcase import differing, f64, kernel_case
+from parity.fuzzcase import bound, differing, f64, kernel_case
 from parity.fuzzgen import NP, Output, _block_offsets
 from parity.fuzzsource import statements, unparse
 from parity.fuzztypes import infer
@@ -125,6 +125,21 @@ class Mismatch:
             return None
         return {name: f64(res.args[slots[0][name]]) for name in (self.values if names is None else names)}
 
+    def follows_its_operand(self, name) -> bool:
+        """Whether output `name` is a stored `tl.sum` whose operand (also stored) differs too, and what the GPU
+        stored there is the sum of what the GPU stored as that operand (within the sum's bound): its difference
+        is its operand's, which a rule must explain."""
+        o = self.output(name)
+        if "axis" not in o.info or len(o.operands) != 1 or o.operands[0] not in self.values:
+            return False
+        gpu, operand = self.stored[name], self.stored[o.operands[0]]
+        with np.errstate(all="ignore"):
+            again = np.broadcast_to(operand.sum(axis=o.info["axis"] + 1, keepdims=True), gpu.shape)
+            if o.kind == "exact":
+                return bool(np.all(same_lanes(again, gpu)))
+            limit = bound(o, {name: gpu, o.operands[0]: operand})
+            return bool(np.all((np.abs(again - gpu) <= limit) | (again == gpu)))
+
     def explained_by(self, rewrite, lanes=None) -> bool:
         """Every differing lane of every differing output holds what minitriton computes after `rewrite`
         (and, with `lanes(name, shape)`, lies where that boolean mask is true)."""
@@ -135,9 +150,12 @@ class Mismatch:
         lies where that option's lanes are (None: anywhere): one kernel may show two ways of one miscompile."""
         alts = [(alt, lanes) for alt, lanes in ((self.counterfactual(rw), lanes) for rw, lanes in options)
                 if alt is not None]
-        if not alts:
+        consequences = {name for name in self.values if self.follows_its_operand(name)}
+        if not alts or not set(self.values) - consequences:
             return False
         for name, (_, r, mask) in self.values.items():
+            if name in consequences:
+                continue
             ok = np.zeros(mask.shape, bool)
             for alt, lanes in alts:
                 hit = same_lanes(alt[name], r)

@@ -634,6 +634,7 @@ def _fma_sides():
 _CHAIN_X = np.array([1, -1, 0, 5, -7, 2 ** 31 - 1, -2 ** 31, 3], np.int32).reshape(2, 2, 2)
 _CHAIN_SOURCE = np.where(_CHAIN_X > 0, -_CHAIN_X.astype(np.int64), _CHAIN_X).reshape(-1).astype(np.float64)
 _COPY_H = np.where(np.arange(1024) * 7919 % 8 < 2, -1, np.arange(1024) * 31 % 3 - 1).astype(np.int16).reshape(2, 16, 32)
+_COPY_BF16 = BF16(np.choose(_COPY_H + 1, [0xBFC0, 0x3F00, 0x3FC0]).astype(np.uint16))  # -1.5, 0.5, 1.5
 _FMA_TWO, _FMA_ONE = _fma_sides()
 _OTHER_SOURCE = np.where(np.arange(512) < 3, _OTHER_X ** 2, np.inf)
 _OTHER_GPU = np.where((np.arange(512) >= 3) & (np.arange(512) % 4 == 3), -np.inf, _OTHER_SOURCE)
@@ -989,22 +990,26 @@ RULES = [
          "elements there. Checked exactly: each row (or column) of the dot that differs is the product with "
          "some elements of one operand taking what such a rule computes there. The fuzz draws no integer "
          "division in dot operands on the GPU since 2026-12-02. minitriton multiplies the operands it stores.",
-         Probe(_kernel("x_ptr, h_ptr, y_ptr, out_ptr", [
+         Probe(_kernel("x_ptr, h_ptr, y_ptr, v_ptr, y_out_ptr, out_ptr", [
              "pid = tl.program_id(0)",
              f"x = tl.load(x_ptr + pid * 512 + {_TILE})",
-             f"h = tl.load(h_ptr + pid * 512 + {_TILE})",
-             "v = (h % tl.where((x.to(tl.int32) == 0) | (x.to(tl.int32) == -1), 3, x.to(tl.int32)) "
-             ">> (x & 31)).to(tl.int8)",
+             f"h = tl.load(h_ptr + pid * 512 + {_TILE}, mask={_TILE} < 511, other=2.0)",
+             "v = (tl.minimum(tl.maximum(h, -32768.0), 32640.0).to(tl.int16) % tl.where((x.to(tl.int32) == 0) | "
+             "(x.to(tl.int32) == -1), 3, x.to(tl.int32)) >> (x & 31)).to(tl.int8)",
              "y = tl.load(y_ptr + pid * 1024 + tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :])",
+             f"tl.store(v_ptr + pid * 512 + {_TILE}, v)",
+             "tl.store(y_out_ptr + pid * 1024 + tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :], y)",
              f"tl.store(out_ptr + pid * 512 + {_TILE}, tl.dot(v, y))"]),
-             (np.ones((2, 16, 32), np.int16), _COPY_H, np.ones((2, 32, 32), np.int8), np.zeros((2, 16, 32), np.int32)),
+             (np.ones((2, 16, 32), np.int16), _COPY_BF16, np.ones((2, 32, 32), np.int8), np.zeros((2, 16, 32), np.int8),
+              np.zeros((2, 32, 32), np.int8), np.zeros((2, 16, 32), np.int32)),
              (2,), [0.0] * 1024,
              lambda src, gpu: bool(np.any(gpu != src) and np.all((gpu <= 0) & (gpu >= -32) & (gpu == np.round(gpu)))),
-             f"{_H200_5} 1846161072: the fuzz's shrunk reproducer (this kernel with x = 1, h its int16 tile of -1, 0 "
-             "and 1, y = 1; the source's dot is 0 everywhere, as `h % 1 >> 1` is 0) stored -2 on 480 of 1,024 "
-             "lanes while the stored operand was 0 everywhere: -1 = (-1 % 3) >> 1 taken on two elements of those "
-             "rows. This probe's h is a tile of its own (-1 on half of the lanes, 0 and 1) and has not "
-             "yet run on a GPU: a run that does not show the difference here leaves such differences unexplained. "
+             f"{_H200_5} 1846161072: the fuzz's shrunk reproducer (this kernel with x = 1, h a bf16 tile whose "
+             "int16 values are -1, 0 and 1, y = 1; the source's dot is 0 everywhere, as `h % 1 >> 1` is 0) stored "
+             "-2 on 480 of 1,024 lanes while the stored operand was 0 everywhere: -1 = (-1 % 3) >> 1 taken on two "
+             "elements of those rows. The H200, 2026-12-02: this kernel on its own tile (-1.5 on half of the "
+             "lanes, 0.5 and 1.5) stored -5, -4 or -3 on 512 of 1,024 lanes; the same kernel loading h as int16 "
+             "(no clamp) stored 0 everywhere. "
              "The H200, Triton 3.6.0, 2026-11-29: the dot of `tl.where(pid >= x, s, y).to(tl.float32)` and "
              "`(z % guard(z)).to(tl.float32)` stored 9.0 where the product of the stored operands is 0.0."),
          _dot_copy_of_an_operand_miscompiled),

@@ -637,6 +637,37 @@ def test_rule_division_guard_minus_one_dropped():
     assert wrong.verdict.status == "mismatch" and classify(wrong) is None
 
 
+def test_a_sum_of_an_explained_operand_follows_it():
+    """A stored `tl.sum` of a stored operand that a rule explains differs only because its operand does: it is
+    explained when the GPU's sum is the sum of the GPU's own operand (fuzz seed 351809208: an int8 guarded
+    remainder, 0 on some lanes where x = -1, and its row sums)."""
+    offs = "pid * 16 + tl.arange(0, 2)[:, None] * 8 + tl.arange(0, 8)[None, :]"
+    x = np.array([[[-1, 5, -1, -1, 0, 1, -1, 9], [3, -1, 2, -1, -1, 2, 2, -1]],
+                  [[-1, -1, 7, 4, -1, 6, -1, -1], [1, 2, 3, 4, 5, 6, 7, 8]]], np.int8)
+    guard = "tl.where((__F__x1 == 0) | (__F__x1 == -1), 3, __F__x1)"
+    f = fragment([f"__F__x1 = tl.load(__F__in1 + {offs})", f"__F__v2 = (__F__x1 % {guard}).to(tl.float16)",
+                  f"tl.store(__F__out3 + {offs}, __F__v2)",
+                  f"tl.store(__F__out4 + {offs}, tl.broadcast_to(tl.sum(__F__v2, axis=1, keep_dims=True), (2, 8)))"],
+                 [("__F__in1", x, "int8")],
+                 [Output("__F__out3", "fp16", (2, 8)), Output("__F__out4", "fp16", (2, 8), "sum", ("__F__out3",), {"axis": 1})],
+                 shape=(2, 8))
+    lanes = (x == -1) & (np.arange(8) % 2 == 0)
+    mt = _minitriton_values(f)
+    gpu3 = np.where(lanes, np.float16(0.0), mt).astype(np.float16)                   # -1 % -1 on those lanes
+    gpu4 = np.broadcast_to(gpu3.astype(np.float32).sum(axis=2, keepdims=True), x.shape).astype(np.float16)
+
+    def gpu(sums):
+        return lambda n, a: (gpu3 if n == "__F__out3" else sums).copy()
+    both = shrunk_with_gpu(f, gpu(gpu4))
+    assert set(both.verdict.bad) == {"__F__out3", "__F__out4"}
+    assert classify(both) in ("division_guard_minus_one_dropped", "division_guard_takes_3")
+    off = gpu4.copy()
+    off[1, 0, 0] += 2
+    assert classify(shrunk_with_gpu(f, gpu(off))) is None                           # not the operand's sum
+    alone = shrunk_with_gpu(f, lambda n, a: a if n == "__F__out3" else gpu4.copy())
+    assert list(alone.verdict.bad) == ["__F__out4"] and classify(alone) is None       # its operand is right
+
+
 def test_rule_division_guard_minus_one_dropped_of_a_widened_divisor():
     """An int16 divisor widened by `.to(tl.int32)` is still compared in 16 bits (fuzz seed 1846161072)."""
     x = np.array([[-1, 5, -1, -1, 0, 1, -1, 9], [3, -1, 2, -1, -1, 2, 2, -1]], np.int16)
