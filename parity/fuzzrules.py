@@ -106,28 +106,10 @@ def _calls(typed, name):
     return [n for n in typed.nodes() if isinstance(n, ast.Call) and dotted(n.func) == name]
 
 
-def _lanes_where(view, operands):
-    """A lane filter for `Mismatch.explained_by`: the lanes where some (expression node, value) pair's
-    expression, as the source computes it, equals that value."""
-    def lanes(name, shape):
-        at = np.zeros(shape, bool)
-        for node, value in operands:
-            v = view.evaluate(node, name)
-            if v is not None:
-                at |= v == value
-        return at
-    return lanes
-
-
-# ---- int16_negation_widened
+# ---- lanes a rule may explain
 
 REDUCTIONS = {"tl.max", "tl.min", "tl.sum", "tl.argmax", "tl.argmin", "tl.xor_sum", "tl.cumsum", "tl.cumprod",
               "tl.reduce", "tl.associative_scan"}
-
-
-def _int16_negations(typed):
-    return [n for n in typed.nodes() if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)
-            and typed.of(n) == "int16"]
 
 
 def _reduced(typed, node) -> bool:
@@ -138,11 +120,6 @@ def _reduced(typed, node) -> bool:
             return True
         p = typed.parents.get(id(p))
     return False
-
-
-def _negations_widened(typed) -> bool:
-    return any([replace_node(typed, n, expression(f"(-({ast.unparse(n.operand)}).to(tl.int32))"))
-                for n in _int16_negations(typed)])
 
 
 def _reached(view, operands):
@@ -162,11 +139,24 @@ def _reached(view, operands):
     return lanes
 
 
+# ---- int16_negation_widened
+
+def _int16_negations(typed):
+    return [n for n in typed.nodes() if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)
+            and typed.of(n) == "int16"]
+
+
+def _negations_widened(typed) -> bool:
+    return any([replace_node(typed, n, expression(f"(-({ast.unparse(n.operand)}).to(tl.int32))"))
+                for n in _int16_negations(typed)])
+
+
 def _int16_negation_widened(view) -> bool:
     """Every differing lane is one where an int16 `-x` negates -32768 (or reduces such a lane), and the GPU
     holds what the kernel computes with that negation done in 32 bits."""
     negs = _int16_negations(view.typed)
-    return bool(negs) and view.explained_by(_negations_widened, _reached(view, [(n, n.operand, -32768) for n in negs]))
+    return bool(negs) and view.explained_by(_negations_widened,
+                                            _reached(view, [(n, n.operand, -32768) for n in negs]))
 
 
 # ---- narrow_float_of_low_16_bits
@@ -342,7 +332,7 @@ def _division_guard_takes_the_other_arm(view) -> bool:
             if v is not None:
                 at |= (v != 0) & (v != -1)
         return at
-    return view.explained_by_any([(_minus_one_arm_dropped, _lanes_where(view, [(n.args[2], -1) for n in guards])),
+    return view.explained_by_any([(_minus_one_arm_dropped, _reached(view, [(n, n.args[2], -1) for n in guards])),
                                   (_guard_always_3, elsewhere)])
 
 
