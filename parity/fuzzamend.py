@@ -65,19 +65,13 @@ def amend(run, folder, pools, target, evidence, shrink_seconds=0.0) -> list:
         entry["reproduced"] = verdict.status == "mismatch" and entry["detail"] == d["detail"]
         if entry["reproduced"]:
             shrunk = Shrunk(frag, verdict, mt, ref, alone=True, finished=True, packed=d.get("packed", False))
-            if _unfinished(d) and shrink_seconds > 0:
+            shrink_on = _unfinished(d) and shrink_seconds > 0
+            if shrink_on:
                 shrunk = _shrunk_on(frag, verdict, pools, target, deadline, d.get("packed", False))
-                info = {"rule": None, "lines": kernel_lines(shrunk.frag), "detail": shrunk.verdict.detail[:1500],
-                        "lanes": differing_lanes(shrunk)}
-                entry.update(lines=info["lines"], finished=shrunk.finished, steps=shrunk.steps, tried=shrunk.tried,
-                             shrunk_detail=info["detail"], source=kernel_case([shrunk.frag])[0].source)
             rule = fuzzrules.classify(shrunk, evidence, target)
             entry["rule"] = rule.name if rule else None
-            if "lines" in entry:
-                info["rule"] = entry["rule"]
-                stem = pathlib.Path(d["file"]).stem + "-amended"
-                entry["file"] = str(pathlib.Path(d["file"]).parent / f"{stem}.py")
-                write_reproducer(frag_path.parent, k, target, shrunk, info, stem=stem)
+            if shrink_on:
+                entry.update(_written(shrunk, entry["rule"], k, d["file"], frag_path.parent, target))
         else:
             entry["why"] = "the GPU did not show the same difference again"
         out.append(entry)
@@ -91,6 +85,18 @@ def _shrunk_on(frag, verdict, pools, target, deadline, packed) -> Shrunk:
     (s,) = shrink_many([(frag, verdict)], lambda frags: run_alone(frags, pools, target, stats), deadline)
     s.packed = packed
     return s
+
+
+def _written(shrunk, rule, k, run_file, folder, target) -> dict:
+    """The amendment's fields for a kernel shrunk on, its reproducer written beside the run's as
+    `<stem>-amended.py` (and `.pkl`)."""
+    info = {"rule": rule, "lines": kernel_lines(shrunk.frag), "detail": shrunk.verdict.detail[:1500],
+            "lanes": differing_lanes(shrunk)}
+    stem = pathlib.Path(run_file).stem + "-amended"
+    write_reproducer(folder, k, target, shrunk, info, stem=stem)
+    return {"lines": info["lines"], "finished": shrunk.finished, "steps": shrunk.steps, "tried": shrunk.tried,
+            "shrunk_detail": info["detail"], "source": kernel_case([shrunk.frag])[0].source,
+            "file": str(pathlib.Path(run_file).parent / f"{stem}.py")}
 
 
 def main(argv=None) -> int:
