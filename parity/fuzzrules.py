@@ -123,16 +123,16 @@ def _reduced(typed, node) -> bool:
 
 
 def _reached(view, operands):
-    """A lane filter: lanes where some (operation, operand node, value) triple's operand, as the source computes
-    it, equals that value, or, for an operation that a reduction consumes, every lane of a program where that
-    operand holds the value anywhere."""
+    """A lane filter: lanes where some (operation, operand node, test) triple's operand, as the source computes
+    it, passes the test (a value it equals, or a function of the values giving a mask), or, for an operation
+    that a reduction consumes, every lane of a program where that operand passes it anywhere."""
     def lanes(name, shape):
         at = np.zeros(shape, bool)
-        for op, node, value in operands:
+        for op, node, test in operands:
             v = view.evaluate(node, name)
             if v is None:
                 continue
-            hit = v == value
+            hit = test(v) if callable(test) else v == test
             at |= hit.reshape(hit.shape[0], -1).any(axis=1).reshape((-1,) + (1,) * (hit.ndim - 1)) \
                 if _reduced(view.typed, op) else hit
         return at
@@ -212,17 +212,8 @@ def _narrow_float_conversion_skipped(view) -> bool:
     """Every differing lane is one where an integer's conversion to fp16/bf16 that the store widens is inexact
     (rounds or overflows), and holds what the kernel computes converting that integer to fp32 instead."""
     convs = _widened_narrow_conversions(view.typed)
-    if not convs:
-        return False
-
-    def inexact(name, shape):
-        at = np.zeros(shape, bool)
-        for n in convs:
-            v = view.evaluate(n.func.value, name)
-            if v is not None:
-                at |= _to_narrow_float(view.typed.of(n), v) != v
-        return at
-    return view.explained_by(_converted_to_fp32, inexact)
+    inexact = [(n, n.func.value, lambda v, t=view.typed.of(n): _to_narrow_float(t, v) != v) for n in convs]
+    return bool(convs) and view.explained_by(_converted_to_fp32, _reached(view, inexact))
 
 
 # ---- float_mod_by_a_computed_power_of_two
@@ -324,14 +315,7 @@ def _division_guard_takes_the_other_arm(view) -> bool:
     guards = _narrow_guards(view.typed)
     if not guards:
         return False
-
-    def elsewhere(name, shape):
-        at = np.zeros(shape, bool)
-        for n in guards:
-            v = view.evaluate(n.args[2], name)
-            if v is not None:
-                at |= (v != 0) & (v != -1)
-        return at
+    elsewhere = _reached(view, [(n, n.args[2], lambda v: (v != 0) & (v != -1)) for n in guards])
     return view.explained_by_any([(_minus_one_arm_dropped, _reached(view, [(n, n.args[2], -1) for n in guards])),
                                   (_guard_always_3, elsewhere)])
 
