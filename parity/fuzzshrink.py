@@ -360,15 +360,13 @@ def pass_shapes(frag, keep):
                          key=lambda s: s[0] * s[1])
     for new in options:
         def cut(arr):
-            # a copy, not a view: the kernel indexes its arguments as contiguous, and a view's strides would
-            # make it read the elements cut away
             shape = arr.shape[1:]
             if shape == S:
-                return np.ascontiguousarray(arr[(slice(None),) + tuple(slice(0, k) for k in new)])
+                return arr[(slice(None),) + tuple(slice(0, k) for k in new)]
             if len(S) == 2 and shape == (S[1],):
-                return np.ascontiguousarray(arr[:, :new[1]])
+                return arr[:, :new[1]]
             if len(S) == 2 and shape == (S[0],):
-                return np.ascontiguousarray(arr[:, :new[0]])
+                return arr[:, :new[0]]
             return arr
         inputs = [(name, cut(a), dt) for name, a, dt in frag.inputs]
         outputs = [dataclasses.replace(o, shape=new) if tuple(o.shape) == S else o for o in frag.outputs]
