@@ -267,6 +267,15 @@ def differing_lanes(s) -> list:
     return out
 
 
+def _value_code(v) -> str:
+    """Python source for a number or a nested list of them (infinities and NaN as `np.inf`, `np.nan`)."""
+    if isinstance(v, list):
+        return "[" + ", ".join(_value_code(x) for x in v) + "]"
+    if isinstance(v, float) and not np.isfinite(v):
+        return "np.nan" if np.isnan(v) else ("np.inf" if v > 0 else "-np.inf")
+    return repr(v)
+
+
 def _array_code(a) -> str:
     if isinstance(a, BF16):
         a = a.array
@@ -275,8 +284,8 @@ def _array_code(a) -> str:
         wrap = "{}"
     flat = np.unique(a)
     if len(flat) == 1:
-        return wrap.format(f"np.full({a.shape!r}, {flat[0].item()!r}, dtype=np.{a.dtype.name})")
-    return wrap.format(f"np.array({a.tolist()!r}, dtype=np.{a.dtype.name})")
+        return wrap.format(f"np.full({a.shape!r}, {_value_code(flat[0].item())}, dtype=np.{a.dtype.name})")
+    return wrap.format(f"np.array({_value_code(a.tolist())}, dtype=np.{a.dtype.name})")
 
 
 def write_reproducer(folder, k, target, s, info, stem=None) -> str:
@@ -292,7 +301,7 @@ def write_reproducer(folder, k, target, s, info, stem=None) -> str:
               for ln in info["lanes"]]
     lines += ["# Run: python this_file.py (real Triton + torch on CUDA, or TRITON_INTERPRET=1), or after "
               "minitriton.install().", ""]
-    arrays = [f"{name} = {_array_code(a) if isinstance(a, (np.ndarray, BF16)) else repr(a)}"
+    arrays = [f"{name} = {_array_code(a) if isinstance(a, (np.ndarray, BF16)) else _value_code(a)}"
               for name, a in zip(names, case.args)]
     runner = ["", "import numpy as np", "", "",
               "def bf16_bits(values):", "    return np.asarray(values, dtype=np.uint16)", "", "",

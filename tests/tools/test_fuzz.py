@@ -939,3 +939,28 @@ def test_rule_probes_compute_the_source_values_on_minitriton():
     neg = next(r for r in fuzzrules.RULES if r.name == "int16_negation_widened").probe
     h200 = [-25949, -23907, 0, -23285, -1, 32768, -28964, -1, 21657, -32766, -19592, 32768, 1, -7457, -18926, 32596]
     assert neg.gpu_shows(np.asarray(neg.source_values, np.float64), np.asarray(h200, np.float64))
+
+
+def test_a_reproducer_writes_infinities_and_nan_as_numpy_names(tmp_path):
+    """A reproducer's inline inputs are Python that makes what the fragment held, non-finite values included."""
+    mixed = np.array([[-np.inf, np.nan, np.inf, 1.5, 0, -0.0, 2, 3]] * 2, dtype=np.float32)
+    f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
+                  "tl.store(__F__out3 + " + OFFS + ", __F__x1 + __F__x2)"],
+                 [("__F__in1", mixed, "fp32"), ("__F__in2", np.full((2, 8), -np.inf, np.float16), "fp16")],
+                 [Output("__F__out3", "fp32", (8,))])
+    shrunk = fuzzshrink.Shrunk(f, None, None, None, alone=True, finished=True)
+    info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": "x", "lanes": []}
+    path = tmp_path / fuzz.write_reproducer(tmp_path / "fuzz-run", 0, "cuda", shrunk, info)
+    text = path.read_text()
+    assert "-np.inf" in text and "np.nan" in text
+    args = _reproducer_args(text)
+    np.testing.assert_array_equal(args["f0_in1"], mixed)
+    np.testing.assert_array_equal(args["f0_in2"], np.full((2, 8), -np.inf, np.float16))
+
+
+def _reproducer_args(text):
+    """The reproducer's inputs: its data block run on its own (the kernel above it needs Triton)."""
+    data = text[text.index("import numpy as np"):text.index("if __name__")]
+    ns: dict = {}
+    exec(data, ns)
+    return ns

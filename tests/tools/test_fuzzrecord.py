@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
+import subprocess
 import sys
+
+import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -149,3 +153,68 @@ def test_an_amendment_that_shrank_on_gives_its_kernel_and_its_rule(tmp_path):
     assert fuzzrecord.main(paths) == 1
     assert fuzzrecord.main(paths + amendment(rule=None)) == 1                 # the old rule does not carry over
     assert fuzzrecord.main(paths + amendment()) == 0
+
+
+# ---- the committed run of record
+
+RESULTS = ROOT / "parity" / "results"
+_VALUE_LINE = re.compile(r"^# (out\d+) at \(([\d, ]*)\): minitriton (\S+), triton (\S+)$", re.M)
+
+# Runs each reproducer's kernel on minitriton as its own `__main__` block would (torch tensors, bf16 from its
+# bit patterns) and prints, per file, the value at the lane its header names, or that it ran (no value line).
+_DRIVER = r"""
+import json, re, runpy, sys
+import minitriton
+minitriton.install()
+import numpy as np, torch
+found = {}
+for path in sys.argv[1:]:
+    text = open(path).read()
+    ns = runpy.run_path(path, run_name="reproducer")
+    targs = [(torch.from_numpy(a.view(np.int16)).view(torch.bfloat16) if a.dtype == np.uint16
+              else torch.from_numpy(a)) if isinstance(a, np.ndarray) else a for a in ns["ARGS"]]
+    ns["fuzz_kernel"][ns["GRID"]](*targs)
+    m = re.search(r"^# (out\d+) at \(([\d, ]*)\):", text, re.M)
+    if m is None:
+        found[path] = "ran"
+        continue
+    params = re.search(r"def fuzz_kernel\(([^)]*)\)", text).group(1).split(", ")
+    (k,) = [i for i, p in enumerate(params) if p.endswith("_" + m.group(1))]
+    lane = tuple(int(x) for x in m.group(2).split(","))
+    found[path] = float(targs[k].to(torch.float64)[lane])
+print(json.dumps(found))
+"""
+
+
+def _record():
+    records = sorted(RESULTS.glob("cuda-fuzz-record-*.json"))
+    assert records, "parity/results holds no fuzz run of record"
+    return json.loads(records[-1].read_text())
+
+
+def test_the_committed_fuzz_record_holds(tmp_path, capsys):
+    rec = _record()
+    assert rec["fragments"] >= 36000 and len(rec["seeds"]) >= 3 and rec["unexplained"] == 0
+    assert fuzzrecord.main([str(RESULTS / r) for r in rec["runs"]] + ["--out", str(tmp_path)]) == 0
+    for r in rec["runs"]:
+        for d in json.loads((RESULTS / r).read_text())["fuzz"]["distinct"]:
+            assert (RESULTS / d["file"]).is_file() and d["lines"] <= fuzzrecord.MAX_LINES
+
+
+def test_committed_reproducers_still_compute_what_minitriton_computed_in_their_run():
+    """Each committed GPU reproducer, run on today's minitriton, holds the value its run recorded for
+    minitriton at the lane its header names (or runs, where only the GPU raised): a change of minitriton's
+    results there means the fuzz results describe an older emulator."""
+    files = sorted(RESULTS.glob("fuzz-cuda-*/mismatch_*.py"))
+    assert files
+    proc = subprocess.run([sys.executable, "-c", _DRIVER, *map(str, files)], capture_output=True, text=True,
+                          timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    for f in files:
+        m = _VALUE_LINE.search(f.read_text())
+        if m is None:
+            assert found[str(f)] == "ran" and "raised" in f.read_text().splitlines()[1], f
+        else:
+            want = float(m.group(3))
+            assert found[str(f)] == want or (np.isnan(want) and np.isnan(found[str(f)])), (f, found[str(f)], want)

@@ -1,0 +1,36 @@
+# parity fuzz: distinct mismatch 6 on cuda (narrow_float_of_low_16_bits); shrunk to a 5-line kernel
+# out22 (bf16, exact): 512 of 512 differ: at (0, 0, 0): minitriton np.float64(4294967296.0) vs triton np.float64(65536.0); at (0, 0, 1): minitriton np.float64(4294967296.0) vs triton np.float64(65536.0); at (0, 0, 2): minitriton np.float64(4294967296.0) vs triton np.float64(65536.0); at (0, 0, 3): minitriton np.float64(4294967296.0) vs triton np.float64(65536.0)
+# out22 at (0, 0, 0): minitriton 4294967296.0, triton 65536.0
+# Run: python this_file.py (real Triton + torch on CUDA, or TRITON_INTERPRET=1), or after minitriton.install().
+import triton
+import triton.language as tl
+
+@triton.jit
+def fuzz_kernel(f0_in18, f0_out22):
+    pid = tl.program_id(0)
+    f0_x19 = tl.load(f0_in18 + pid * 256 + tl.arange(0, 8)[:, None] * 32 + tl.arange(0, 32)[None, :])
+    tl.store(f0_out22 + pid * 256 + tl.arange(0, 8)[:, None] * 32 + tl.arange(0, 32)[None, :], tl.full((8, 32), 1, tl.uint32) | f0_x19)
+
+import numpy as np
+
+
+def bf16_bits(values):
+    return np.asarray(values, dtype=np.uint16)
+
+
+f0_in18 = np.full((2, 8, 32), -2, dtype=np.int16)
+f0_out22 = bf16_bits(np.full((2, 8, 32), 0, dtype=np.uint16))
+ARGS = [f0_in18, f0_out22]
+GRID = (2,)
+
+
+if __name__ == '__main__':
+    import os
+    import torch
+    dev = 'cpu' if os.environ.get('TRITON_INTERPRET') == '1' else 'cuda'
+    targs = [(torch.from_numpy(a.view(np.int16)).view(torch.bfloat16) if a.dtype == np.uint16
+              else torch.from_numpy(a)).to(dev) if isinstance(a, np.ndarray) else a for a in ARGS]
+    fuzz_kernel[GRID](*targs)
+    for a in targs:
+        if hasattr(a, 'cpu'):
+            print(a.float().cpu().numpy() if a.dtype == torch.bfloat16 else a.cpu().numpy())

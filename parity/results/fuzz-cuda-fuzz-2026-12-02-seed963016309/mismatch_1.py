@@ -1,0 +1,38 @@
+# parity fuzz: distinct mismatch 1 on cuda (narrow_float_of_low_16_bits); shrunk to a 6-line kernel
+# out20 (bf16, exact): 512 of 512 differ: at (0, 0, 0): minitriton np.float64(4294967296.0) vs triton np.float64(32768.0); at (0, 0, 1): minitriton np.float64(4294967296.0) vs triton np.float64(32768.0); at (0, 0, 2): minitriton np.float64(4294967296.0) vs triton np.float64(32768.0); at (0, 0, 3): minitriton np.float64(4294967296.0) vs triton np.float64(32768.0)
+# out20 at (0, 0, 0): minitriton 4294967296.0, triton 32768.0
+# Run: python this_file.py (real Triton + torch on CUDA, or TRITON_INTERPRET=1), or after minitriton.install().
+import triton
+import triton.language as tl
+
+@triton.jit
+def fuzz_kernel(f0_in12, f0_in14, f0_out20):
+    pid = tl.program_id(0)
+    f0_x13 = tl.load(f0_in12 + pid * 256 + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    f0_x15 = tl.load(f0_in14 + pid * 256 + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    tl.store(f0_out20 + pid * 256 + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], tl.where(f0_x13, tl.minimum(tl.maximum(tl.full((16, 16), 0.0, tl.float32), 0.0), 4294967040.0).to(tl.uint32), tl.minimum(tl.maximum(f0_x15, -32768.0), 32752.0).to(tl.int16)))
+
+import numpy as np
+
+
+def bf16_bits(values):
+    return np.asarray(values, dtype=np.uint16)
+
+
+f0_in12 = np.full((2, 16, 16), 0, dtype=np.uint8)
+f0_in14 = np.full((2, 16, 16), -np.inf, dtype=np.float16)
+f0_out20 = bf16_bits(np.full((2, 16, 16), 0, dtype=np.uint16))
+ARGS = [f0_in12, f0_in14, f0_out20]
+GRID = (2,)
+
+
+if __name__ == '__main__':
+    import os
+    import torch
+    dev = 'cpu' if os.environ.get('TRITON_INTERPRET') == '1' else 'cuda'
+    targs = [(torch.from_numpy(a.view(np.int16)).view(torch.bfloat16) if a.dtype == np.uint16
+              else torch.from_numpy(a)).to(dev) if isinstance(a, np.ndarray) else a for a in ARGS]
+    fuzz_kernel[GRID](*targs)
+    for a in targs:
+        if hasattr(a, 'cpu'):
+            print(a.float().cpu().numpy() if a.dtype == torch.bfloat16 else a.cpu().numpy())
