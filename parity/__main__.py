@@ -200,7 +200,7 @@ def main(argv=None) -> int:
         print(report.bench_markdown(bench))
     result = {"target": a.target + (" (smoke: cuda code paths under TRITON_INTERPRET=1)" if a.smoke else ""),
               "date": datetime.datetime.now().isoformat(timespec="seconds"),
-              "command": "python -m parity " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "command": report.command("python -m parity", argv if argv is not None else sys.argv[1:]),
               "host": {"python": platform.python_version(), "platform": platform.platform(),
                        "cpus": os.cpu_count()},
               "sources": report.source_digest(), "sources_minitriton": report.source_digest(dirs=("minitriton",)),

@@ -128,7 +128,7 @@ def main(argv=None) -> int:
             result = {"amends": path.name, "run_sources": run.get("sources"),
                       "run_sources_minitriton": run.get("sources_minitriton"),
                       "date": datetime.datetime.now().isoformat(timespec="seconds"),
-                      "command": "python -m parity.fuzzamend " + " ".join(argv if argv is not None else sys.argv[1:]),
+                      "command": report.command("python -m parity.fuzzamend", argv if argv is not None else sys.argv[1:]),
                       "sources": report.source_digest(), "sources_minitriton": report.source_digest(dirs=("minitriton",)),
                       "versions": {"minitriton": mt_pool.info, "reference": ref_pool.info},
                       "rules": fuzzrules.describe(evidence, "cuda"), "mismatches": entries}

@@ -27,6 +27,21 @@ def source_digest(root=None, dirs=SOURCES) -> str:
     return h.hexdigest()
 
 
+def command(prog, argv) -> str:
+    """The command line a result records: `prog` and its arguments, an `--out` folder outside the repository
+    written as `DIR` (where a result went on one machine says nothing about the run)."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    args = list(argv)
+    for i, arg in enumerate(args):
+        key, eq, value = arg.partition("=")
+        if key == "--out" and (eq or i + 1 < len(args)):
+            j, value = (i, value) if eq else (i + 1, args[i + 1])
+            path = pathlib.Path(value).resolve()
+            shown = path.relative_to(root).as_posix() if root in path.parents else "DIR"
+            args[j] = f"--out={shown}" if eq else shown
+    return " ".join([prog, *args])
+
+
 def table(rows, markdown=False, detail_width=160) -> str:
     cells = [[r.case, r.dtype, r.comparison, r.max_err, r.status, r.detail] for r in rows]
     head = ["case", "dtype", "comparison", "max err", "status", "detail"]

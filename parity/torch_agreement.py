@@ -195,8 +195,8 @@ def main(argv=None) -> int:
     if dev == "cpu":  # the interpreter's NumPy warns about masked-off lanes (-inf - -inf) that no output keeps
         warnings.filterwarnings("ignore", category=RuntimeWarning, module="triton.runtime.interpreter")
     c = run(a.small, dev)
-    info = {"date": datetime.date.today().isoformat(), "command": " ".join(["python -m parity.torch_agreement"]
-                                                                            + (argv or sys.argv[1:])),
+    from parity.report import command
+    info = {"date": datetime.date.today().isoformat(), "command": command("python -m parity.torch_agreement", argv or sys.argv[1:]),
             "device": torch.cuda.get_device_name(0) if dev == "cuda" else "CPU, Triton's interpreter",
             "triton": triton.__version__, "torch": torch.__version__}
     if a.out:

@@ -218,3 +218,12 @@ def test_committed_reproducers_still_compute_what_minitriton_computed_in_their_r
         else:
             want = float(m.group(3))
             assert found[str(f)] == want or (np.isnan(want) and np.isnan(found[str(f)])), (f, found[str(f)], want)
+
+
+def test_a_recorded_command_names_no_folder_outside_the_repository():
+    assert report.command("python -m parity", ["--only", "fuzz", "--out", "/root/out"]) == \
+        "python -m parity --only fuzz --out DIR"
+    assert report.command("python -m parity", ["--out=/tmp/x", "--seed", "3"]) == "python -m parity --out=DIR --seed 3"
+    assert report.command("python -m parity", ["--out", str(ROOT / "parity" / "results")]) == \
+        "python -m parity --out parity/results"
+    assert report.command("python -m parity", ["--out"]) == "python -m parity --out"
