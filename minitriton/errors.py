@@ -1,4 +1,6 @@
-"""Exceptions and message builders: every text minitriton shows a user about a kernel lives here.
+"""The exceptions minitriton raises about a kernel or a launch. Each carries a `diagnostic` record
+(minitriton.diagnostics): its text is that record rendered in English for a terminal, and tools (the sandbox)
+read the record's fields. The texts themselves live in minitriton/diagnostics.
 
 Triton's own errors keep Triton's wording (so `pytest.raises(match=...)` patterns carry over); the extra
 diagnostics minitriton adds say what happened, where (file:line, program id, lane), the numbers and a fix.
@@ -7,9 +9,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton.diagnostics import Diagnostic, render
+from minitriton.diagnostics.record import Runs
+
 
 class MiniTritonError(Exception):
-    """Base class of every error minitriton raises about a kernel or a launch."""
+    """Base class of every error minitriton raises about a kernel or a launch: `diagnostic` is its record.
+    Made from a record, or from a text alone (Triton's own wording, kept as the record's `message`)."""
+
+    def __init__(self, what="", *args):
+        if isinstance(what, Diagnostic):
+            self.diagnostic = what
+            super().__init__(what.kind, *args)
+        else:
+            self.diagnostic = Diagnostic(self.default_kind, {"message": str(what)})
+            super().__init__(what, *args)
+
+    default_kind = "triton_message"
+
+    def __str__(self):
+        return render(self.diagnostic)
 
 
 class TritonError(MiniTritonError):
@@ -18,6 +37,13 @@ class TritonError(MiniTritonError):
 
 class CompilationError(TritonError):
     """What Triton's compiler raises: `at {line}:{col}:`, the kernel source up to the line, a caret, the message."""
+
+    default_kind = "compile_error"
+
+    def __init__(self, what="", *args):
+        super().__init__(what, *args)
+        if not isinstance(what, Diagnostic):
+            self.diagnostic.triton = str(what)
 
 
 class InterpreterError(TritonError):
@@ -64,6 +90,8 @@ class SanitizerError(MiniTritonError, RuntimeError):
 class LaunchError(MiniTritonError, ValueError):
     """The launch itself is wrong: the grid, the arguments, or a limit of the GPU."""
 
+    default_kind = "launch_error"
+
 
 class DescriptorError(MiniTritonError, ValueError):
     """A tensor descriptor breaks a rule of the TMA unit at run time (a base or stride not 16-byte aligned)."""
@@ -78,25 +106,27 @@ class DeadlockError(MiniTritonError, RuntimeError):
 
 
 class KernelRuntimeError(MiniTritonError):
-    """An error found while programs run, raised by an op about specific programs of the group.
+    """An error found while programs run, raised by an op about specific programs of the group: the exception
+    class the user will see (`kind`), its record, and `positions`, indices into the current group. The engine
+    turns the first position into a program id, locates the record at the kernel line, adds a suggestion and
+    raises `kind(record)`."""
 
-    `positions` are indices into the current group; the engine turns them into program ids and adds the
-    source location (file:line of the kernel) before the user sees the message.
-    """
-
-    def __init__(self, kind: type, headline: str, details: str, positions):
+    def __init__(self, kind: type, diagnostic, details=None, positions=None):
+        if not isinstance(diagnostic, Diagnostic):   # a headline and details not yet made a record
+            diagnostic = Diagnostic("kernel_message", {"headline": diagnostic, "details": details or ""})
+        else:
+            positions = details if positions is None else positions
         self.kind = kind
-        self.headline = headline
-        self.details = details
         self.positions = positions
-        super().__init__(headline)
+        super().__init__(diagnostic)
 
-    def finalize(self, where: str, pid: tuple) -> MiniTritonError:
-        """The user-facing exception: headline, location and program, then the details."""
-        text = f"{self.headline} ({where}, program {pid})"
-        if self.details:
-            text += "\n" + self.details
-        return self.kind(text)
+
+def diagnostic(kind: str, **fields) -> Diagnostic:
+    """A record of `kind` (a key of diagnostics.catalogue.KINDS) with its fields; integer arrays given as
+    `offsets` become Runs."""
+    if "offsets" in fields and not isinstance(fields["offsets"], Runs):
+        fields["offsets"] = Runs.of(fields["offsets"])
+    return Diagnostic(kind, fields)
 
 
 def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "") -> str:

@@ -12,6 +12,7 @@ from minitriton.values import programs
 from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
+from minitriton.diagnostics.record import Runs
 from minitriton.memory.events import Access, Tile, prefix_counts
 from minitriton.memory import host, rmw
 from minitriton.memory.allocation import SLOT_SHIFT
@@ -184,24 +185,20 @@ def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
     lane_bad = bad[row]
     offsets = np.broadcast_to(idx, bad.shape)[row][lane_bad] - alloc.base_offset
     lanes = np.argwhere(lane_bad)
-    total = int(lane_bad.size)
-    count = int(lane_bad.sum())
-    name = alloc.name
     low, high = -alloc.base_offset, n - 1 - alloc.base_offset
-    verb = "reads" if op == "load" else ("writes" if op == "store" else "updates")
-    where_ = "past the end of" if offsets.max() > high else "before the start of"
     first_lane = tuple(int(v) for v in lanes[0]) if lanes.size else ()
-    lane_text = first_lane[0] if len(first_lane) == 1 else first_lane
-    details = (f"  {count} of {total} lanes are out of range (first: lane {lane_text}): offsets "
-               f"{errors.format_ranges(offsets)} from `{name}`, but `{name}` has {n} elements "
-               f"(valid offsets {low}…{high})\n")
-    if m is None and not masked:
-        details += f"  fix: mask the tail, e.g. tl.{op}({name} + offs, mask=offs < n)"
-    else:
-        details += ("  fix: the mask lets these lanes through: check its bound (e.g. offs < n) "
-                    "and the strides used to build the offsets")
-    raise errors.KernelRuntimeError(errors.OutOfBoundsError, f"tl.{op} {verb} {where_} `{name}`", details,
-                                    positions)
+    record = errors.diagnostic(
+        "out_of_bounds", op=op if op in ("load", "store") else "atomic", call=op, tensor=alloc.name,
+        side="past" if offsets.max() > high else "before", bad=int(lane_bad.sum()), total=int(lane_bad.size),
+        lane=first_lane[0] if len(first_lane) == 1 else first_lane, lanes=_lane_runs(lane_bad),
+        offsets=offsets, n=n, low=low, high=high, masked=bool(m is not None or masked),
+        extreme=int(offsets.min() if offsets.min() < low else offsets.max()))
+    raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, positions)
+
+
+def _lane_runs(lane_bad):
+    """The out-of-range lanes as runs of flat lane indices (row-major over the block)."""
+    return Runs.of(np.flatnonzero(lane_bad))
 
 
 def _emit(group, kind, alloc, elem, index, raw, m, shape):

@@ -146,31 +146,17 @@ class LaunchSanitizer:
     def _raise(self, group, progs, kind, alloc, idx, other=None, first=None, reader_first=False):
         launch = self.launch
         pos = np.searchsorted(group.pids, np.unique(progs))
-        name = alloc.name
-        offsets = errors.format_ranges(idx - alloc.base_offset)
-        me = launch.pid_tuple(first)
+        fields = {"tensor": alloc.name, "offsets": idx - alloc.base_offset}
         if kind == "race":
-            them = launch.pid_tuple(other)
-            headline = f"tl.store races with program {them}: both write `{name}`"
-            details = (f"  offsets {offsets} of `{name}` are written by programs {them} and {me} in one launch "
-                       f"without atomics; the GPU runs programs in any order, so either value may win\n"
-                       f"  fix: give each program its own elements (check the offsets, e.g. pid * BLOCK + "
-                       f"tl.arange(0, BLOCK)), or combine the values with tl.atomic_add/atomic_max")
+            record = errors.diagnostic("race", other=launch.pid_tuple(other), **fields)
         elif kind == "order":
-            them = launch.pid_tuple(other) if other >= 0 else "(several)"
-            if reader_first:
-                headline = f"tl.store writes `{name}` elements that program {them} reads in the same launch"
-            else:
-                headline = f"tl.load reads `{name}` elements that program {them} writes in the same launch"
-            details = (f"  offsets {offsets}: the result depends on the order in which programs run, which the "
-                       f"GPU does not fix\n  fix: read and write different arrays, or split the work into two "
-                       f"launches")
+            several = other < 0
+            kind = ("order_write" if reader_first else "order_read") + ("_several" if several else "")
+            record = errors.diagnostic(kind, other=None if several else launch.pid_tuple(other), **fields)
         else:
-            headline = f"tl.load reads `{name}` elements that were never written"
-            details = (f"  offsets {offsets} of `{name}` hold no value yet (the array was made uninitialised, "
-                       f"e.g. by minitriton.testing.empty)\n  fix: mask the load (mask=offs < n) or write these "
-                       f"elements first")
-        raise errors.KernelRuntimeError(errors.SanitizerError, headline, details, pos)
+            made = getattr(alloc.shadow, "made", None) or "minitriton.testing.empty"
+            record = errors.diagnostic("uninitialized", made=made, **fields)
+        raise errors.KernelRuntimeError(errors.SanitizerError, record, pos)
 
 
 def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:

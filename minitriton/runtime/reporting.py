@@ -3,10 +3,11 @@ in Triton's layout where Triton reports it at compile time."""
 from __future__ import annotations
 
 import dis
-import os
+import linecache
 import types
 
 from minitriton import errors
+from minitriton.frontend import fixes
 from minitriton.values.programs import KERNEL_CODES
 
 def kernel_frames(tb):
@@ -21,13 +22,18 @@ def kernel_frames(tb):
 
 
 def _position(tb):
+    line, col, _ = _span(tb)
+    return line, col
+
+
+def _span(tb):
+    """(line, column, end column or None) of the instruction a traceback entry stopped at."""
     code = tb.tb_frame.f_code
     try:
-        positions = list(code.co_positions())
-        line, _, col, _ = positions[tb.tb_lasti // 2]
-        return (line or tb.tb_lineno), (col or 0)
+        line, end_line, col, end_col = list(code.co_positions())[tb.tb_lasti // 2]
+        return (line or tb.tb_lineno), (col or 0), (end_col if end_line == line else None)
     except (AttributeError, IndexError, TypeError):
-        return tb.tb_lineno, 0
+        return tb.tb_lineno, 0, None
 
 
 def _user_traceback(frames):
@@ -44,10 +50,13 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
     if not frames:
         return exc
     tb, jit_fn = frames[-1]
-    line, col = _position(tb)
+    line, col, end_col = _span(tb)
     user_tb = _user_traceback(frames)
     if isinstance(exc, errors.KernelRuntimeError):
-        final = exc.finalize(f"{os.path.basename(jit_fn.file_name)}:{line}", pid)
+        record = exc.diagnostic.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,
+                                        linecache.getline(jit_fn.file_name, line) or None, pid)
+        fixes.suggest(record, run)
+        final = exc.kind(record)
         final.__cause__ = None
         return _located(final, jit_fn, line, col, pid).with_traceback(user_tb)
     if isinstance(exc, errors.CompilationError):
@@ -83,7 +92,12 @@ def _at_operator(tb) -> bool:
 
 
 def _located(exc, jit_fn, line, col, pid):
-    """Attach where the error happened, for tools (the sandbox points at the line and the program)."""
+    """Attach where the error happened, for tools (the sandbox points at the line and the program); the record
+    (`exc.diagnostic`) says it too."""
+    record = getattr(exc, "diagnostic", None)
+    if record is not None and record.line is None:
+        record.located(jit_fn.__name__, jit_fn.file_name, line, col, None,
+                       linecache.getline(jit_fn.file_name, line) or None, pid)
     exc.kernel = jit_fn.__name__
     exc.filename = jit_fn.file_name
     exc.lineno = line
