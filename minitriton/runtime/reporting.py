@@ -4,11 +4,43 @@ from __future__ import annotations
 
 import dis
 import linecache
+import os
 import types
 
 from minitriton import errors
 from minitriton.frontend import fixes
 from minitriton.values.programs import KERNEL_CODES
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+RUNPY_FILES = ("<frozen runpy>", os.path.join(os.path.dirname(os.__file__), "runpy.py"))
+
+
+def is_internal(code) -> bool:
+    """Whether a frame running `code` is minitriton's own machinery (or runpy, under `python -m minitriton
+    run`) rather than the user's: a kernel's code is the user's even where minitriton compiled it."""
+    if code in KERNEL_CODES:
+        return False
+    name = code.co_filename
+    return name.startswith(PACKAGE_DIR) or name in RUNPY_FILES
+
+
+def user_frames(tb):
+    """The traceback `tb` without minitriton's own frames: the user's frames (the script up to the launch
+    line, a grid callable, the kernel and its helpers), outermost first; None when none is left."""
+    kept = []
+    while tb is not None:
+        if not is_internal(tb.tb_frame.f_code):
+            kept.append(tb)
+        tb = tb.tb_next
+    return _rebuilt(kept)
+
+
+def _rebuilt(entries):
+    tb_next = None
+    for tb in reversed(entries):
+        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    return tb_next
+
 
 def kernel_frames(tb):
     """The traceback entries that are inside @jit functions, outermost first."""
@@ -37,10 +69,7 @@ def _span(tb):
 
 
 def _user_traceback(frames):
-    tb_next = None
-    for tb, _ in reversed(frames):
-        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
-    return tb_next
+    return _rebuilt([tb for tb, _ in frames])
 
 
 def finalize(run, exc: BaseException, failing: int) -> BaseException:
