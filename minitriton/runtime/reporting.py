@@ -108,6 +108,26 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
     return exc
 
 
+def interrupted(run, exc: KeyboardInterrupt, pids) -> KeyboardInterrupt:
+    """A KeyboardInterrupt that came while programs `pids` (linear ids) of `run` ran: a KernelInterrupted
+    (still a KeyboardInterrupt) whose record says where the kernel was: its line and the programs running."""
+    if isinstance(exc, errors.KernelInterrupted):
+        return exc
+    frames = kernel_frames(exc.__traceback__)
+    shown = [run.pid_tuple(p) for p in pids[:8]]
+    running = ", ".join(str(p) for p in shown) + (", ..." if len(pids) > 8 else "")
+    record = errors.diagnostic("stopped", running=running, programs=[list(p) for p in shown], count=len(pids))
+    if frames:
+        tb, jit_fn = frames[-1]
+        line, col, end_col = _span(tb)
+        record.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,
+                       linecache.getline(jit_fn.file_name, line) or None, shown[0])
+    else:   # between two passes: no kernel line
+        record.located(run.kernel.__name__, run.kernel.file_name, None, program=shown[0])
+    final = errors.KernelInterrupted(record)
+    return final.with_traceback(_user_traceback(frames) if frames else exc.__traceback__)
+
+
 _OPERATOR_OPS = frozenset(op for op, name in enumerate(dis.opname)
                           if name in ("BINARY_OP", "COMPARE_OP", "BINARY_SUBSCR", "UNARY_NEGATIVE", "UNARY_INVERT",
                                       "UNARY_NOT", "CONTAINS_OP") or name.startswith("BINARY_"))
