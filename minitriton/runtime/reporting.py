@@ -15,21 +15,14 @@ PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.s
 RUNPY_FILES = ("<frozen runpy>", os.path.join(os.path.dirname(os.__file__), "runpy.py"))
 
 
-def is_internal(code) -> bool:
-    """Whether a frame running `code` is minitriton's own machinery (or runpy, under `python -m minitriton
-    run`) rather than the user's: a kernel's code is the user's even where minitriton compiled it."""
-    if code in KERNEL_CODES:
-        return False
-    name = code.co_filename
-    return name.startswith(PACKAGE_DIR) or name in RUNPY_FILES
-
-
 def user_frames(tb):
-    """The traceback `tb` without minitriton's own frames: the user's frames (the script up to the launch
-    line, a grid callable, the kernel and its helpers), outermost first; None when none is left."""
+    """The traceback `tb` without minitriton's own frames (nor runpy's, under `python -m minitriton run`): the
+    user's frames (the script up to the launch line, a grid callable, the kernel and its helpers, whose code
+    minitriton compiled), outermost first; None when none is left."""
     kept = []
     while tb is not None:
-        if not is_internal(tb.tb_frame.f_code):
+        code = tb.tb_frame.f_code
+        if code in KERNEL_CODES or not (code.co_filename.startswith(PACKAGE_DIR) or code.co_filename in RUNPY_FILES):
             kept.append(tb)
         tb = tb.tb_next
     return _rebuilt(kept)
@@ -53,11 +46,6 @@ def kernel_frames(tb):
     return frames
 
 
-def _position(tb):
-    line, col, _ = _span(tb)
-    return line, col
-
-
 def _span(tb):
     """(line, column, end column or None) of the instruction a traceback entry stopped at."""
     code = tb.tb_frame.f_code
@@ -68,10 +56,6 @@ def _span(tb):
         return tb.tb_lineno, 0, None
 
 
-def _user_traceback(frames):
-    return _rebuilt([tb for tb, _ in frames])
-
-
 def finalize(run, exc: BaseException, failing: int) -> BaseException:
     """The exception the user sees: located at the kernel line, naming the program."""
     frames = kernel_frames(exc.__traceback__)
@@ -80,7 +64,7 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
         return exc
     tb, jit_fn = frames[-1]
     line, col, end_col = _span(tb)
-    user_tb = _user_traceback(frames)
+    user_tb = _rebuilt([tb for tb, _ in frames])
     if isinstance(exc, errors.KernelRuntimeError):
         record = exc.diagnostic.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,
                                         linecache.getline(jit_fn.file_name, line) or None, pid)
@@ -111,21 +95,15 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
 def interrupted(run, exc: KeyboardInterrupt, pids) -> KeyboardInterrupt:
     """A KeyboardInterrupt that came while programs `pids` (linear ids) of `run` ran: a KernelInterrupted
     (still a KeyboardInterrupt) whose record says where the kernel was: its line and the programs running."""
-    if isinstance(exc, errors.KernelInterrupted):
-        return exc
     frames = kernel_frames(exc.__traceback__)
     shown = [run.pid_tuple(p) for p in pids[:8]]
-    running = ", ".join(str(p) for p in shown) + (", ..." if len(pids) > 8 else "")
-    record = errors.diagnostic("stopped", running=running, programs=[list(p) for p in shown], count=len(pids))
-    if frames:
-        tb, jit_fn = frames[-1]
-        line, col, end_col = _span(tb)
-        record.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,
-                       linecache.getline(jit_fn.file_name, line) or None, shown[0])
-    else:   # between two passes: no kernel line
-        record.located(run.kernel.__name__, run.kernel.file_name, None, program=shown[0])
-    final = errors.KernelInterrupted(record)
-    return final.with_traceback(_user_traceback(frames) if frames else exc.__traceback__)
+    record = errors.diagnostic("stopped", running=", ".join(map(str, shown)) + (", ..." if len(pids) > 8 else ""),
+                               programs=[list(p) for p in shown], count=len(pids))
+    tb, jit_fn = frames[-1] if frames else (None, run.kernel)   # between two passes: no kernel line
+    line, col, end_col = _span(tb) if tb else (None, None, None)
+    record.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,
+                   linecache.getline(jit_fn.file_name, line) or None if line else None, shown[0])
+    return errors.KernelInterrupted(record).with_traceback(_rebuilt([tb for tb, _ in frames]) or exc.__traceback__)
 
 
 _OPERATOR_OPS = frozenset(op for op, name in enumerate(dis.opname)
