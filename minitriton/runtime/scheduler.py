@@ -12,7 +12,7 @@ value fits in cache and the group's values stay within a share of the launch's a
   runs other programs while some spin. Set-aside groups run again once a group has completed (the latest
   set aside first); when none can progress they run together as one group (programs that wait for each
   other, a grid-wide barrier); when even that makes no progress, the launch fails with `DeadlockError`
-  (`InfiniteLoopError` when one program is left waiting: nothing else could end its loop).
+  (`InfiniteLoopError` for a launch of one program: nothing else could end its loop).
 * Errors are reported for the first failing program in launch order, after every earlier program that can
   run has run, so results, errors and counters do not depend on the grouping.
 * An exception a signal handler raises (a time-out, Ctrl-C) ends the launch at once: nothing re-runs. A
@@ -186,12 +186,12 @@ class _Scheduler:
         raise finalize(run, exc, failing)
 
     def _deadlock(self):
-        """No set-aside group can progress, alone or together: one program waiting is an infinite loop, more
-        are a deadlock (each program named with the loop it waits in and what that loop reads)."""
+        """No set-aside group can progress, alone or together: the loop of a launch's only program is an
+        infinite loop; else a deadlock (each program named with the loop it waits in and what that reads)."""
         first = min(self.waiting, key=lambda w: int(w.pids[0]))
         waiting = [(w.blocked.site, w.pids.tolist()) for w in self.waiting]
         pids = sorted(p for _, group in waiting for p in group)
-        if len(pids) == 1:
+        if self.launch.n == 1:
             cls, record = errors.InfiniteLoopError, loops.infinite_loop(first.blocked.site, pids[0])
         else:
             cls, record = errors.DeadlockError, loops.deadlock(waiting, self.launch.pid_tuple,
