@@ -174,25 +174,21 @@ def check_loop(snap: Snapshot, local_vars: dict, kernel, line: int, col: int):
     is shown at the re-assignment, with a note naming the assignment before the loop."""
     for name, before, now in _retyped(snap, local_vars):
         first, again = kernel.source.loop_assignments(line, name)
-        at_line, at_col = (again.lineno, again.col_offset) if again is not None else (line, col)
-        first_line = first.lineno if first is not None else kernel.source.def_line
-        record = errors.diagnostic("loop_carried_type", name=name, before=_type_name(before), after=_type_name(now),
-                                   first_line=first_line,
+        at, c = (again.lineno, again.col_offset) if again is not None else (line, col)
+        first_line, b, a = first.lineno if first is not None else kernel.source.def_line, _type_name(before), _type_name(now)
+        record = errors.diagnostic("loop_carried_type", name=name, before=b, after=a, first_line=first_line,
                                    first_source=linecache.getline(kernel.file_name, first_line).strip())
         record.notes.append(("loop_first_assigned", {}))
-        value = getattr(first, "value", None)
-        if isinstance(first, ast.Assign) and isinstance(value, ast.Constant) and _type_name(now) == "fp32":
-            right = f"{name} = {float(value.value)!r}"   # `s = 0` -> `s = 0.0`, an fp32 from the start
+        if isinstance(first, ast.Assign) and isinstance(first.value, ast.Constant) and a == "fp32":
+            right = f"{name} = {float(first.value.value)!r}"   # `s = 0` -> `s = 0.0`, an fp32 from the start
             record.suggestion = Suggestion("loop_type_fix", {"right": right}, Edit(
                 first.lineno, first.col_offset, first.end_lineno, first.end_col_offset, right))
-        message = repr(AssertionError(f"Loop-carried variable {name} has initial type {_type_name(before)} but is "
-                                      f"re-assigned to {_type_name(now)} in loop! Please make sure that the type "
-                                      f"stays consistent."))
-        record.triton = errors.compilation_text(kernel, at_line, at_col, message)
-        exc = errors.CompilationError(record.located(kernel.__name__, kernel.file_name, at_line, at_col, None,
-                                                     linecache.getline(kernel.file_name, at_line) or None))
-        exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = kernel.__name__, kernel.file_name, at_line, \
-            at_col, None
+        record.triton = errors.compilation_text(kernel, at, c, repr(AssertionError(
+            f"Loop-carried variable {name} has initial type {b} but is re-assigned to {a} in loop! Please make sure "
+            f"that the type stays consistent.")))
+        exc = errors.CompilationError(record.located(kernel.__name__, kernel.file_name, at, c, None,
+                                                     linecache.getline(kernel.file_name, at) or None))
+        exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = kernel.__name__, kernel.file_name, at, c, None
         raise exc
 
 

@@ -130,12 +130,10 @@ class JITFunction(KernelInterface):
             return self.warmup(*args, grid=grid, **kwargs)
         try:
             return launch.launch(self, args, kwargs, grid)
-        except BaseException as exc:
-            if options().internal_frames:
-                raise
-            # the user's frames alone: this launch line, then the kernel's lines (or a grid callable's)
-            short = reporting.user_frames(exc.__traceback__)
-            raise exc.with_traceback(short)
+        except BaseException as exc:   # shown with the user's frames alone: this launch line, then the kernel's
+            if not options().internal_frames:
+                exc.with_traceback(reporting.user_frames(exc.__traceback__))
+            raise
 
     def warmup(self, *args, grid, **kwargs) -> CompiledKernel:
         """`kernel.warmup(*args, grid=..., **kwargs)`: bind the arguments (types such as `torch.float16` may

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import linecache
 
 import numpy as np
 
@@ -126,7 +125,7 @@ def loop_site(frame, group, iterations: int, exact: bool) -> LoopSite:
         [n for n in ast.walk(node) if _call_name(n) in ("load", "atomic") and n.args]
     # a @jit helper or a descriptor's load may read memory too; `tl.` arithmetic does not
     may_read = bool(reads) or any(_call_name(n) not in (None, "tl") for n in ast.walk(node))
-    return LoopSite(line, _source_text(jit_fn, node.test), names, may_read,
+    return LoopSite(line, ast.unparse(node.test), names, may_read,
                     _waits(reads[0], frame, group) if reads else {}, iterations, exact)
 
 
@@ -154,8 +153,3 @@ def _waits(call, frame, group) -> dict:
         return {}
     return {pid: (ptr.alloc.name, int(k), flat[k].item() if 0 <= k < flat.shape[0] else None)
             for pid, k in zip(group.pids.tolist(), offsets)}
-
-
-def _source_text(jit_fn, node) -> str:
-    line = linecache.getline(jit_fn.file_name, node.lineno) if node.lineno == node.end_lineno else ""
-    return line[node.col_offset:node.end_col_offset] if line else ast.unparse(node)

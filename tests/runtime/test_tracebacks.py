@@ -89,13 +89,14 @@ def test_internal_frames_on_request(tmp_path, how):
 
 
 def test_plain_python_keeps_at_most_the_launch_frame(tmp_path):
-    """`python script.py` prints with Python's own hook: of minitriton's frames only the one that re-raised
-    the error (JITFunction.run) is left between the launch line and the kernel's."""
+    """`python script.py` prints with Python's own hook: of minitriton's frames at most the one that re-raised
+    the error (JITFunction.run, kept by Python 3.13's bare `raise`) is left between the launch line and the
+    kernel's."""
     err = _run(tmp_path, "-c", "import minitriton; minitriton.install(); import runpy; "
                                "runpy.run_path('oob.py', run_name='__main__')")
     frames = _frames(err)
     internal = [f for f in frames if f[0].startswith(PACKAGE)]
-    assert [f[2] for f in internal] == ["run"], err
+    assert [f[2] for f in internal] in ([], ["run"]), err
     assert frames[-1] == ("oob.py", KERNEL_LINE, "add")
 
 
@@ -113,14 +114,14 @@ def _caught(launch):
 
 
 def test_the_exception_carries_the_users_frames():
-    """What pytest and a notebook show: this test's launch line, JITFunction.run (hidden from pytest by its
-    __tracebackhide__), then the kernel's line."""
+    """What pytest and a notebook show: this test's launch line (then, on Python 3.13, JITFunction.run, hidden
+    from pytest by its __tracebackhide__), then the kernel's line."""
     exc = _caught(lambda: _out_of_bounds[(1,)](np.zeros(4, np.float32)))
     tb, entries = exc.__traceback__, []
     while tb is not None:
         entries.append((tb.tb_frame.f_code.co_filename, tb.tb_frame.f_code.co_name))
         tb = tb.tb_next
-    assert [name for f, name in entries if f.startswith(PACKAGE)] == ["run"]
+    assert [name for f, name in entries if f.startswith(PACKAGE)] in ([], ["run"])
     assert entries[-1] == (__file__, "_out_of_bounds")
     with minitriton.set_options(internal_frames=True):
         exc = _caught(lambda: _out_of_bounds[(1,)](np.zeros(4, np.float32)))
