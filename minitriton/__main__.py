@@ -12,6 +12,10 @@ Scripts see the emulated GPU (an H200, docs/device.md): `triton.runtime.driver.a
 torch.cuda's device queries (`get_device_capability`, `get_device_properties`, `get_device_name`) answer for
 it while `torch.cuda.is_available()` stays False. `--no-bench` skips `triton.testing.perf_report` benchmarks
 (MINITRITON_BENCHMARKS=0).
+
+`run` sanitizes (MINITRITON_SANITIZE=1 unless already set): races between programs, loads of never-written
+memory (arrays made by `np.empty`, `torch.empty` and the like hold no value until written) and outputs a
+launch left partly unwritten are reported. `--no-sanitize` (or MINITRITON_SANITIZE=0) runs without.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import runpy
 import sys
 
 import minitriton
+from minitriton.memory import constructors
 from minitriton.runtime import torch_cuda
 
 
@@ -31,27 +36,36 @@ def main(argv=None) -> int:
     run = sub.add_parser("run", help="run a Triton script (or -m module) on minitriton")
     run.add_argument("--tf32", action="store_true", help="fp32 tl.dot defaults to TF32, as on the GPU")
     run.add_argument("--no-bench", action="store_true", help="skip triton.testing.perf_report benchmarks")
+    run.add_argument("--no-sanitize", action="store_true", help="do not report races and unwritten memory")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = set()
-    while len(argv) > 1 and argv[0] == "run" and argv[1] in ("--tf32", "--no-bench"):
+    while len(argv) > 1 and argv[0] == "run" and argv[1] in ("--tf32", "--no-bench", "--no-sanitize"):
         flags.add(argv.pop(1))
     tf32, no_bench = "--tf32" in flags, "--no-bench" in flags
+    no_sanitize = "--no-sanitize" in flags
     if len(argv) >= 3 and argv[0] == "run" and argv[1] == "-m":  # keep the module's own options intact
-        args = argparse.Namespace(command="run", module=argv[2], target=argv[3:], tf32=tf32, no_bench=no_bench)
+        args = argparse.Namespace(command="run", module=argv[2], target=argv[3:], tf32=tf32, no_bench=no_bench,
+                                  no_sanitize=no_sanitize)
     else:
         args = parser.parse_args(argv)
 
     os.environ["TRITON_INTERPRET"] = "1"
     if args.no_bench or no_bench:
         os.environ["MINITRITON_BENCHMARKS"] = "0"
+    if args.no_sanitize or no_sanitize:
+        os.environ["MINITRITON_SANITIZE"] = "0"
+    if not os.environ.get("MINITRITON_SANITIZE"):
+        os.environ["MINITRITON_SANITIZE"] = "1"
     if args.tf32 or tf32:
         os.environ["TRITON_F32_DEFAULT"] = "tf32"
     else:
         os.environ.setdefault("TRITON_F32_DEFAULT", "ieee")
     minitriton.install()
     torch_cuda.emulate()
+    if minitriton.options().sanitize:
+        constructors.track()   # np.empty, torch.empty & co. start unwritten
     if args.module:
         sys.path.insert(0, os.getcwd())
         if not _module_exists(args.module):  # python -m's own words and status

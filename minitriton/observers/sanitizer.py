@@ -1,14 +1,25 @@
-"""Sanitizers: races between programs, order-dependent reads, reads of never-written memory.
+"""Sanitizers: races between programs, order-dependent reads, reads of never-written memory, outputs a launch
+left unwritten.
 
-Switched on by `minitriton.set_options(sanitize=True)` (or MINITRITON_SANITIZE=1); the test kit and the sandbox
-turn it on. Per launch and per written or read allocation they keep shadow arrays indexed by element:
+Switched on by `minitriton.set_options(sanitize=True)` (or MINITRITON_SANITIZE=1); `python -m minitriton run`,
+the test kit and the sandbox turn it on. Per launch and per written or read allocation they keep shadow
+arrays indexed by element:
 * `writer`: the program that last stored the element in this launch (-1: none);
-* `reader`: the program that first loaded it (-1: none), or -2 once several programs have;
-and, for arrays made by `minitriton.testing.empty` (registered here), which elements hold a value and which
-program's store mask last left an element out. Shadow updates are journaled with the group's stores, so a
-group that is split or replayed leaves no trace, and the findings do not depend on the grouping.
+* `reader`: the program that last loaded it (-1: none), or -2 once several unordered programs have;
+and, for tracked arrays (memory/initialization.py: `minitriton.testing.empty`, and `np.empty`, `torch.empty`
+& co. under `run`), which elements hold a value and which program's store mask last left an element out.
+Two accesses of different programs conflict unless one happens before the other through a lock: each
+`tl.atomic_cas` / `tl.atomic_xchg` lane acquires the vector clock of its element and releases its program's
+clock into it (Triton's default semantic, acq_rel; a CAS that fails still writes, as CUDA's does), a plain
+store to such an element releases too, and every access carries its program's epoch (vector clocks, as in
+FastTrack). Shadow updates are journaled with the group's stores, so a group that is split or replayed
+leaves no trace, and the findings do not depend on the grouping.
 """
 from __future__ import annotations
+
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -17,6 +28,17 @@ from minitriton.memory.events import Access, lanes
 from minitriton.memory.initialization import NO_PROGRAM, registry
 
 _NONE, _SEVERAL = NO_PROGRAM, -2
+_LOCK_OPS = ("cas", "xchg")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class UnwrittenOutputWarning(UserWarning):
+    """A launch stored into a tracked array (made by `np.empty`, `torch.empty` & co.) and left elements of it
+    that nothing ever wrote; `.diagnostic` holds the record."""
+
+    def __init__(self, text: str, diagnostic):
+        super().__init__(text)
+        self.diagnostic = diagnostic
 
 
 class LaunchSanitizer:
@@ -24,12 +46,18 @@ class LaunchSanitizer:
 
     def __init__(self, launch):
         self.launch = launch
-        self.writer = {}
-        self.reader = {}
+        self.writer, self.reader = {}, {}
         self.saved = {}      # allocation index -> copies of its shadow at the start of the launch
+        self.stored = set()  # indices of tracked allocations the launch stores into
+        self.done = 0        # programs committed
+        self.clocks = {}     # program -> its vector clock {program: epoch}, never changed in place
+        self.locks = {}      # allocation index -> {element: the clock its lock atomics released}
+        self.wepoch, self.repoch = {}, {}   # allocation index -> epoch of each element's writer / reader
+        self.synced = False  # a lock atomic ran: clocks and epochs are kept from now on
 
     def _save(self, alloc):
         if alloc.shadow is not None and alloc.index not in self.saved:
+            alloc.shadow.notice_host_writes(alloc.raw)  # what the host wrote before the launch holds a value
             self.saved[alloc.index] = (alloc.shadow.written.copy(), alloc.shadow.masked_by.copy())
 
     def _arrays(self, alloc, numel):
@@ -41,15 +69,20 @@ class LaunchSanitizer:
 
     def reset(self):
         """Forget everything (the launch is being replayed from its start)."""
-        self.writer.clear()
-        self.reader.clear()
+        for table in (self.writer, self.reader, self.clocks, self.locks, self.wepoch, self.repoch):
+            table.clear()
+        self.synced, self.done = False, 0
         for index, (written, masked_by) in self.saved.items():
             shadow = self.launch.allocations[index - 1].shadow
             shadow.written[...] = written
             shadow.masked_by[...] = masked_by
 
     def commit(self, group):
-        """Nothing to publish: the shadow arrays are updated as accesses happen (journaled with the stores)."""
+        """Shadow arrays were updated as accesses happened; after the launch's last program, report the tracked
+        outputs it left partly unwritten."""
+        self.done += group.size
+        if self.done == self.launch.n:
+            self.report_unwritten()
 
     def discard(self, group):
         """Nothing to drop: the group's journal restores the shadow arrays with its stores."""
@@ -69,7 +102,7 @@ class LaunchSanitizer:
                 masked_idx = _units(masked_idx, elem, alloc)
             self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
         else:
-            self.on_atomic(group, alloc, _units(idx, elem, alloc))
+            self.on_atomic(group, alloc, _units(idx, elem, alloc), prog, event.op)
 
     def on_load(self, group, alloc, idx, prog, shape):
         """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`."""
@@ -77,7 +110,7 @@ class LaunchSanitizer:
             return
         w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
         writers = w[idx]
-        clash = (writers != _NONE) & (writers != prog)
+        clash = self._unordered((writers != _NONE) & (writers != prog), alloc, idx, prog, writers, self.wepoch)
         if clash.any():
             k = int(np.argmax(clash))
             self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]),
@@ -89,23 +122,25 @@ class LaunchSanitizer:
             if unset.any():
                 self._raise(group, prog[unset], "uninit", alloc, idx[unset], first=int(prog[np.argmax(unset)]))
         old = r[idx]
-        # One reader is remembered per element (several readers within one op: the last one in program order;
-        # enough to catch a later write by any other program).
-        new = np.where((old == _NONE) | (old == prog), prog, _SEVERAL).astype(np.int32, copy=False)
+        # One reader is remembered per element (several readers within one op: the last one in program order), or
+        # "several" once two readers are unordered: enough to catch a later write by any other program.
+        later = ~self._unordered((old >= 0) & (old != prog), alloc, idx, prog, old, self.repoch)
+        new = np.where((old == _NONE) | later, prog, _SEVERAL).astype(np.int32, copy=False)
         self._journal(group, r, idx, old)
         r[idx] = new
+        self._stamp(group, self.repoch, alloc, idx, prog)
 
     def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None):
         """Check and record stores (no atomics) of elements `idx` by programs `prog`."""
         w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
         if idx.size:
             writers = w[idx]
-            clash = (writers != _NONE) & (writers != prog)
+            clash = self._unordered((writers != _NONE) & (writers != prog), alloc, idx, prog, writers, self.wepoch)
             if clash.any():
                 k = int(np.argmax(clash))
                 self._raise(group, prog[clash], "race", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]))
             readers = r[idx]
-            clash = (readers != _NONE) & (readers != prog)
+            clash = self._unordered((readers != _NONE) & (readers != prog), alloc, idx, prog, readers, self.repoch)
             if clash.any():
                 k = int(np.argmax(clash))
                 self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(readers[k]), first=int(prog[k]),
@@ -118,10 +153,14 @@ class LaunchSanitizer:
                 k = int(np.argmax(lost))
                 self._raise(group, np.array([int(w[idx[k]])]), "race", alloc, idx[lost], other=int(prog[k]),
                             first=int(w[idx[k]]))
+            self._stamp(group, self.wepoch, alloc, idx, prog)
+            if alloc.index in self.locks:  # a plain store to a lock releases it
+                self._release(group, alloc, idx, prog)
         shadow = alloc.shadow
         if shadow is not None:
             self._save(alloc)
             if idx.size:
+                self.stored.add(alloc.index)
                 self._journal(group, shadow.written, idx, shadow.written[idx])
                 shadow.written[idx] = True
             if masked_idx is not None and masked_idx.size:
@@ -130,13 +169,95 @@ class LaunchSanitizer:
                 self._journal(group, shadow.masked_by, mi, shadow.masked_by[mi])
                 shadow.masked_by[mi] = mp
 
-    def on_atomic(self, group, alloc, idx):
-        """Atomics may hit one element from many programs; they only count as writes for initialisation."""
+    def on_atomic(self, group, alloc, idx, prog=None, op=None):
+        """Atomics may hit one element from many programs; they count as writes for initialisation, and a
+        `tl.atomic_cas` / `tl.atomic_xchg` orders its program with the earlier lock atomics on its element."""
+        if op in _LOCK_OPS and idx.size:
+            self._lock(group, alloc, idx, prog)
         shadow = alloc.shadow
         if shadow is not None and idx.size:
             self._save(alloc)
             self._journal(group, shadow.written, idx, shadow.written[idx])
             shadow.written[idx] = True
+
+    # ------------------------------------------------------------ happens-before through lock atomics
+
+    def _clock(self, program: int) -> dict:
+        return self.clocks.get(program) or {}
+
+    def _set(self, group, table: dict, key, value):
+        if group.journal is not None:
+            group.journal.append((table, key, table.get(key)))
+        table[key] = value
+
+    def _lock(self, group, alloc, idx, prog):
+        """Each lane, in the order the atomics apply (lane order): acquire its element's clock, release into it."""
+        self.synced = True
+        held = self.locks.setdefault(alloc.index, {})
+        for i, p in zip(idx.tolist(), prog.tolist()):
+            clock = _join(self._clock(p), held.get(i))
+            self._set(group, self.clocks, p, clock)
+            self._set(group, held, i, clock)
+        self._tick(group, prog)
+
+    def _release(self, group, alloc, idx, prog):
+        held = self.locks[alloc.index]
+        hit = [(i, p) for i, p in zip(idx.tolist(), prog.tolist()) if i in held]
+        for i, p in hit:
+            self._set(group, held, i, _join(held.get(i), self._clock(p)))
+        if hit:
+            self._tick(group, np.array([p for _, p in hit]))
+
+    def _tick(self, group, prog):
+        """A release ends an epoch: the programs' later accesses are not covered by what they released."""
+        for p in np.unique(prog).tolist():
+            clock = dict(self._clock(p))
+            clock[p] = clock.get(p, 0) + 1
+            self._set(group, self.clocks, p, clock)
+
+    def _epochs(self, prog):
+        """Each lane's program's current epoch."""
+        programs, inverse = np.unique(prog, return_inverse=True)
+        return np.array([self._clock(p).get(p, 0) for p in programs.tolist()], np.int64)[inverse.reshape(-1)]
+
+    def _stamp(self, group, epochs: dict, alloc, idx, prog):
+        """Record the epoch of the programs' accesses (all epochs are 0 until a lock atomic runs)."""
+        if self.synced and idx.size:
+            table = epochs.get(alloc.index)
+            if table is None:
+                table = epochs[alloc.index] = np.zeros(alloc.numel(alloc.dtype), np.int64)
+            self._journal(group, table, idx, table[idx])
+            table[idx] = self._epochs(prog)
+
+    def _unordered(self, clash, alloc, idx, prog, others, epochs: dict):
+        """`clash` without the lanes whose earlier access (by program `others`, at the epoch `epochs` holds)
+        happens before this program's access; "several" earlier programs stay unordered."""
+        if not self.synced or not clash.any():
+            return clash
+        table = epochs.get(alloc.index)
+        lanes_ = np.flatnonzero(clash)
+        at = table[idx[lanes_]] if table is not None else np.zeros(lanes_.size, np.int64)
+        pairs, inverse = np.unique(np.stack([prog[lanes_], others[lanes_]]), axis=1, return_inverse=True)
+        seen = np.array([self._clock(p).get(o, -1) if o >= 0 else -1 for p, o in pairs.T.tolist()], np.int64)
+        out = clash.copy()
+        out[lanes_] = at > seen[inverse.reshape(-1)]
+        return out
+
+    # ------------------------------------------------------------ reports
+
+    def report_unwritten(self):
+        """Warn about each array made by `np.empty`, `torch.empty` & co. that this launch stored into and
+        left partly unwritten (by any kernel or the host): its reader would get the fill, not a value."""
+        for index in sorted(self.stored):
+            alloc = self.launch.allocations[index - 1]
+            shadow = alloc.shadow
+            if not shadow.watched:
+                continue
+            missing = np.flatnonzero(~shadow.written)
+            if missing.size:
+                what, why, record = _unwritten(shadow, missing, f"`{alloc.name}`", self.launch.grid)
+                text = f"kernel `{self.launch.kernel.__name__}` left {what} unwritten: {why}"
+                warnings.warn(UnwrittenOutputWarning(text, record), stacklevel=_outside_level())
 
     @staticmethod
     def _journal(group, array, idx, old):
@@ -159,6 +280,23 @@ class LaunchSanitizer:
         raise errors.KernelRuntimeError(errors.SanitizerError, record, pos)
 
 
+def _outside_level() -> int:
+    """The `stacklevel` of the first frame outside minitriton: the launch in the user's code."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _join(a, b) -> dict:
+    """The element-wise maximum of two vector clocks (None: empty)."""
+    out = dict(a or {})
+    for p, e in (b or {}).items():
+        if out.get(p, -1) < e:
+            out[p] = e
+    return out
+
+
 def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
     """None when every element of a tracked array was written, else a message naming the gaps and the
     programs whose store masks excluded them ('elements 98 304–98 431 of out were never written: program
@@ -169,19 +307,26 @@ def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
     missing = np.nonzero(~shadow.written)[0]
     if missing.size == 0:
         return None
-    text = f"elements {errors.format_ranges(missing)} of {name} were never written"
+    what, why, _ = _unwritten(shadow, missing, name, launch_grid)
+    return f"{what} were never written: {why}"
+
+
+def _unwritten(shadow, missing, name: str, grid) -> tuple:
+    """(which elements, why, the record) for the elements `missing` of a tracked array that hold no value."""
+    what = f"elements {errors.format_ranges(missing)} of {name}" + (f" (made by {shadow.made})" if shadow.made else "")
     masked = shadow.masked_by[missing]
-    progs = sorted(set(int(p) for p in masked if p >= 0))
+    progs = sorted(set(masked[masked >= 0].tolist()))
+    why = "no program stored there (check the grid size and the offsets)"
     if progs:
-        names = ", ".join(_program_text(p, launch_grid) for p in progs[:3])
-        if len(progs) == 1:
-            text += f": program {names}'s store mask excluded them"
-        else:
-            more = "" if len(progs) <= 3 else f" and {len(progs) - 3} more"
-            text += f": the store masks of programs {names}{more} excluded them"
-    else:
-        text += ": no program stored there (check the grid size and the offsets)"
-    return text
+        names = ", ".join(_program_text(p, grid) for p in progs[:3])
+        more = "" if len(progs) <= 3 else f" and {len(progs) - 3} more"
+        some = "them" if (masked >= 0).all() else f"{errors.format_ranges(missing[masked >= 0])} of them"
+        why = (f"program {names}'s store mask excluded {some}" if len(progs) == 1 else
+               f"the store masks of programs {names}{more} excluded {some}") + \
+            ("" if some == "them" else "; no program stored at the others (check the grid size and the offsets)")
+    record = errors.diagnostic("unwritten", tensor=name.strip("`"), offsets=missing, made=shadow.made,
+                               masked_by=[errors.program_id(p, grid or (1,)) for p in progs])
+    return what, why, record
 
 
 def _program_text(linear: int, grid) -> str:
