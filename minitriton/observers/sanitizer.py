@@ -124,8 +124,9 @@ class LaunchSanitizer:
         old = r[idx]
         # One reader is remembered per element (several readers within one op: the last one in program order), or
         # "several" once two readers are unordered: enough to catch a later write by any other program.
-        later = ~self._unordered((old >= 0) & (old != prog), alloc, idx, prog, old, self.repoch)
-        new = np.where((old == _NONE) | later, prog, _SEVERAL).astype(np.int32, copy=False)
+        other = (old >= 0) & (old != prog)
+        later = other & ~self._unordered(other, alloc, idx, prog, old, self.repoch)  # ordered after that reader
+        new = np.where((old == _NONE) | (old == prog) | later, prog, _SEVERAL).astype(np.int32, copy=False)
         self._journal(group, r, idx, old)
         r[idx] = new
         self._stamp(group, self.repoch, alloc, idx, prog)
@@ -171,9 +172,10 @@ class LaunchSanitizer:
 
     def on_atomic(self, group, alloc, idx, prog=None, op=None):
         """Atomics may hit one element from many programs; they count as writes for initialisation, and a
-        `tl.atomic_cas` / `tl.atomic_xchg` orders its program with the earlier lock atomics on its element."""
-        if op in _LOCK_OPS and idx.size:
-            self._lock(group, alloc, idx, prog)
+        `tl.atomic_cas` / `tl.atomic_xchg` (or any atomic on an element they used: a lock) orders its program
+        with the earlier atomics on its element."""
+        if idx.size and (op in _LOCK_OPS or alloc.index in self.locks):
+            self._lock(group, alloc, idx, prog, op)
         shadow = alloc.shadow
         if shadow is not None and idx.size:
             self._save(alloc)
@@ -190,10 +192,16 @@ class LaunchSanitizer:
             group.journal.append((table, key, table.get(key)))
         table[key] = value
 
-    def _lock(self, group, alloc, idx, prog):
-        """Each lane, in the order the atomics apply (lane order): acquire its element's clock, release into it."""
-        self.synced = True
+    def _lock(self, group, alloc, idx, prog, op):
+        """Each lane, in the order the atomics apply (lane order): acquire its element's clock, release into it.
+        Other atomics (a counter's atomic_add) order nothing: clocks joined at every one would cost O(programs²)."""
         held = self.locks.setdefault(alloc.index, {})
+        if op not in _LOCK_OPS:
+            keep = np.array([i in held for i in idx.tolist()])
+            if not keep.any():
+                return
+            idx, prog = idx[keep], prog[keep]
+        self.synced = True
         for i, p in zip(idx.tolist(), prog.tolist()):
             clock = _join(self._clock(p), held.get(i))
             self._set(group, self.clocks, p, clock)

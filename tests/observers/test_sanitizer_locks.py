@@ -15,7 +15,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton.errors import SanitizerError
 
-LOCKED_CAS, LOCKED_XCHG, RELEASED_BY_STORE, NO_LOCK, STORE_AFTER_RELEASE, LOAD_BEFORE_ACQUIRE = range(6)
+LOCKED_CAS, LOCKED_XCHG, RELEASED_BY_STORE, NO_LOCK, STORE_AFTER_RELEASE, LOAD_BEFORE_ACQUIRE, RELEASED_BY_ADD = range(7)
 
 
 @pytest.fixture(params=[None, 1, 2, 3], ids=["grouped", "one", "two", "three"])
@@ -49,6 +49,8 @@ def partial_row_sums(X, Partial, Locks, Count, N, SLOTS: tl.constexpr, MODE: tl.
         tl.store(Partial + slot * N + cols, x, mask=mask)
     if MODE == 2:
         tl.store(lock, 0)
+    elif MODE == 6:
+        tl.atomic_add(lock, -1)
     elif MODE != 3:
         tl.atomic_xchg(lock, 0)
     if MODE == 4:
@@ -63,8 +65,8 @@ def _launch(mode, rows=7, slots=3, n=20):
     return x, partial, locks
 
 
-@pytest.mark.parametrize("mode", [LOCKED_CAS, LOCKED_XCHG, RELEASED_BY_STORE],
-                         ids=["atomic_cas", "atomic_xchg", "released-by-store"])
+@pytest.mark.parametrize("mode", [LOCKED_CAS, LOCKED_XCHG, RELEASED_BY_STORE, RELEASED_BY_ADD],
+                         ids=["atomic_cas", "atomic_xchg", "released-by-store", "released-by-atomic_add"])
 def test_critical_sections_under_a_lock_are_not_races(sanitize, mode):
     x, partial, locks = _launch(mode)
     expected = np.stack([x[s::3].sum(0) for s in range(3)])
@@ -98,3 +100,34 @@ def counted_then_plain(Counter, Out):
 def test_other_atomics_do_not_order_plain_accesses(sanitize):
     with pytest.raises(SanitizerError, match="races with program"):
         counted_then_plain[(4,)](np.zeros(1, np.int32), np.zeros(1, np.int32))
+
+
+@triton.jit
+def readers_then_last_writes(X, N: tl.constexpr):
+    """Every program reads X[0]; the last one then writes it: the earlier reads race with that write."""
+    v = tl.load(X)
+    if tl.program_id(0) == N - 1:
+        tl.store(X, v + 1)
+
+
+@pytest.mark.parametrize("locked", [False, True], ids=["no-lock-used", "a-lock-elsewhere"])
+def test_a_write_after_several_unordered_reads_is_reported(sanitize, locked):
+    """Several readers stay "several" until a reader is ordered after them: the writer cannot hide behind the
+    last reader. (With a lock used elsewhere in the launch, clocks are on: the same holds.)"""
+    if locked:
+        x = np.zeros(1, np.float32)
+        with pytest.raises(SanitizerError, match="reads in the same launch"):
+            locked_then_readers[(3,)](x, np.zeros(1, np.int32), N=3)
+    else:
+        with pytest.raises(SanitizerError, match="reads in the same launch"):
+            readers_then_last_writes[(3,)](np.zeros(1, np.float32), N=3)
+
+
+@triton.jit
+def locked_then_readers(X, Lock, N: tl.constexpr):
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    tl.atomic_xchg(Lock, 0)                  # an empty critical section: X is read and written outside it
+    v = tl.load(X)
+    if tl.program_id(0) == N - 1:
+        tl.store(X, v + 1)
