@@ -120,9 +120,6 @@ class _Current:
     def __delattr__(self, name):
         raise AttributeError(f"minitriton.options.{name} cannot be deleted; use minitriton.set_options({name}=None)")
 
-    def __repr__(self):
-        return f"minitriton.options  # now: {self()!r}"
-
 
 options = _Current()
 

@@ -20,26 +20,17 @@ from minitriton.memory.initialization import POISON, UNSIGNED, registry
 _NUMPY = {"f2": "fp16", "f4": "fp32", "f8": "fp64", "i4": "int32", "u4": "uint32", "i8": "int64", "u8": "uint64"}
 _TORCH = {"torch.float16": "fp16", "torch.bfloat16": "bf16", "torch.float32": "fp32", "torch.float64": "fp64",
           "torch.int32": "int32", "torch.int64": "int64"}
-_originals = []   # (owner, attribute, original) of every patch; (import hook, None, None) while torch is awaited
+_tracking = []   # non-empty once track() ran
 
 
 def track() -> None:
-    """Make the constructors' arrays start unwritten (torch's from its import on); `untrack()` undoes it."""
-    if _originals:
+    """Make the constructors' arrays start unwritten (torch's once it is imported). For the process's life."""
+    if _tracking:
         return
+    _tracking.append(True)
     for name in ("empty", "empty_like"):
         _patch(np, name, f"np.{name}", _numpy_block)
-    _originals.append((after_import("torch", _track_torch), None, None))
-
-
-def untrack() -> None:
-    """Put the original constructors back."""
-    for owner, name, original in reversed(_originals):
-        if name is not None:
-            setattr(owner, name, original)
-        elif owner is not None:
-            owner.cancel()
-    _originals.clear()
+    after_import("torch", _track_torch)
 
 
 def _track_torch(torch) -> None:
@@ -62,7 +53,6 @@ def _patch(owner, name: str, made: str, block) -> None:
         return result
 
     setattr(owner, name, constructor)
-    _originals.append((owner, name, original))
 
 
 def _numpy_block(x):

@@ -31,6 +31,7 @@ class Registry:
 
     def __init__(self):
         self._regions = {}   # start address -> (weakref to the owner, nbytes, Shadow)
+        self._gone = []      # weakrefs whose owner went (pruned outside any iteration over the regions)
 
     def register(self, array: np.ndarray, written: bool = False, *, made: str | None = None, fill=None,
                  owner=None, watched: bool = False):
@@ -38,30 +39,31 @@ class Registry:
         unless `written`. `made`: how the array was made, for reports; `fill`: the bit pattern (an int) its
         elements hold until written; `owner`: what keeps the memory alive (default: `array` itself);
         `watched`: a launch that stores into it and leaves elements unwritten is reported."""
+        self._prune()
         shadow = Shadow(np.full(array.size, written, bool), np.full(array.size, NO_PROGRAM, np.int64),
                         made, fill, array.dtype.itemsize, watched)
-        start = _start(array)
-
-        def forget(_ref, start=start):
-            if self._regions.get(start, (None,))[0] is ref:
-                del self._regions[start]
-
-        ref = weakref.ref(array if owner is None else owner, forget)
-        self._regions[start] = (ref, array.nbytes, shadow)
+        ref = weakref.ref(array if owner is None else owner, self._gone.append)
+        self._regions[_start(array)] = (ref, array.nbytes, shadow)
         return shadow
+
+    def _prune(self):
+        while self._gone:
+            ref = self._gone.pop()
+            for start in [s for s, e in self._regions.items() if e[0] is ref]:
+                del self._regions[start]
 
     def lookup(self, array: np.ndarray):
         """The shadow of the elements `array` spans (a view of its region's shadow) when they lie in a tracked
         region of the same element size; else None."""
+        self._prune()
         if not self._regions or array.size == 0:
             return None
         start, nbytes = _span(array)
         base, entry = start, self._regions.get(start)
         if entry is None:
-            base, entry = next(((s, e) for s, e in list(self._regions.items()) if s <= start < s + e[1]),
-                               (None, None))
-            if entry is None:
-                return None
+            base, entry = next(((s, e) for s, e in self._regions.items() if s <= start < s + e[1]), (None, None))
+        if entry is None or entry[0]() is None:
+            return None
         start -= base
         _, size, shadow = entry
         item = shadow.itemsize

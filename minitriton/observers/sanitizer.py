@@ -171,14 +171,17 @@ class LaunchSanitizer:
                 shadow.masked_by[mi] = mp
 
     def on_atomic(self, group, alloc, idx, prog=None, op=None):
-        """Atomics may hit one element from many programs; they count as writes for initialisation, and a
-        `tl.atomic_cas` / `tl.atomic_xchg` (or any atomic on an element they used: a lock) orders its program
-        with the earlier atomics on its element."""
+        """Atomics may hit one element from many programs. They read memory (all but `tl.atomic_xchg`) and
+        count as writes for initialisation; `tl.atomic_cas` / `tl.atomic_xchg` (and any atomic on an element
+        they used: a lock) order their program with the earlier atomics on their element."""
         if idx.size and (op in _LOCK_OPS or alloc.index in self.locks):
             self._lock(group, alloc, idx, prog, op)
         shadow = alloc.shadow
         if shadow is not None and idx.size:
             self._save(alloc)
+            unset = ~shadow.written[idx]
+            if op != "xchg" and unset.any():  # the others combine their value with what memory holds
+                self._raise(group, prog[unset], "uninit", alloc, idx[unset], call=f"atomic_{op}")
             self._journal(group, shadow.written, idx, shadow.written[idx])
             shadow.written[idx] = True
 
@@ -272,7 +275,7 @@ class LaunchSanitizer:
         if group.journal is not None:
             group.journal.append((array, idx, np.array(old, copy=True)))
 
-    def _raise(self, group, progs, kind, alloc, idx, other=None, first=None, reader_first=False):
+    def _raise(self, group, progs, kind, alloc, idx, other=None, first=None, reader_first=False, call="load"):
         launch = self.launch
         pos = np.searchsorted(group.pids, np.unique(progs))
         fields = {"tensor": alloc.name, "offsets": idx - alloc.base_offset}
@@ -284,7 +287,7 @@ class LaunchSanitizer:
             record = errors.diagnostic(kind, other=None if several else launch.pid_tuple(other), **fields)
         else:
             made = getattr(alloc.shadow, "made", None) or "minitriton.testing.empty"
-            record = errors.diagnostic("uninitialized", made=made, **fields)
+            record = errors.diagnostic("uninitialized", made=made, call=call, **fields)
         raise errors.KernelRuntimeError(errors.SanitizerError, record, pos)
 
 

@@ -173,3 +173,27 @@ def test_a_lock_protected_accumulation_passes_and_its_unlocked_twin_is_reported(
     assert done.returncode == 1
     assert "SanitizerError: tl.load reads `Partial` elements that program (0,) writes in the same launch" in \
         done.stderr
+
+
+@pytest.mark.torch
+def test_an_atomic_add_into_torch_empty_is_an_uninitialised_read(tmp_path):
+    """The classic: a sum accumulated with tl.atomic_add into torch.empty (torch.zeros was meant)."""
+    pytest.importorskip("torch")
+    body = '''
+        import torch
+
+        @triton.jit
+        def total(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0)))
+
+        out = torch.ALLOC(1)
+        total[(4,)](torch.ones(100), out, 100, BLOCK=32)
+        print(out.item())
+    '''
+    done = _run(tmp_path, body.replace("ALLOC", "empty"))
+    assert done.returncode == 1
+    assert "SanitizerError: tl.atomic_add reads `out_ptr` elements that were never written (script.py:" in done.stderr
+    assert "(the array was made by torch.empty, which leaves it uninitialised)" in done.stderr
+    done = _run(tmp_path, body.replace("ALLOC", "zeros"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "100.0\n", "")
