@@ -124,7 +124,7 @@ class _Current:
 options = _Current()
 
 
-def said(field: str) -> bool:
+def chosen(field: str) -> bool:
     """Whether `field` is set explicitly (`set_options`) or by its environment variable, not by the default."""
     return field in _explicit or field in from_env()
 

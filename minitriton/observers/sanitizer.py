@@ -264,7 +264,7 @@ class LaunchSanitizer:
             shadow = alloc.shadow
             if not shadow.watched:
                 continue
-            missing = np.flatnonzero(~shadow.written)
+            missing = _in_view(alloc, np.flatnonzero(~shadow.written))
             if missing.size:
                 what, why, record = _unwritten(shadow, missing, f"`{alloc.name}`", self.launch.grid)
                 text = f"kernel `{self.launch.kernel.__name__}` left {what} unwritten: {why}"
@@ -289,6 +289,18 @@ class LaunchSanitizer:
             made = getattr(alloc.shadow, "made", None) or "minitriton.testing.empty"
             record = errors.diagnostic("uninitialized", made=made, call=call, **fields)
         raise errors.KernelRuntimeError(errors.SanitizerError, record, pos)
+
+
+def _in_view(alloc, offsets):
+    """The element offsets (into the allocation's span) that belong to the argument itself: the span of a
+    strided view holds other elements too."""
+    a = alloc.array
+    if a.size == alloc.numel(alloc.dtype):
+        return offsets
+    mine = np.int64(alloc.base_offset)
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        mine = np.expand_dims(mine, -1) + np.arange(n, dtype=np.int64) * (stride // a.itemsize)
+    return np.intersect1d(offsets, mine)
 
 
 def _outside_level() -> int:

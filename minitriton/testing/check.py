@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from minitriton.errors import format_ranges
 from minitriton.memory.buffers import Buffer
-from minitriton.options import options, said, set_options
+from minitriton.options import chosen, options, set_options
 from minitriton.memory.allocation import as_array
 from minitriton.testing.poison import (Layout, as_numpy, describe_array, empty, triton_dtype, unwritten, unwritten_attribution,
                      unwritten_message, written_outside)
@@ -68,7 +68,7 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
     (the active profile by default; no example database). Raises `KernelCheckError` for the shrunk case.
     """
     names = (outputs,) if isinstance(outputs, str) else tuple(outputs)
-    sanitizing = bool(sanitize) if sanitize is not None else options().sanitize or not said("sanitize")
+    sanitizing = bool(sanitize) if sanitize is not None else options().sanitize or not chosen("sanitize")
     case_strategy = _as_case_strategy(inputs)
     label = getattr(launch, "__name__", "launch")
     sizes = (_KEEP,) if group_sizes is None else tuple(group_sizes)

@@ -102,11 +102,11 @@ def test_assigning_an_option_as_an_attribute_raises_and_names_set_options():
         minitriton.options.sanitise
 
 
-def test_said_tells_an_explicit_or_environment_setting_from_the_default(monkeypatch):
-    from minitriton.options import said
+def test_chosen_tells_an_explicit_or_environment_setting_from_the_default(monkeypatch):
+    from minitriton.options import chosen
     monkeypatch.delenv("MINITRITON_SANITIZE", raising=False)
-    assert not said("sanitize")
+    assert not chosen("sanitize")
     with minitriton.set_options(sanitize=False):
-        assert said("sanitize")
+        assert chosen("sanitize")
     monkeypatch.setenv("MINITRITON_SANITIZE", "0")
-    assert said("sanitize") and minitriton.options().sanitize is False
+    assert chosen("sanitize") and minitriton.options().sanitize is False
