@@ -109,18 +109,13 @@ class LaunchSanitizer:
         if idx.size == 0:
             return
         w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
-        writers = w[idx]
-        clash = self._unordered((writers != _NONE) & (writers != prog), alloc, idx, prog, writers, self.wepoch)
-        if clash.any():
-            k = int(np.argmax(clash))
-            self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]),
-                        reader_first=False)
+        self._conflict(group, "order", alloc, idx, prog, w[idx], self.wepoch)
         shadow = alloc.shadow
         if shadow is not None:
             self._save(alloc)
             unset = ~shadow.written[idx]
             if unset.any():
-                self._raise(group, prog[unset], "uninit", alloc, idx[unset], first=int(prog[np.argmax(unset)]))
+                self._raise(group, prog[unset], "uninit", alloc, idx[unset])
         old = r[idx]
         # One reader is remembered per element (several readers within one op: the last one in program order), or
         # "several" once two readers are unordered: enough to catch a later write by any other program.
@@ -136,24 +131,15 @@ class LaunchSanitizer:
         w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
         if idx.size:
             writers = w[idx]
-            clash = self._unordered((writers != _NONE) & (writers != prog), alloc, idx, prog, writers, self.wepoch)
-            if clash.any():
-                k = int(np.argmax(clash))
-                self._raise(group, prog[clash], "race", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]))
-            readers = r[idx]
-            clash = self._unordered((readers != _NONE) & (readers != prog), alloc, idx, prog, readers, self.repoch)
-            if clash.any():
-                k = int(np.argmax(clash))
-                self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(readers[k]), first=int(prog[k]),
-                            reader_first=True)
+            self._conflict(group, "race", alloc, idx, prog, writers, self.wepoch)
+            self._conflict(group, "order", alloc, idx, prog, r[idx], self.repoch, reader_first=True)
             self._journal(group, w, idx, writers)
             w[idx] = prog
             # Two programs writing one element in this very op: the scatter kept only one of them.
             lost = w[idx] != prog
             if lost.any():
                 k = int(np.argmax(lost))
-                self._raise(group, np.array([int(w[idx[k]])]), "race", alloc, idx[lost], other=int(prog[k]),
-                            first=int(w[idx[k]]))
+                self._raise(group, np.array([int(w[idx[k]])]), "race", alloc, idx[lost], other=int(prog[k]))
             self._stamp(group, self.wepoch, alloc, idx, prog)
             if alloc.index in self.locks:  # a plain store to a lock releases it
                 self._release(group, alloc, idx, prog)
@@ -275,7 +261,15 @@ class LaunchSanitizer:
         if group.journal is not None:
             group.journal.append((array, idx, np.array(old, copy=True)))
 
-    def _raise(self, group, progs, kind, alloc, idx, other=None, first=None, reader_first=False, call="load"):
+    def _conflict(self, group, kind, alloc, idx, prog, earlier, epochs, reader_first=False):
+        """Raise when an earlier access of an element (by program `earlier`, per lane) is another program's and
+        not ordered before this one."""
+        clash = self._unordered((earlier != _NONE) & (earlier != prog), alloc, idx, prog, earlier, epochs)
+        if clash.any():
+            k = int(np.argmax(clash))
+            self._raise(group, prog[clash], kind, alloc, idx[clash], other=int(earlier[k]), reader_first=reader_first)
+
+    def _raise(self, group, progs, kind, alloc, idx, other=None, reader_first=False, call="load"):
         launch = self.launch
         pos = np.searchsorted(group.pids, np.unique(progs))
         fields = {"tensor": alloc.name, "offsets": idx - alloc.base_offset}
