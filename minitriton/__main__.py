@@ -26,8 +26,8 @@ import runpy
 import sys
 
 import minitriton
-from minitriton.memory import constructors
 from minitriton.runtime import torch_cuda
+from minitriton.testing import constructors
 
 
 def main(argv=None) -> int:

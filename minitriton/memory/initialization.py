@@ -1,5 +1,5 @@
 """Which elements of tracked arrays hold a value. Arrays made by `minitriton.testing.empty`, and under
-`python -m minitriton run` those made by `np.empty`, `torch.empty` & co. (memory/constructors.py), start
+`python -m minitriton run` those made by `np.empty`, `torch.empty` & co. (testing/constructors.py), start
 unwritten.
 
 The sanitizer marks elements written as stores land and reports loads of elements that are not; the test
@@ -16,13 +16,6 @@ import numpy as np
 
 NO_PROGRAM = -1
 
-# Quiet NaNs (quiet bit set, so arithmetic leaves them alone) with a payload that no ordinary computation
-# produces, and integer sentinels spelled from 0xDEADBEEF.
-POISON = {
-    "fp16": 0x7EAD, "bf16": 0x7FED, "fp32": 0x7FEDBEEF, "fp64": 0x7FFDBEEFDEADBEEF,
-    "int8": 0xAD, "uint8": 0xAD, "int16": 0xBEEF, "uint16": 0xBEEF,
-    "int32": 0xDEADBEEF, "uint32": 0xDEADBEEF, "int64": 0xDEADBEEFDEADBEEF, "uint64": 0xDEADBEEFDEADBEEF,
-}
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from minitriton.errors import format_ranges
-from minitriton.memory.initialization import POISON as _POISON, UNSIGNED as _UINT, registry
+from minitriton.memory.initialization import UNSIGNED as _UINT, registry
 from minitriton.observers.sanitizer import unwritten_report
 from minitriton.options import options
 from minitriton.semantics.numerics import bf16_bits_to_f32
@@ -26,6 +26,13 @@ from minitriton.semantics import dtypes as T
 from minitriton.memory.buffers import Buffer
 from minitriton.memory.allocation import as_array
 
+# Quiet NaNs (quiet bit set, so arithmetic leaves them alone) with a payload that no ordinary computation
+# produces, and integer sentinels spelled from 0xDEADBEEF.
+_POISON = {
+    "fp16": 0x7EAD, "bf16": 0x7FED, "fp32": 0x7FEDBEEF, "fp64": 0x7FFDBEEFDEADBEEF,
+    "int8": 0xAD, "uint8": 0xAD, "int16": 0xBEEF, "uint16": 0xBEEF,
+    "int32": 0xDEADBEEF, "uint32": 0xDEADBEEF, "int64": 0xDEADBEEFDEADBEEF, "uint64": 0xDEADBEEFDEADBEEF,
+}
 # A second pattern per dtype: a different NaN payload, the integer sentinels' complement. An element equal to
 # the first pattern after one run and to the second after a re-run was certainly never written.
 _POISON_ALT = {

@@ -11,8 +11,9 @@ import pytest
 import minitriton
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.memory.initialization import POISON, registry
+from minitriton.memory.initialization import registry
 from minitriton.observers.sanitizer import UnwrittenOutputWarning
+from minitriton.testing.poison import poison_bits
 
 
 @pytest.fixture(params=[None, 1], ids=["grouped", "one-per-pass"])
@@ -25,8 +26,8 @@ def _empty(shape, made="np.empty"):
     """An array as `run` makes np.empty's: filled with the poison and tracked."""
     a = np.empty(shape, np.float32)
     bits = a.reshape(-1).view(np.uint32)
-    bits[...] = POISON["fp32"]
-    registry.register(bits, made=made, fill=POISON["fp32"], owner=a, watched=True)
+    bits[...] = poison_bits(np.float32)
+    registry.register(bits, made=made, fill=poison_bits(np.float32), owner=a, watched=True)
     return a
 
 

@@ -2,7 +2,7 @@
 unwritten (`python -m minitriton run` with the sanitizer on calls `track()`).
 
 As torch's `torch.utils.deterministic.fill_uninitialized_memory` does, each such array is filled: floats with a
-NaN, integers with a sentinel (initialization.POISON), so a value nobody wrote cannot pass for a result. The
+NaN, integers with a sentinel (the poison of testing/poison.py), so a value nobody wrote cannot pass for a result. The
 sanitizer then tracks it (memory/initialization.py): a kernel's load of an element nothing wrote is reported
 with the constructor's name, and so is a launch that stores into the array and leaves elements unwritten.
 Writes made on the host are seen by their bits. Only element types whose fill no ordinary value equals are
@@ -17,12 +17,13 @@ import sys
 import numpy as np
 
 from minitriton.memory.host import after_import
-from minitriton.memory.initialization import POISON, UNSIGNED, registry
+from minitriton.memory.initialization import UNSIGNED, registry
+from minitriton.testing.poison import poison_bits
 
 _NUMPY = {"f2": "fp16", "f4": "fp32", "f8": "fp64", "i4": "int32", "u4": "uint32", "i8": "int64", "u8": "uint64"}
 _TORCH = {"torch.float16": "fp16", "torch.bfloat16": "bf16", "torch.float32": "fp32", "torch.float64": "fp64",
           "torch.int32": "int32", "torch.int64": "int64"}
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep   # minitriton/
 _tracking = []   # non-empty once track() ran
 
 
@@ -53,8 +54,8 @@ def _patch(owner, name: str, made: str, block) -> None:
         found = block(result)
         if found is not None:
             bits, kind, keeper = found
-            bits[...] = POISON[kind]
-            registry.register(bits, made=made, fill=POISON[kind], owner=keeper, watched=True)
+            bits[...] = fill = poison_bits(kind)
+            registry.register(bits, made=made, fill=fill, owner=keeper, watched=True)
         return result
 
     setattr(owner, name, constructor)
