@@ -234,8 +234,9 @@ class LaunchSanitizer:
         table = epochs.get(alloc.index)
         lanes_ = np.flatnonzero(clash)
         at = table[idx[lanes_]] if table is not None else np.zeros(lanes_.size, np.int64)
-        pairs, inverse = np.unique(np.stack([prog[lanes_], others[lanes_]]), axis=1, return_inverse=True)
-        seen = np.array([self._clock(p).get(o, -1) if o >= 0 else -1 for p, o in pairs.T.tolist()], np.int64)
+        span = self.launch.n + 2   # (program, earlier program) pairs as one int64 key (earlier >= -2)
+        keys, inverse = np.unique(prog[lanes_].astype(np.int64) * span + others[lanes_] + 2, return_inverse=True)
+        seen = np.array([self._clock(k // span).get(k % span - 2, -1) for k in keys.tolist()], np.int64)
         out = clash.copy()
         out[lanes_] = at > seen[inverse.reshape(-1)]
         return out
