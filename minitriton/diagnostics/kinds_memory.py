@@ -78,8 +78,8 @@ MEMORY = {
                        "фиксирует"},
     },
     "uninitialized": {
-        "head": {"en": "tl.load reads `{tensor}` elements that were never written",
-                 "ru": "tl.load читает элементы `{tensor}`, в которые ещё ничего не записано"},
+        "head": {"en": "tl.{call} reads `{tensor}` elements that were never written",
+                 "ru": "tl.{call} читает элементы `{tensor}`, в которые ещё ничего не записано"},
         "body": {"en": "offsets {offsets:runs} of `{tensor}` hold no value yet (the array was made by "
                        "{made}, which leaves it uninitialised)",
                  "ru": "смещения {offsets:runs} в `{tensor}` ещё не получили значения (массив создан "

@@ -49,9 +49,11 @@ def _line(marker):
 
 
 @pytest.fixture(autouse=True)
-def _restore_options():
-    """Direct launches run without the sanitizers unless an entry turns them on (check_kernel always does)."""
-    with minitriton.set_options(sanitize=False):
+def _restore_options(monkeypatch):
+    """Direct launches run without the sanitizers unless an entry turns them on (check_kernel does unless told
+    otherwise)."""
+    monkeypatch.delenv("MINITRITON_SANITIZE", raising=False)
+    with minitriton.set_options(sanitize=None):
         yield
 
 
