@@ -150,6 +150,10 @@ MEMORY_SUGGESTIONS = {
                     "ru": "адрес записи не зависит от tl.program_id, поэтому все программы пишут в одни и те же "
                           "элементы: сдвиньте его на долю программы, {example}, как в других обращениях ядра: "
                           "{call}"},
+    "race_no_program_id": {"en": "the kernel never reads tl.program_id, so every program writes the same "
+                                 "elements: start each program's block at its id, {var} = {right}",
+                           "ru": "ядро не читает tl.program_id, поэтому все программы пишут в одни и те же "
+                                 "элементы: начинайте блок каждой программы с её номера, {var} = {right}"},
     "race_shared_generic": {"en": "the store's address does not depend on tl.program_id, so every program writes "
                                   "the same elements: offset it by the program's share, or, if the programs are "
                                   "meant to add up, use tl.atomic_add",

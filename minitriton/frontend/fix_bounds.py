@@ -86,13 +86,16 @@ def negative(site, value: V.Value, extent: int):
     ev = V.Evaluator(site.fn, site.arguments, site.program)
     names = [n for n in ast.walk(a.pointer_node) if isinstance(n, ast.Name) and n.id not in S.pointer_params(site.fn)]
     expr = None
-    for name in names:
+    negative_lanes = np.asarray(value.wrapped) < 0
+    for name in names:   # a name negative on exactly the lanes that are: `prev` in `x_ptr + prev`
         try:
-            if np.min(ev.value(name, a.call.lineno).exact) < 0:
-                expr, low = name.id, int(np.min(ev.value(name, a.call.lineno).exact))
-                break
-        except V.Unknown:
+            named = np.asarray(ev.value(name, a.call.lineno).exact)
+            same = np.array_equal(np.broadcast_to(named < 0, negative_lanes.shape), negative_lanes)
+        except (V.Unknown, ValueError):
             continue
+        if same:
+            expr, low = name.id, int(named.min())
+            break
     if expr is None:   # the offsets as written after `ptr +`: `tl.arange(0, B) + pid * B - 1`
         first = S.additive_terms(a.pointer_node)[0]
         if not (isinstance(first, ast.Name) and first.id in S.pointer_params(site.fn)) or first is a.pointer_node:

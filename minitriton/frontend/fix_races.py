@@ -28,6 +28,9 @@ def shared(site):
     a = site.access
     programs = S.derived_from(site.fn, "program_id")
     mine = [ast.unparse(t) for t in S.additive_terms(a.pointer_node)[1:]]
+    forgot = forgot_program_id(site)
+    if forgot is not None:
+        return forgot
     if not mine:   # a scalar result stored once (`tl.store(out_ptr, total)`): the share is the kernel's intent
         return F.no_fix("race_shared_generic", {}, "reason_race_intent")
     for other in S.accesses(site.fn):
@@ -40,6 +43,20 @@ def shared(site):
             edit = F.replace(site, first, f"{site.text(first)} + {share}")
             return F.fix("race_shared", {"example": share, "call": F.edited(site, edit, a.call)}, site, edit)
     return F.no_fix("race_shared_generic", {}, "reason_race_intent")
+
+
+def forgot_program_id(site):
+    """A kernel that never asks tl.program_id, whose lanes are `offs = tl.arange(0, B)`: every program does
+    block 0; each program's block starts at `tl.program_id(0) * B`."""
+    if any(isinstance(n, ast.Call) and S.is_tl(n.func, "program_id") for n in ast.walk(site.fn)):
+        return None
+    lanes = S.lane_names(site.access)
+    value = S.assignments(site.fn, site.access.call.lineno).get(lanes[-1]) if lanes else None
+    if not (isinstance(value, ast.Call) and S.is_tl(value.func, "arange") and len(value.args) == 2
+            and isinstance(value.args[0], ast.Constant) and value.args[0].value == 0 and hasattr(value, "lineno")):
+        return None
+    right = f"tl.program_id(0) * {S.atom(site.text(value.args[1]))} + {site.text(value)}"
+    return F.fix("race_no_program_id", {"var": lanes[-1], "right": right}, site, F.replace(site, value, right))
 
 
 def block_stride(site):

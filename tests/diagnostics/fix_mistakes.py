@@ -460,6 +460,13 @@ def check():
     partial[(4,)](x, part, 20, BLOCK=32)
     return part, x * x
 '''),
+    ("race_forgot_program_id", "race", True, '''
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+''' + COPY),
     ("race_sum_to_one_element", "race", False, '''
 @triton.jit
 def total(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
