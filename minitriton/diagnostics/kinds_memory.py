@@ -104,6 +104,8 @@ MEMORY_SUGGESTIONS = {
     "mask_bound_generic": {"en": "the mask lets these lanes through: check its bound and the strides used to "
                                  "build the offsets",
                            "ru": "маска пропускает эти дорожки: проверьте её границу и шаги (stride) в смещениях"},
+    "mask_offsets": {"en": "the mask bounds {var}, but the lanes access {expr}: bound that too, {call}",
+                     "ru": "маска ограничивает {var}, а дорожки обращаются к {expr}: ограничьте и его, {call}"},
     "off_by_one": {"en": "the mask {mask} lets one lane too many through: compare strictly, {right}",
                    "ru": "маска {mask} пропускает одну лишнюю дорожку: сравнивайте строго, {right}"},
     "mask_2d": {"en": "the tile is 2-D: mask both of its axes, {call}",
@@ -154,6 +156,14 @@ MEMORY_SUGGESTIONS = {
                                  "elements: start each program's block at its id, {var} = {right}",
                            "ru": "ядро не читает tl.program_id, поэтому все программы пишут в одни и те же "
                                  "элементы: начинайте блок каждой программы с её номера, {var} = {right}"},
+    "race_reduction": {"en": "every program stores its {reduction} into the same element, so only one survives: "
+                             "combine them atomically, {call}",
+                       "ru": "каждая программа записывает свой {reduction} в один и тот же элемент, и остаётся "
+                             "только один: объединяйте их атомарно, {call}"},
+    "race_program_axis": {"en": "{call} is always 0 on the grid {grid}: every program gets the same block; the "
+                                "programs are numbered along another axis, {right}",
+                          "ru": "{call} на сетке {grid} всегда равен 0: все программы получают один и тот же блок; "
+                                "программы пронумерованы по другой оси, {right}"},
     "race_shared_generic": {"en": "the store's address does not depend on tl.program_id, so every program writes "
                                   "the same elements: offset it by the program's share, or, if the programs are "
                                   "meant to add up, use tl.atomic_add",

@@ -97,13 +97,9 @@ def negative(site, value: V.Value, extent: int):
             expr, low = name.id, int(named.min())
             break
     if expr is None:   # the offsets as written after `ptr +`: `tl.arange(0, B) + pid * B - 1`
-        first = S.additive_terms(a.pointer_node)[0]
-        if not (isinstance(first, ast.Name) and first.id in S.pointer_params(site.fn)) or first is a.pointer_node:
+        expr, low = offsets_text(site), int(np.min(value.exact))
+        if expr is None:
             return None
-        rest = site.text(a.pointer_node)[len(site.text(first)):].lstrip()
-        if not rest.startswith("+"):
-            return None
-        expr, low = " ".join(rest[1:].split()), int(np.min(value.exact))
     condition = f"{S.atom(expr)} >= 0"
     if a.mask_node is None and int(np.max(value.exact)) >= extent:
         bound = F.bound_for(site, expr, extent)
@@ -126,7 +122,40 @@ def mask_1d(site, extent: int, op: str):
             return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
         edit = F.mask_edit(site, f"{var} < {bound}")
         return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
-    return off_by_one(site) or F.no_fix("mask_bound", {"mask": site.text(a.mask_node)}, "reason_mask_bound")
+    return off_by_one(site) or shifted_past_mask(site, extent) \
+        or F.no_fix("mask_bound", {"mask": ast.unparse(a.mask)}, "reason_mask_bound")
+
+
+def offsets_text(site) -> str | None:
+    """The offsets as written after the pointer argument: `offs + 1` in `x_ptr + offs + 1`."""
+    node = site.access.pointer_node
+    first = S.additive_terms(node)[0]
+    if first is node or not (isinstance(first, ast.Name) and first.id in S.pointer_params(site.fn)):
+        return None
+    rest = site.text(node)[len(site.text(first)):].lstrip()
+    return " ".join(rest[1:].split()) if rest.startswith("+") else None
+
+
+def shifted_past_mask(site, extent: int):
+    """The mask bounds `offs` but the lanes read `offs + 1`: bound what is read, `offs + 1 < n`."""
+    a = site.access
+    lanes, expr = S.lane_names(a), offsets_text(site)
+    if len(lanes) != 1 or expr is None or expr == lanes[0]:
+        return None
+    shift = ast.parse(expr, mode="eval").body   # only `offs + k`: a scaled index (`offs * 2`) is a stride mistake
+    if not (isinstance(shift, ast.BinOp) and isinstance(shift.op, (ast.Add, ast.Sub))
+            and isinstance(shift.left, ast.Name) and shift.left.id == lanes[0]
+            and lanes[0] not in {n.id for n in ast.walk(shift.right) if isinstance(n, ast.Name)}):
+        return None
+    bound = S.bounds(site.fn).get(lanes[0])
+    ev = V.Evaluator(site.fn, site.arguments, site.program)
+    try:
+        if bound is None or int(ev.value(ast.parse(bound, mode="eval").body, a.call.lineno).exact) != extent:
+            return None
+    except (V.Unknown, TypeError, ValueError):
+        return None
+    edit = F.mask_edit(site, f"{S.atom(expr)} < {bound}")
+    return F.fix("mask_offsets", {"var": lanes[0], "expr": expr, "call": F.edited(site, edit, a.call)}, site, edit)
 
 
 def off_by_one(site):

@@ -37,6 +37,7 @@ class Site:
     arguments: dict
     program: tuple
     names: set
+    grid: tuple = (1, 1, 1)
 
     @property
     def fn(self):
@@ -76,7 +77,7 @@ def site_of(record: Diagnostic, launch, op: str) -> Site | None:
         return None
     arguments = dict(getattr(launch, "arguments", None) or {})
     return Site(record.filename, access, arguments, tuple(record.program or (0,)),
-                S.kernel_names(access.kernel, record.filename) | BUILTINS)
+                S.kernel_names(access.kernel, record.filename) | BUILTINS, tuple(getattr(launch, "grid", (1, 1, 1))))
 
 
 def known(site: Site, *sources: str) -> bool:

@@ -467,7 +467,7 @@ def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
 ''' + COPY),
-    ("race_sum_to_one_element", "race", False, '''
+    ("race_sum_to_one_element", "race", True, '''
 @triton.jit
 def total(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -518,4 +518,36 @@ def check():
     fill[(2, 2)](x, out, 64, BLOCK=32)
     return out, x
 '''),
+]
+
+MISTAKES += [
+    ("stencil_right_neighbour_past_mask", "out_of_bounds", True, '''
+@triton.jit
+def diff_next(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    nxt = tl.load(x_ptr + offs + 1, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, nxt, mask=mask)
+
+
+def check():
+    x = rng.random(50, dtype=np.float32)
+    out = np.ones(50, np.float32)
+    diff_next[(2,)](x, out, 50, BLOCK=32)
+    return out, np.concatenate([x[1:], [0]]).astype(np.float32)
+'''),
+    ("race_program_id_wrong_axis", "race", True, '''
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+''' + COPY),
+    ("race_block_start_without_block", "race", True, '''
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+''' + COPY),
 ]
