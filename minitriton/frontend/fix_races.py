@@ -82,7 +82,8 @@ def program_axis(site):
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, int) \
                 and site.grid[node.args[0].value] == 1 and len(spread) == 1 and hasattr(node, "lineno"):
             edit = F.replace(site, node.args[0], str(spread[0]))
-            fields = {"call": site.text(node), "grid": str(tuple(g for g in site.grid)), "right": F.edited(site, edit, node)}
+            shown = max(node.args[0].value, spread[0]) + 1   # the grid up to the axes in question: (4, 1)
+            fields = {"call": site.text(node), "grid": str(tuple(site.grid[:shown])), "right": F.edited(site, edit, node)}
             return F.fix("race_program_axis", fields, site, edit)
     return None
 
@@ -114,9 +115,14 @@ def block_stride(site):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and aranges:
             for pid in (node.left, node.right):
                 if _is_program_id(pid, site) and hasattr(pid, "lineno") and not _mask_narrows(site, ev, 1):
+                    try:
+                        lo, hi = (int(ev.value(x, aranges[0].lineno).exact) for x in aranges[0].args)
+                    except (V.Unknown, TypeError):
+                        continue
                     block = site.text(aranges[0].args[1])
                     edit = F.replace(site, pid, f"{S.atom(site.text(pid))} * {S.atom(block)}")
-                    fields = {"expr": site.text(pid), "stride": "1", "block": block, "right": F.edited(site, edit, node)}
+                    fields = {"expr": site.text(pid), "stride": "1", "block": hi - lo,
+                              "right": F.edited(site, edit, node)}
                     return F.fix("race_stride", fields, site, edit)
     for node in nodes:
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and hasattr(node, "lineno")):
