@@ -11,6 +11,14 @@ MEMORY = {
                  "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
                        "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
     },
+    "descriptor_out_of_bounds": {
+        "head": {"en": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`",
+                 "ru": "тензорный дескриптор: {call} {op:verb} {side:side} `{tensor}`"},
+        "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}): offsets {offsets:runs} from "
+                       "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
+                 "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
+                       "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
+    },
     "misaligned": {
         "head": {"en": "tl.{op} through a misaligned address into `{tensor}`",
                  "ru": "tl.{op} обращается к `{tensor}` по невыровненному адресу"},
@@ -135,6 +143,10 @@ MEMORY_SUGGESTIONS = {
     "negative_offset": {"en": "the offset {expr} goes negative (down to {value:num}) on these lanes; mask them: {call}",
                         "ru": "смещение {expr} становится отрицательным (до {value:num}) на этих дорожках; закройте их "
                               "маской: {call}"},
+    "descriptor_reach": {"en": "the descriptor's shape {shape} and strides {strides} reach past the array; elements "
+                               "inside the shape must lie inside it",
+                         "ru": "форма {shape} и шаги {strides} дескриптора выходят за массив; элементы внутри формы "
+                               "должны лежать внутри него"},
     "pointer_from_argument": {"en": "build pointers from a pointer argument: ptr + offsets",
                               "ru": "стройте указатели от аргумента-указателя: ptr + смещения"},
     "cast_aligned": {"en": "cast the address to a pointer to the element's type only at multiples of its size",
