@@ -9,7 +9,7 @@ import ast
 import numpy as np
 
 from minitriton.frontend import fix_axes
-from minitriton.frontend import fixes as F
+from minitriton.frontend import fix_site as F
 from minitriton.frontend import kernel_source as S
 from minitriton.frontend import kernel_values as V
 
