@@ -35,6 +35,7 @@ class Access:
 
 
 def source_lines(filename: str) -> list[str]:
+    linecache.checkcache(filename)   # the file may have been edited since (a fix applied)
     return linecache.getlines(filename)
 
 
