@@ -120,8 +120,9 @@ MEMORY_SUGGESTIONS = {
                 "ru": "тайл двумерный: закройте маской обе его оси, {call}"},
     "mask_2d_axis": {"en": "the tile is 2-D and the mask leaves an axis open; add {mask}: {call}",
                      "ru": "тайл двумерный, и маска не закрывает одну из осей; добавьте {mask}: {call}"},
-    "mask_2d_generic": {"en": "the tile is 2-D: mask each axis that runs past the end, such as {var}",
-                        "ru": "тайл двумерный: закройте маской каждую ось, выходящую за границу, например {var}"},
+    "mask_2d_generic": {"en": "the tile is 2-D: mask each axis that runs past the end, such as the one {var} numbers",
+                        "ru": "тайл двумерный: закройте маской каждую ось, выходящую за границу, например ту, "
+                              "которую нумерует {var}"},
     "mask_axis": {"en": "the mask tests {var} along the other axis: it has {used}, while in the pointer {var} "
                         "numbers the {axis:axis} ({right}); write {right}",
                   "ru": "маска проверяет {var} по другой оси: в ней {used}, а в адресе {var} нумерует "
@@ -172,9 +173,9 @@ MEMORY_SUGGESTIONS = {
                              "combine them atomically, {call}",
                        "ru": "каждая программа записывает свой {reduction} в один и тот же элемент, и остаётся "
                              "только один: объединяйте их атомарно, {call}"},
-    "race_program_axis": {"en": "{call} is always 0 on the grid {grid}: every program gets the same block; the "
+    "race_program_axis": {"en": "on the grid {grid}, {call} is always 0: every program gets the same block; the "
                                 "programs are numbered along another axis, {right}",
-                          "ru": "{call} на сетке {grid} всегда равен 0: все программы получают один и тот же блок; "
+                          "ru": "на сетке {grid} {call} всегда равен 0: все программы получают один и тот же блок; "
                                 "программы пронумерованы по другой оси, {right}"},
     "race_shared_generic": {"en": "the store's address does not depend on tl.program_id, so every program writes "
                                   "the same elements: offset it by the program's share, or, if the programs are "
@@ -186,14 +187,14 @@ MEMORY_SUGGESTIONS = {
                             "elements; mask them: {call}",
                       "ru": "у этого tl.store нет маски: дорожки за концом пишут в элементы соседней программы; "
                             "закройте их маской: {call}"},
-    "race_stride": {"en": "the programs' blocks overlap: {expr} steps by {stride}, less than the {block} lanes "
-                          "of a block; step by the block: {right}",
-                    "ru": "блоки программ перекрываются: {expr} шагает на {stride}, а в блоке {block} дорожек; "
+    "race_stride": {"en": "the programs' blocks overlap: {expr} steps by {stride}, less than a block of "
+                          "{block:lane}; step by the block: {right}",
+                    "ru": "блоки программ перекрываются: {expr} шагает на {stride}, а в блоке {block:lane}; "
                           "шагайте на блок: {right}"},
-    "race_row_stride": {"en": "the tile's rows overlap: {expr} places rows {stride} apart, but a row holds {var} < "
-                              "{bound}; place them {bound} apart: {right}",
-                        "ru": "строки тайла перекрываются: {expr} ставит строки через {stride}, а в строке "
-                              "{var} < {bound}; ставьте их через {bound}: {right}"},
+    "race_row_stride": {"en": "the tile's rows overlap: {expr} places rows {stride} apart, but a row holds {bound} "
+                              "elements ({var} < {bound}); place them {bound} apart: {right}",
+                        "ru": "строки тайла перекрываются: {expr} ставит строки через {stride}, а в строке {bound} "
+                              "элементов ({var} < {bound}); ставьте их через {bound}: {right}"},
     "order_fix": {"en": "read and write different arrays, or split the work into two launches",
                   "ru": "читайте и пишите разные массивы или разбейте работу на два запуска"},
     "uninit_fix": {"en": "mask the load ({mask}) or write these elements first",

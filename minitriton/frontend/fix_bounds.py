@@ -187,7 +187,7 @@ def mask_2d(site, extent: int):
             continue
         bound = F.bound_for(site, names[0], None) or fix_axes.bound_2d(site, names[0], axis, extent)
         if bound is None:
-            return F.no_fix("mask_2d_generic", {"var": S.indexed(names[0], axis)}, "reason_no_bound_var")
+            return F.no_fix("mask_2d_generic", {"var": names[0]}, "reason_no_bound_var")
         terms.append(f"{S.indexed(names[0], axis)} < {bound}")
     if not terms:
         return None

@@ -462,9 +462,9 @@ def test_program_id_of_the_wrong_axis():
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), settings=SEARCH)
     e = info.value
     assert e.kind == "error" and e.case["x"].size > 16 and isinstance(e.__cause__, SanitizerError)
-    assert e.diagnosis == _race("wrong-axis", "0…15", f"tl.program_id(1) is always 0 on the grid "
-                                f"({triton.cdiv(e.case['x'].size, 16)}, 1): every program gets the same block; the "
-                                f"programs are numbered along another axis, tl.program_id(0)", _COPY_STORE)
+    assert e.diagnosis == _race("wrong-axis", "0…15", f"on the grid ({triton.cdiv(e.case['x'].size, 16)}, 1), "
+                                f"tl.program_id(1) is always 0: every program gets the same block; the programs are "
+                                f"numbered along another axis, tl.program_id(0)", _COPY_STORE)
     with pytest.raises(KernelCheckError) as info:     # without the sanitizers: the unwritten elements
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), sanitize=False,
                      settings=SEARCH)
@@ -488,8 +488,8 @@ def test_block_start_forgot_to_multiply_by_block():
     with pytest.raises(KernelCheckError) as info:
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), settings=SEARCH)
     assert info.value.kind == "error" and info.value.diagnosis == _race(
-        "overlap", "1…15", "the programs' blocks overlap: tl.program_id(0) steps by 1, less than the 16 lanes of a "
-        "block; step by the block: tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)", _COPY_STORE)
+        "overlap", "1…15", "the programs' blocks overlap: tl.program_id(0) steps by 1, less than a block of 16 lanes; "
+        "step by the block: tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)", _COPY_STORE)
     with pytest.raises(KernelCheckError) as info:     # without the sanitizers: the elements left over
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), sanitize=False,
                      settings=SEARCH)
