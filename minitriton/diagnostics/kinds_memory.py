@@ -105,6 +105,10 @@ MEMORY_SUGGESTIONS = {
         "en": "mask the lanes past the end, e.g. tl.{op}(<pointer>, mask=<offsets> < <number of elements>)",
         "ru": "закройте маской дорожки за концом, например tl.{op}(<указатель>, mask=<смещения> < <число "
               "элементов>)"},
+    "mask_like_index": {"en": "the lanes out of range are the ones the load of {var} masked off ({mask}); mask "
+                              "this access the same way: {call}",
+                        "ru": "за границу выходят дорожки, которые маска загрузки {var} отключила ({mask}); закройте "
+                              "это обращение той же маской: {call}"},
     "mask_bound": {"en": "the mask {mask} lets these lanes through: check its bound and the strides used to "
                          "build the offsets",
                    "ru": "маска {mask} пропускает эти дорожки: проверьте её границу и шаги (stride) в "

@@ -21,6 +21,10 @@ def suggest(record, launch):
         return None
     general = "mask_bound_generic" if site.access.mask_node is not None else "mask_tail_generic"
     reason = unfixable(site)
+    if reason == "reason_loaded_pointer":
+        like = masked_like_its_index(site, record)
+        if like is not None:
+            return like
     if reason:
         return F.no_fix(general, {"op": op}, reason)
     extent = int(record.fields["high"]) + 1
@@ -57,6 +61,33 @@ def unfixable(site) -> str | None:
             isinstance(n, ast.Call) and S.is_tl(n.func, "arange") for n in ast.walk(site.access.pointer)) \
             and pointer_names & params - S.pointer_params(site.fn):
         return "reason_helper"   # the offsets come in as a parameter: the caller builds them
+    return None
+
+
+def masked_like_its_index(site, record):
+    """`i = tl.load(idx_ptr + offs, mask=offs < n, other=n)` then `tl.atomic_add(cnt_ptr + i, 1)`: the lanes out
+    of range are the ones the index's load masked off (their `other` value); mask this access the same way."""
+    a = site.access
+    if a.mask_node is not None or record.fields.get("lanes") is None:
+        return None
+    assigned = S.assignments(site.fn, a.call.lineno)
+    for name in (n.id for n in ast.walk(a.pointer_node) if isinstance(n, ast.Name) and n.id in assigned):
+        load = assigned[name]
+        if not (isinstance(load, ast.Call) and S.is_tl(load.func, "load")):
+            continue
+        mask = load.args[1] if len(load.args) > 1 else S.keyword(load, "mask")
+        if mask is None or not hasattr(mask, "lineno"):
+            continue
+        try:
+            on = np.asarray(V.Evaluator(site.fn, site.arguments, site.program).value(mask, load.lineno).exact)
+        except (V.Unknown, TypeError, ValueError):
+            continue
+        bad = {v for lo, hi in record.fields["lanes"].runs for v in range(lo, hi + 1)}
+        if on.dtype != bool or not bad or not bad <= set(np.flatnonzero(~on.reshape(-1)).tolist()):
+            continue
+        edit = F.mask_edit(site, site.text(mask))
+        return F.fix("mask_like_index", {"var": name, "mask": site.text(mask), "call": F.edited(site, edit, a.call)},
+                     site, edit)
     return None
 
 

@@ -551,3 +551,20 @@ def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
 ''' + COPY),
 ]
+
+MISTAKES += [
+    ("histogram_index_from_masked_load", "out_of_bounds", True, '''
+@triton.jit
+def histogram(idx_ptr, cnt_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    i = tl.load(idx_ptr + offs, mask=offs < n, other=n)
+    tl.atomic_add(cnt_ptr + i, 1)
+
+
+def check():
+    idx = np.array([2, 0, 2, 1, 4], np.int32)
+    cnt = np.zeros(5, np.int32)
+    histogram[(1,)](idx, cnt, 5, BLOCK=8)
+    return cnt, np.bincount(idx, minlength=5).astype(np.int32)
+'''),
+]

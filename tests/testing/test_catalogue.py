@@ -291,9 +291,9 @@ def test_atomic_without_mask():
     with pytest.raises(OutOfBoundsError) as info:
         count_unmasked_atomic[(1,)](idx, cnt, 5, BLOCK=8)
     assert str(info.value) == _oob("atomic_add", "updates", "past the end of", "cnt_ptr", "atomic-unmasked", "(0,)",
-                                   3, 8, 5, "5", 5, "mask the lanes past the end, e.g. tl.atomic_add(<pointer>, "
-                                   "mask=<offsets> < <number of elements>) (no automatic fix: the pointer is loaded "
-                                   "from memory, so the offsets are data, not code)", "tl.atomic_add(cnt_ptr + i, 1)")
+                                   3, 8, 5, "5", 5, "the lanes out of range are the ones the load of i masked off "
+                                   "(offs < n); mask this access the same way: tl.atomic_add(cnt_ptr + i, 1, "
+                                   "mask=offs < n)", "tl.atomic_add(cnt_ptr + i, 1)")
     assert (cnt == 0).all()
 
 
