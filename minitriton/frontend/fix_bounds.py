@@ -151,7 +151,7 @@ def mask_1d(site, extent: int, op: str):
         bound = F.bound_for(site, var, extent)
         if bound is None:
             return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
-        edit = F.mask_edit(site, f"{var} < {bound}")
+        edit = F.mask_edit(site, F.condition(site, var, bound))
         return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
     return off_by_one(site) or shifted_past_mask(site, extent) \
         or F.no_fix("mask_bound", {"mask": ast.unparse(a.mask)}, "reason_mask_bound")
