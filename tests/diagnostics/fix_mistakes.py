@@ -664,3 +664,21 @@ MISTAKES += [
     ("course_dw_race", "race", False, course(
         "rmsnorm_bwd", [("dw_partial_ptr + pid * n_cols + cols", "dw_partial_ptr + cols")], RMSNORM_BWD_CHECK)),
 ]
+
+FLASH_CHECK = '''
+
+def check():
+    B, H, T, D = 1, 2, 40, 16
+    q, k, v = (rng.random((B, H, T, D), dtype=np.float32) for _ in range(3))
+    o, _ = flash_attention(q, k, v, causal=True, BLOCK_M=16, BLOCK_N=16)
+    s = np.einsum("bhtd,bhsd->bhts", q, k).astype(np.float64) / math.sqrt(D)
+    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return o, ((p / p.sum(axis=-1, keepdims=True)) @ v).astype(np.float32)
+'''
+
+MISTAKES += [
+    ("course_flash_kv_unmasked", "out_of_bounds", True, course(
+        "flash_attention", [("offs_d[None, :], mask=kv_mask, other=0.0)\n        v = ",
+                             "offs_d[None, :])\n        v = ")], FLASH_CHECK)),
+]
