@@ -122,6 +122,10 @@ MEMORY_SUGGESTIONS = {
                    "ru": "маска {mask} пропускает одну лишнюю дорожку: сравнивайте строго, {right}"},
     "mask_2d": {"en": "the tile is 2-D: mask both of its axes, {call}",
                 "ru": "тайл двумерный: закройте маской обе его оси, {call}"},
+    "boundary_check": {"en": "a block pointer takes no mask: its load or store checks the axes named in "
+                             "boundary_check, {call}",
+                       "ru": "блочному указателю маска не нужна: загрузка или запись проверяет оси, перечисленные в "
+                             "boundary_check, {call}"},
     "mask_2d_one": {"en": "the tile is 2-D and its {axis:axis} run past the end; mask them: {call}",
                     "ru": "тайл двумерный, и за границу выходят его {axis:axis}; закройте их маской: {call}"},
     "mask_2d_axis": {"en": "the tile is 2-D and the mask leaves an axis open; add {mask}: {call}",

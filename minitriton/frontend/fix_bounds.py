@@ -20,6 +20,9 @@ def suggest(record, launch):
     if site is None:
         return None
     general = "mask_bound_generic" if site.access.mask_node is not None else "mask_tail_generic"
+    block = block_pointer(site, op)
+    if block is not None:
+        return block
     reason = unfixable(site)
     if reason == "reason_loaded_pointer":
         like = masked_like_its_index(site, record)
@@ -43,6 +46,28 @@ def suggest(record, launch):
         return fix_axes.wrong_axis(site) or fix_axes.same_stride(site) or mask_2d(site, extent) or off_by_one(site) \
             or F.no_fix(general, {"op": op}, "reason_mask_bound")
     return mask_1d(site, extent, op) or F.no_fix(general, {"op": op}, "reason_no_bound")
+
+
+def block_pointer(site, op: str):
+    """A block pointer (`tl.make_block_ptr`) is never masked: its load or store checks the axes it is told to,
+    `boundary_check=(0, 1)` (and a load pads with zeros)."""
+    a = site.access
+    made = next((n for n in ast.walk(a.pointer) if isinstance(n, ast.Call) and S.is_tl(n.func, "make_block_ptr")), None)
+    if made is None:
+        return None
+    shape = S.keyword(made, "block_shape") or (made.args[4] if len(made.args) > 4 else None)
+    if not isinstance(shape, ast.Tuple):
+        return F.no_fix("boundary_check", {"call": f"tl.{op}(...)"}, "reason_helper")
+    axes = f"({', '.join(str(i) for i in range(len(shape.elts)))}{',' if len(shape.elts) == 1 else ''})"
+    given = S.keyword(a.call, "boundary_check")
+    if given is not None:
+        edit = F.replace(site, given, axes)
+    else:
+        padding = ', padding_option="zero"' if op == "load" and S.keyword(a.call, "padding_option") is None else ""
+        last = max(list(a.call.args) + [k.value for k in a.call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset))
+        _, _, line, col = S.span(last, site.filename)
+        edit = F.Edit(line, col, line, col, f", boundary_check={axes}{padding}")
+    return F.fix("boundary_check", {"call": F.edited(site, edit, a.call)}, site, edit)
 
 
 def unfixable(site) -> str | None:
