@@ -178,8 +178,36 @@ def mask_1d(site, extent: int, op: str):
             return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
         edit = F.mask_edit(site, F.condition(site, var, bound))
         return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
-    return off_by_one(site) or shifted_past_mask(site, extent) \
+    return off_by_one(site) or shifted_past_mask(site, extent) or bound_too_large(site, extent) \
         or F.no_fix("mask_bound", {"mask": ast.unparse(a.mask)}, "reason_mask_bound")
+
+
+def bound_too_large(site, extent: int):
+    """`mask=offs < n + 8` where the tensor has n elements: compare with the argument equal to its size; when
+    the bound is an argument itself (`n`, launched with a wrong value), the launch is what to check."""
+    a = site.access
+    lanes = S.lane_names(a)
+    if len(lanes) != 1 or offsets_text(site) != lanes[0]:
+        return None
+    ev = V.Evaluator(site.fn, site.arguments, site.program)
+    for node in S.resolved_nodes(a.mask_node, site.fn, a.call.lineno):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt)
+                and S.index_name(node.left) == lanes[0] and hasattr(node, "lineno")):
+            continue
+        bound = node.comparators[0]
+        try:
+            value = int(ev.value(bound, node.lineno).exact)
+        except (V.Unknown, TypeError, ValueError):
+            return None
+        if value <= extent:
+            return None
+        fields = {"mask": site.text(node), "value": value - 1, "passed": value, "bound": site.text(bound)}
+        right = F.bound_for(site, "", extent)
+        if isinstance(bound, ast.Name) or right is None:
+            return F.no_fix("mask_bound_over", fields, "reason_bound_argument")
+        edit = F.replace(site, bound, right)
+        return F.fix("mask_bound_large", {**fields, "right": F.edited(site, edit, node)}, site, edit)
+    return None
 
 
 def offsets_text(site) -> str | None:

@@ -167,7 +167,7 @@ MISTAKES = [
     ("mask_off_by_one_inline", "out_of_bounds", True, copy(
         "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(x_ptr + offs, mask=offs<=n)\n"
         "    tl.store(out_ptr + offs, x, mask=offs < n)")),
-    ("mask_off_by_one_n_minus_one", "out_of_bounds", False, copy(
+    ("mask_bound_n_plus_one", "out_of_bounds", True, copy(
         "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(x_ptr + offs, mask=offs < n + 1)\n"
         "    tl.store(out_ptr + offs, x, mask=offs < n)")),
     ("multiline_load_unmasked", "out_of_bounds", True, copy(
