@@ -15,9 +15,12 @@ Ops (each request may carry "lang": "ru" | "en"; Russian by default):
                                                        tensors: {name: {loaded, stored, atomic}}, counters}],
                                                        traced, traffic, stdout, seconds} (offsets as runs)
   gpu       {exercise, code}                       -> {available: false, reason} here; the lab server answers it
-Failures become {"error": Error}, Error = {type, message, line, col, program, traceback} (+ program_text): the
-line is in the learner's code, the program is [x, y, z] and program_text writes it as the messages do ("96" on
-a 1-D grid, "(0, 5)" on a 2-D one).
+Failures become {"error": Error}, Error = {type, message, line, col, program, traceback} (+ program_text,
+diagnostic): the line is in the learner's code, the program is [x, y, z] and program_text writes it as the
+messages do ("96" on a 1-D grid, "(0, 5)" on a 2-D one); `diagnostic` is minitriton's record of the error
+(Diagnostic.to_json(): the span, the lanes, the suggestion and its edit), null for Python's own errors.
+The page's Stop (a KeyboardInterrupt) ends the op with an Error of type "KeyboardInterrupt" that says where
+the code was.
 
 The learner's code runs as a module named "<exercise>.py" (registered with linecache, so @triton.jit can read
 its source and errors can quote it) in which `import triton` / `import triton.language` resolve to minitriton.
@@ -41,9 +44,8 @@ import numpy as np
 
 import minitriton
 
-from . import memory_picture
+from . import explain, memory_picture
 from . import messages as M
-from .explain import summarize
 from .exercises import EXERCISES, get as get_exercise
 from .exercises._base import Fail, Session
 
@@ -58,7 +60,8 @@ class RequestError(Exception):
 # ---------------------------------------------------------------- the entry points
 
 def handle(op: str, request_json: str) -> str:
-    """JSON in, JSON out; never raises (KeyboardInterrupt from the page's Stop excepted)."""
+    """JSON in, JSON out; never raises (a KeyboardInterrupt from the page's Stop that comes between ops
+    excepted)."""
     try:
         request = json.loads(request_json) if request_json else {}
         if not isinstance(request, dict):
@@ -160,7 +163,7 @@ def run(ex, code: str, lang: str) -> dict:
             ex.demo(mod, lang)
         except Fail as f:
             error = _error("ExerciseError", str(f))
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt) as exc:
             error = error_info(exc, ex, lang)
     return {"ok": error is None, "stdout": out.text(lang), "error": error, "launches": _launches(),
             "seconds": round(time.perf_counter() - started, 4)}
@@ -175,7 +178,7 @@ def check(ex, code: str, lang: str) -> dict:
     with _op(out):
         try:
             mod = load(ex, code, as_main=False)
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt) as exc:
             first_error = error_info(exc, ex, lang)
             message = M.say("module_failed", lang, message=first_error["message"])
             results = [_result(t, lang, False, message) for t in ex.tests]
@@ -187,6 +190,10 @@ def check(ex, code: str, lang: str) -> dict:
                     passed, message = test.fn(mod, lang)
                 except Fail as f:
                     passed, message = False, str(f)
+                except KeyboardInterrupt as exc:      # Stop: the tests after this one do not run
+                    first_error = error_info(exc, ex, lang)
+                    results.append(_result(test, lang, False, first_error["message"]))
+                    break
                 except Exception as exc:
                     info = error_info(exc, ex, lang)
                     first_error = first_error or info
@@ -232,7 +239,7 @@ def memory(ex, code: str, request: dict, lang: str) -> dict:
                         break
         except Fail as f:
             error = _error("ExerciseError", str(f))
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt) as exc:
             error = error_info(exc, ex, lang)
         kept = list(Session.launches)
     count = len(kept)
@@ -243,10 +250,6 @@ def memory(ex, code: str, request: dict, lang: str) -> dict:
     return {"source": source, "launch_index": which, "launches": count, **memory_picture.picture(record),
             "traced": len(record.get("trace", [])), "stdout": out.text(lang),
             "seconds": round(time.perf_counter() - started, 4)}
-
-
-def _pad(p):
-    return list(p) + [0] * (3 - len(p))
 
 
 def _launches():
@@ -324,31 +327,8 @@ def _error(type_: str, message: str) -> dict:
 
 
 def error_info(exc: BaseException, ex, lang: str) -> dict:
-    """The Error dict for an exception from the learner's code; its message is one kernel-terms sentence."""
-    filename = f"{ex.id}.py"
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    line = col = program = None
-    if getattr(exc, "filename", None) == filename and getattr(exc, "lineno", None) is not None:
-        line = int(exc.lineno)
-        if isinstance(exc, SyntaxError):
-            col = (exc.offset - 1) if exc.offset else None
-        else:
-            col = getattr(exc, "col", None)
-            program = getattr(exc, "program", None)
-    elif frames:
-        line = frames[-1].lineno
-        col = getattr(frames[-1], "colno", None)
-    kind = type(exc).__name__
-    summary = summarize(exc, kind, line, program, bool(frames) or line is not None, lang)
-    program_text = None
-    if program is not None:
-        program_text = M.program(program)
-        program = _pad([int(p) for p in program])
-    tb = "".join(traceback.format_list(frames)) if frames else ""
-    tb = ("Traceback (most recent call last):\n" + tb if tb else "") + "".join(
-        traceback.format_exception_only(type(exc), exc)).replace("minitriton.errors.", "")
-    return {"type": kind, "message": summary, "line": line, "col": col, "program": program,
-            "program_text": program_text, "traceback": tb}
+    """The Error dict for an exception from the learner's code (sandbox.explain)."""
+    return explain.error_info(exc, f"{ex.id}.py", lang)
 
 
 # ---------------------------------------------------------------- JSON

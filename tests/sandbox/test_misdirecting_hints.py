@@ -1,0 +1,182 @@
+"""Hints that once sent a learner the wrong way, as the page shows them in both languages: the fix names only
+what the learner's code has, fits the tile's dimensions, and (where it is an edit) applying it makes the check
+pass; Triton's compile-time rules reach a Russian page in Russian; and Stop says where the code was."""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+import pytest
+from course_helpers import check, exercise, line_of, solution
+
+from minitriton.diagnostics import Edit
+from sandbox import bridge
+
+LANGS = ("ru", "en")
+LATIN_WORD = re.compile(r"(?<![\w.\[`'<])[A-Za-z]{2,}(?![\w.(\[`'])")
+CODE_SPAN = re.compile(r"`[^`]*`")
+
+
+def names_of(code: str) -> set:
+    """Every identifier of the learner's code."""
+    return {t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type == tokenize.NAME}
+
+
+def latin_names(text: str) -> set:
+    """The identifiers a Russian text mentions: every Latin name in it is code (the catalogue's Russian
+    sentences have no English words)."""
+    return set(re.findall(r"(?<![\w.])[A-Za-z_][A-Za-z_0-9]*", text))
+
+
+def english_sentences(text: str, quoted: str = "") -> list:
+    """Runs of two or more English words in a Russian text, once code spans and Triton's own quoted message
+    are taken out."""
+    text = CODE_SPAN.sub(" ", text.replace(quoted, " ") if quoted else text)
+    return re.findall(rf"{LATIN_WORD.pattern}(?:\s+{LATIN_WORD.pattern})+", text)
+
+
+def first_failure(result: dict) -> dict:
+    return next(t for t in result["tests"] if not t["passed"])
+
+
+def applied(code: str, error: dict) -> str | None:
+    """The learner's code with the record's suggested edit made, or None when the fix is no edit."""
+    edit = ((error.get("diagnostic") or {}).get("suggestion") or {}).get("edit")
+    return Edit(**edit).apply(code) if edit else None
+
+
+# ---------------------------------------------------------------- the fixes name the learner's own code
+
+def transpose_without_store_mask() -> str:
+    code = exercise("transpose").solution["en"]
+    unmasked = re.sub(r"tl\.trans\(tile\),[^\n]*\n\s*mask=\(offs_n\[:, None\] < N\) & \(offs_m\[None, :\] < M\)\)",
+                      "tl.trans(tile))", code)
+    assert unmasked != code
+    return unmasked
+
+
+KERNEL_VOCABULARY = {"tl", "stride", "None"}   # words of Triton itself the texts may use
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_unmasked_2d_store_is_told_in_the_kernels_own_names(lang):
+    code = transpose_without_store_mask()
+    result = check("transpose", code, lang)
+    error, failed = result["error"], first_failure(result)
+    assert error["type"] == "OutOfBoundsError" and error["line"] == line_of(code, "tl.store(")
+    assert failed["message"] == error["message"]
+    assert "offs < n" not in error["message"]
+    if lang == "ru":
+        assert latin_names(error["message"]) <= names_of(code) | KERNEL_VOCABULARY, error["message"]
+
+
+@pytest.mark.xfail(strict=True, reason="the 2-D mask edit comes from minitriton.frontend.fixes (in progress)")
+def test_the_unmasked_2d_store_gets_both_axes_as_an_edit_that_passes():
+    code = transpose_without_store_mask()
+    error = check("transpose", code, "en")["error"]
+    assert "<offsets>" not in error["message"]         # not the 1-D template: the tile's own two conditions
+    fixed = applied(code, error)
+    assert fixed is not None and "(offs_n[:, None] < N) & (offs_m[None, :] < M)" in fixed
+    assert check("transpose", fixed, "en")["passed"]
+
+
+def matmul_without_k_tail() -> str:
+    return solution("matmul", ("mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N)", "mask=offs_n[None, :] < N"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_missing_k_tail_mask_names_no_n_and_nothing_the_kernel_lacks(lang):
+    code = matmul_without_k_tail()
+    result = check("matmul", code, lang)
+    error = result["error"]
+    assert error["type"] == "OutOfBoundsError" and error["line"] == line_of(code, "b = tl.load(")
+    assert not re.search(r"(?<![\w.])n(?![\w(])", error["message"]), error["message"]
+    if lang == "ru":
+        assert latin_names(error["message"]) <= names_of(code) | KERNEL_VOCABULARY, error["message"]
+    suggestion = error["diagnostic"]["suggestion"]
+    assert not re.search(r"(?<![\w.])n(?![\w(])", str(suggestion)), suggestion
+
+
+@pytest.mark.xfail(strict=True, reason="the K-tail mask edit comes from minitriton.frontend.fixes (in progress)")
+def test_the_k_tail_edit_uses_k_left_and_passes():
+    code = matmul_without_k_tail()
+    fixed = applied(code, check("matmul", code, "en")["error"])
+    assert fixed is not None and "k_left" in fixed.splitlines()[line_of(code, "b = tl.load(") - 1]
+    assert check("matmul", fixed, "en")["passed"]
+
+
+def transpose_with_wrong_store_stride() -> str:
+    return solution("transpose", ("offs_n[:, None] * M + offs_m[None, :]", "offs_n[:, None] * N + offs_m[None, :]"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_wrong_store_stride_gets_no_atomics_and_no_1d_advice(lang):
+    code = transpose_with_wrong_store_stride()
+    result = check("transpose", code, lang)
+    for test in result["tests"]:
+        if not test["passed"]:
+            message = test["message"]
+            assert "atomic_add" not in message and "pid * BLOCK" not in message and "tl.arange(0, BLOCK)" not in message
+    assert result["error"]["line"] == line_of(code, "tl.store(")
+
+
+@pytest.mark.xfail(strict=True, reason="the stride suggestion comes from minitriton.frontend.fixes (in progress)")
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_wrong_store_stride_names_the_stride(lang):
+    code = transpose_with_wrong_store_stride()
+    error = check("transpose", code, lang)["error"]
+    assert "offs_n[:, None] * N" in error["message"] or "* N" in error["message"], error["message"]
+    fixed = applied(code, error)
+    assert fixed is not None and check("transpose", fixed, lang)["passed"]
+
+
+# ---------------------------------------------------------------- Triton's rules, in the page's language
+
+COPY_LOAD = "    x = tl.load(x_ptr + offs, mask=mask)\n"
+COMPILE_MISTAKES = {   # name -> (substitution in the copy exercise, the line's text, Triton's own message or "")
+    "loop_carried_type": ((COPY_LOAD, COPY_LOAD + "    s = 0\n    for i in range(3):\n        s = s + 0.5\n"),
+                          "s = 0", ""),
+    "broadcast": ((COPY_LOAD, "    x = tl.load(x_ptr + offs, mask=mask) + tl.arange(0, 16)\n"), "x = tl.load(", ""),
+    "name_error": ((COPY_LOAD, "    x = tl.load(x_ptr + ofs, mask=mask)\n"), "x = tl.load(", ""),
+    "arange": (("offs = pid * BLOCK + tl.arange(0, BLOCK)", "offs = pid * BLOCK + tl.arange(0, 1000)"),
+               "tl.arange(0, 1000)", ""),
+    "syntax_error": (("mask = offs < n ", "mask = offs < n) "), "mask = offs < n)", "unmatched ')'"),
+}
+CONVERTED = {"syntax_error"}   # the others become records of their own kinds at minitriton's raise sites
+
+
+def _run(name: str, lang: str):
+    sub, needle, _ = COMPILE_MISTAKES[name]
+    code = solution("copy", sub)
+    return code, line_of(code, needle), bridge.dispatch("run", {"exercise": "copy", "code": code, "lang": lang})
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in CONVERTED else pytest.mark.xfail(
+    strict=True, reason="minitriton's raise site does not make this kind's record yet")) for n in COMPILE_MISTAKES])
+def test_a_compile_time_mistake_reads_as_russian_on_a_russian_page(name):
+    code, line, result = _run(name, "ru")
+    error = result["error"]
+    assert error["line"] == line, error
+    assert re.search("[а-яё]", error["message"]) and f"строка {line}" in error["message"], error["message"]
+    assert "Error(" not in error["message"] and "\n" not in error["message"], error["message"]
+    assert not english_sentences(error["message"], COMPILE_MISTAKES[name][2]), error["message"]
+
+
+@pytest.mark.parametrize("name", list(COMPILE_MISTAKES))
+def test_a_compile_time_mistake_points_at_its_line_in_english(name):
+    code, line, result = _run(name, "en")
+    assert result["error"]["line"] in (line, line + 1), result["error"]   # a loop's own line until it is moved
+    assert result["error"]["message"] and not re.search("[а-яё]", result["error"]["message"])
+
+
+def test_a_host_name_error_and_syntax_error_are_records_of_minitritons_kinds():
+    code = solution("copy", ("n = x.shape[0]", "n = y.shape[0]"))
+    line = line_of(code, "n = y.shape[0]")
+    for lang, text in (("ru", f"имя y не определено (строка {line})."), ("en", f"y is not defined (line {line}).")):
+        error = bridge.dispatch("run", {"exercise": "copy", "code": code, "lang": lang})["error"]
+        assert (error["type"], error["line"], error["message"]) == ("NameError", line, text)
+        assert error["diagnostic"]["kind"] == "name_error" and error["diagnostic"]["names"] == ["y"]
+    code, line, result = _run("syntax_error", "ru")
+    assert result["error"]["message"] == f"синтаксическая ошибка: unmatched ')' (строка {line})."
+    assert result["error"]["diagnostic"]["kind"] == "syntax_error"
