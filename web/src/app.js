@@ -9,7 +9,7 @@ import { LANGS, locale, makeT } from "./i18n.js";
 import { setupPanes } from "./layout.js";
 import { escapeHtml, renderMarkdown } from "./markdown.js";
 import { createMemoryPanel } from "./memory.js";
-import { countersHtml, errorHtml, gpuHtml, statusText, testsHtml } from "./results.js";
+import { applyFix, countersHtml, errorHtml, gpuHtml, statusText, testsHtml } from "./results.js";
 import * as store from "./storage.js";
 import { LabTransport, StoppedError, WorkerTransport } from "./transport.js";
 
@@ -216,7 +216,7 @@ function renderResults({ highlight = false } = {}) {
   const box = $("error");
   const err = r?.error;
   box.hidden = !err;
-  box.innerHTML = err ? errorHtml(err, t) : "";
+  box.innerHTML = err ? errorHtml(err, t, { code: v.code === editor.code ? v.code : null }) : "";
   if (highlight) editor.showErrorLine(err && v.code === editor.code ? err.line : null);
   if (r?.tests) {
     const ok = r.tests.filter((x) => x.passed).length, total = r.tests.length;
@@ -330,8 +330,7 @@ async function runOp(op) {
   }
   if (state.current?.id === ex.id) { renderResults({ highlight: true }); refreshLanguage(v); }
 }
-const run = () => runOp("run");
-const check = () => runOp("check");
+const run = () => runOp("run"), check = () => runOp("check");
 
 async function gpu() {
   if (!canCall()) return;
@@ -475,6 +474,7 @@ for (const [id, action] of Object.entries(actions)) $(id).onclick = action;
 $("error").onclick = (e) => {
   const a = e.target.closest(".goto-line");
   if (a) { e.preventDefault(); editor.showErrorLine(Number(a.dataset.line)); editor.focus(); }
+  else if (e.target.closest(".apply-fix")) applyFix(viewFor(state.current.id), editor, runOp);
 };
 $("exercise-list").onclick = (e) => {
   const a = e.target.closest("a[data-id]");

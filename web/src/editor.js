@@ -57,6 +57,17 @@ export function createEditor(parent, { onRun, onCheck, onChange, label }) {
       const pos = view.state.doc.line(line).from;
       view.dispatch({ effects: [setErrorLine.of(pos), EditorView.scrollIntoView(pos, { y: "center" })], selection: { anchor: pos } });
     },
+    // A suggested fix {line, col, end_line, end_col, text} (lines 1-based, columns 0-based) as one change;
+    // false when it does not fit the text.
+    applyEdit(edit) {
+      const doc = view.state.doc;
+      if (edit.line < 1 || edit.end_line < edit.line || edit.end_line > doc.lines) return false;
+      const first = doc.line(edit.line), last = doc.line(edit.end_line);
+      if (edit.col > first.length || edit.end_col > last.length) return false;
+      view.dispatch({ changes: { from: first.from + edit.col, to: last.from + edit.end_col, insert: edit.text },
+        scrollIntoView: true });
+      return true;
+    },
     focus() { view.focus(); },
   };
 }
