@@ -1,0 +1,151 @@
+"""Fixes for an access out of bounds, in the order a cause is certain: a pointer the source cannot fix (built in a
+helper, loaded from memory), an int32 overflow (the `.to(tl.int64)` edit on the operation that wraps), a
+negative offset (mask the subexpression that goes negative), a 2-D mix-up or a missing axis (fix_axes), then a
+1-D mask: added where there is none, `<=` made `<`, or the bound to check."""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from minitriton.frontend import fix_axes
+from minitriton.frontend import fixes as F
+from minitriton.frontend import kernel_source as S
+from minitriton.frontend import kernel_values as V
+
+
+def suggest(record, launch):
+    op = record.fields.get("call", "load")
+    site = F.site_of(record, launch, op)
+    if site is None:
+        return None
+    general = "mask_bound_generic" if site.access.mask_node is not None else "mask_tail_generic"
+    reason = unfixable(site)
+    if reason:
+        return F.no_fix(general, {"op": op}, reason)
+    extent = int(record.fields["high"]) + 1
+    found = V.offsets_at(site.fn, site.access, site.arguments, site.program)
+    if found is not None:
+        value, ev = found
+        bad = _bad_offsets(record)
+        reproduced = bad is not None and np.isin(bad, np.asarray(value.wrapped).reshape(-1)).all()
+        if reproduced and ev.overflows:
+            return overflow(site, ev.overflows[0])
+        if reproduced and record.fields.get("side") == "before":
+            found_fix = negative(site, value, extent)
+            if found_fix is not None:
+                return found_fix
+    if site.access.is_2d:
+        return fix_axes.wrong_axis(site) or fix_axes.same_stride(site) or mask_2d(site, extent) \
+            or F.no_fix(general, {"op": op}, "reason_mask_bound")
+    return mask_1d(site, extent, op) or F.no_fix(general, {"op": op}, "reason_no_bound")
+
+
+def unfixable(site) -> str | None:
+    """Why no edit of this line can fix the pointer, or None: it is built by a helper function, or loaded."""
+    for node in ast.walk(site.access.pointer):
+        if isinstance(node, ast.Call) and S.is_tl(node.func, "load"):
+            return "reason_loaded_pointer"
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Attribute):
+            return "reason_helper"
+    params = {a.arg for a in site.fn.args.args}
+    pointer_names = {n.id for n in ast.walk(site.access.pointer) if isinstance(n, ast.Name)}
+    if not S.derived_from(site.fn, "arange") & pointer_names and not any(
+            isinstance(n, ast.Call) and S.is_tl(n.func, "arange") for n in ast.walk(site.access.pointer)) \
+            and pointer_names & params - S.pointer_params(site.fn):
+        return "reason_helper"   # the offsets come in as a parameter: the caller builds them
+    return None
+
+
+def _bad_offsets(record):
+    runs = record.fields.get("offsets")
+    if runs is None or not getattr(runs, "runs", None):
+        return None
+    return np.array([v for r in runs.runs for v in {r[0], r[1]}], np.int64)
+
+
+def overflow(site, found: V.Overflow):
+    """`pid * 2**28` -> `pid.to(tl.int64) * 2**28`: the operand that varies, made 64-bit."""
+    node = found.node
+    constant = (lambda n: all(isinstance(x, (ast.Constant, ast.BinOp, ast.operator)) for x in ast.walk(n)))
+    operand = node.left if not constant(node.left) else node.right
+    if not hasattr(operand, "lineno") or not hasattr(node, "lineno"):
+        return None
+    cast = f"{S.atom(site.text(operand))}.to(tl.int64)"
+    edit = F.replace(site, operand, cast)
+    return F.fix("to_int64", {"expr": site.text(node), "value": found.value, "right": F.edited(site, edit, node)},
+                 site, edit)
+
+
+def negative(site, value: V.Value, extent: int):
+    """Mask the subexpression that goes negative: `mask=offs >= 0` (with the existing mask, or the bound)."""
+    a = site.access
+    ev = V.Evaluator(site.fn, site.arguments, site.program)
+    names = [n for n in ast.walk(a.pointer_node) if isinstance(n, ast.Name) and n.id not in S.pointer_params(site.fn)]
+    expr = None
+    for name in names:
+        try:
+            if np.min(ev.value(name, a.call.lineno).exact) < 0:
+                expr, low = name.id, int(np.min(ev.value(name, a.call.lineno).exact))
+                break
+        except V.Unknown:
+            continue
+    if expr is None:
+        if not (isinstance(a.pointer_node, ast.BinOp) and isinstance(a.pointer_node.op, ast.Add)
+                and isinstance(a.pointer_node.left, ast.Name) and a.pointer_node.left.id in S.pointer_params(site.fn)):
+            return None
+        expr, low = site.text(a.pointer_node.right), int(np.min(value.exact))
+    condition = f"{S.atom(expr)} >= 0"
+    if a.mask_node is None and int(np.max(value.exact)) >= extent:
+        bound = F.bound_for(site, expr, extent)
+        if bound is None:
+            return None
+        condition = f"({condition}) & ({S.atom(expr)} < {bound})"
+    edit = F.mask_edit(site, condition)
+    return F.fix("negative_offset", {"expr": expr, "value": low, "call": F.edited(site, edit, a.call)}, site, edit)
+
+
+def mask_1d(site, extent: int, op: str):
+    a = site.access
+    if a.mask_node is None:
+        lanes = S.lane_names(a)
+        if not lanes:
+            return None
+        var = lanes[-1]
+        bound = F.bound_for(site, var, extent)
+        if bound is None:
+            return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
+        edit = F.mask_edit(site, f"{var} < {bound}")
+        return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
+    for node in S.resolved_nodes(a.mask_node, site.fn, a.call.lineno):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.LtE) \
+                and hasattr(node, "lineno"):
+            _, _, end_line, end_col = S.span(node.left, site.filename)
+            start_line, start_col, _, _ = S.span(node.comparators[0], site.filename)
+            if end_line != start_line:
+                return None
+            gap = S.source_lines(site.filename)[end_line - 1][end_col:start_col]
+            edit = F.Edit(end_line, end_col, end_line, start_col, gap.replace("<=", "<"))
+            return F.fix("off_by_one", {"mask": site.text(node), "right": F.edited(site, edit, node)}, site, edit)
+    return F.no_fix("mask_bound", {"mask": site.text(a.mask_node)}, "reason_mask_bound")
+
+
+def mask_2d(site, extent: int):
+    """Mask each axis of a 2-D tile that the mask does not cover, with the kernel's own bounds."""
+    a = site.access
+    covered = {n.id for n in ast.walk(a.mask) if isinstance(n, ast.Name)} if a.mask is not None else set()
+    terms = []
+    for axis in (S.ROWS, S.COLS):
+        names = a.axes[axis]
+        if not names or names[0] in covered:
+            continue
+        bound = F.bound_for(site, names[0], None) or fix_axes.bound_2d(site, names[0], axis, extent)
+        if bound is None:
+            return F.no_fix("mask_2d_generic", {"var": S.indexed(names[0], axis)}, "reason_no_bound_var")
+        terms.append(f"{S.indexed(names[0], axis)} < {bound}")
+    if not terms:
+        return None
+    condition = terms[0] if len(terms) == 1 else " & ".join(f"({t})" for t in terms)
+    edit = F.mask_edit(site, condition)
+    kind = "mask_2d_axis" if a.mask_node is not None else "mask_2d"
+    return F.fix(kind, {"mask": condition, "call": F.edited(site, edit, a.call)}, site, edit)
