@@ -80,13 +80,6 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "addr_not_read": {"ru": "прочитала", "en": "never reads"},
     "addr_not_wrote": {"ru": "записала", "en": "never writes"},
     # ---- errors raised by the learner's code (minitriton's own errors are its records' texts)
-    "axis_word_rows": {"ru": "строки", "en": "rows"},
-    "axis_word_cols": {"ru": "столбцы", "en": "columns"},
-    "own_stride": {"ru": "шаг своей оси", "en": "its own axis's stride"},
-    "fix_broadcast": {"ru": "`{var}` загружен по индексам {idx}, а они нумеруют {axis} тайла ({idx_form} в адресах), но "
-                            "используется как {used}, вдоль другой оси: пишите {right}.",
-                      "en": "`{var}` is loaded at the indices {idx}, which number the tile's {axis} ({idx_form} in the "
-                            "addresses), but it is used as {used}, along the other axis: write {right}."},
     "host_error": {"ru": "{type} в строке {line}: {message}", "en": "{type} at line {line}: {message}"},
     "error_plain": {"ru": "{type}: {message}", "en": "{type}: {message}"},
     "module_failed": {"ru": "код не загрузился, тесты не запускались: {message}",

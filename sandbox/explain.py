@@ -15,8 +15,8 @@ from minitriton import errors as E
 from minitriton.diagnostics import Diagnostic, render
 from minitriton.diagnostics.catalogue import SUGGESTIONS
 from minitriton.diagnostics.render import text as catalogue_text
+from minitriton.frontend import fix_axes
 
-from . import kernel_source as S
 from . import messages as M
 
 
@@ -94,49 +94,9 @@ def _traceback(exc: BaseException, kind: str, frames: list, record, lang: str) -
 
 def static_hint(filename: str, lang: str) -> str | None:
     """A mix-up visible in the kernel source alone (a mask on the wrong axis, one stride for both axes of a
-    tile, a vector broadcast along the wrong axis), for a failure whose values are all the check has."""
-    for fn in S.functions(filename):
-        for access in S.accesses(filename, fn.body[0].lineno):
-            wrong = _wrong_axis(access)
-            if wrong:
-                return _wrong_axis_text(wrong, lang)
-            same = S.same_stride(access)
-            if same:
-                row, col, stride = same
-                return _suggestion("same_stride", lang, row=f"{row}[:, None]", col=f"{col}[None, :]",
-                                   stride=stride, right=S.stride_for(fn, col, stride) or M.say("own_stride", lang))
-        mixup = S.broadcast_mixup(fn)
-        if mixup:
-            return _broadcast_text(mixup, lang)
-    return None
-
-
-def _suggestion(kind: str, lang: str, **fields) -> str:
-    """A fix text of minitriton's catalogue, as one sentence."""
-    return M.sentences(catalogue_text(SUGGESTIONS[kind], lang, fields))
-
-
-def _form(name: str, axis: str) -> str:
-    return f"{name}[:, None]" if axis == S.ROWS else f"{name}[None, :]"
-
-
-def _wrong_axis(access):
-    """(name, axis in the mask, axis in the pointer) when the mask tests an index along the other axis."""
-    in_mask = S.axes_of(access.mask)
-    for axis, other in ((S.ROWS, S.COLS), (S.COLS, S.ROWS)):
-        for name in in_mask[axis]:
-            if name in access.axes[other] and name not in access.axes[axis]:
-                return name, axis, other
-    return None
-
-
-def _wrong_axis_text(wrong, lang: str) -> str:
-    name, mask_axis, ptr_axis = wrong
-    return _suggestion("mask_axis", lang, var=name, used=_form(name, mask_axis), ptr_axis=ptr_axis,
-                       right=_form(name, ptr_axis))
-
-
-def _broadcast_text(mixup, lang: str) -> str:
-    value, used, index, axis = mixup
-    return M.say("fix_broadcast", lang, var=value, idx=index, idx_form=_form(index, axis), used=_form(value, used),
-                 right=_form(value, axis), axis=M.say("axis_word_rows" if axis == S.ROWS else "axis_word_cols", lang))
+    tile, a vector broadcast along the wrong axis), as minitriton's suggestion for it in `lang`, for a failure
+    whose values are all the check has; None when the source shows none."""
+    suggestion = fix_axes.static_hint(filename)
+    if suggestion is None:
+        return None
+    return M.sentences(catalogue_text(SUGGESTIONS[suggestion.kind], lang, suggestion.fields))

@@ -71,7 +71,6 @@ def test_an_unmasked_2d_store_is_told_in_the_kernels_own_names(lang):
         assert latin_names(error["message"]) <= names_of(code) | KERNEL_VOCABULARY, error["message"]
 
 
-@pytest.mark.xfail(strict=True, reason="the 2-D mask edit comes from minitriton.frontend.fixes (in progress)")
 def test_the_unmasked_2d_store_gets_both_axes_as_an_edit_that_passes():
     code = transpose_without_store_mask()
     error = check("transpose", code, "en")["error"]
@@ -98,7 +97,6 @@ def test_a_missing_k_tail_mask_names_no_n_and_nothing_the_kernel_lacks(lang):
     assert not re.search(r"(?<![\w.])n(?![\w(])", str(suggestion)), suggestion
 
 
-@pytest.mark.xfail(strict=True, reason="the K-tail mask edit comes from minitriton.frontend.fixes (in progress)")
 def test_the_k_tail_edit_uses_k_left_and_passes():
     code = matmul_without_k_tail()
     fixed = applied(code, check("matmul", code, "en")["error"])
@@ -121,7 +119,6 @@ def test_a_wrong_store_stride_gets_no_atomics_and_no_1d_advice(lang):
     assert result["error"]["line"] == line_of(code, "tl.store(")
 
 
-@pytest.mark.xfail(strict=True, reason="the stride suggestion comes from minitriton.frontend.fixes (in progress)")
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_wrong_store_stride_names_the_stride(lang):
     code = transpose_with_wrong_store_stride()
