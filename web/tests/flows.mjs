@@ -193,6 +193,9 @@ export async function flowStop(page) {
   const status = await page.locator("#run-status").innerText();
   const err = await page.evaluate(() => window.__sandbox.state.lastResult?.error?.type);
   assert.ok(/Остановлено|Stopped/.test(status) || err === "KeyboardInterrupt", `status after Stop: ${status} / ${err}`);
+  if (err === "KeyboardInterrupt") {   // Python was interrupted, not replaced: the error box says where the code was
+    assert.match(await page.locator("#error").innerText(), /(строк[аеи]|line) [23]\b/);
+  }
   await waitReady(page);                        // a terminated worker boots again
   await setCode(page, 'print("alive", 1 + 1)\n');
   await clickRun(page);
