@@ -105,6 +105,24 @@ class DeadlockError(MiniTritonError, RuntimeError):
     """Programs wait in a `while` loop for memory no program is left to change (a GPU would hang)."""
 
 
+class InfiniteLoopError(DeadlockError):
+    """A `while` loop in one program that nothing can end: its state repeats and no other program can change
+    what its condition reads (`while True:`, a condition on values the loop never changes)."""
+
+
+class KernelInterrupted(KeyboardInterrupt):
+    """A KeyboardInterrupt (Ctrl-C, the sandbox's Stop, a signal handler raising it) that came while a kernel
+    ran: still a KeyboardInterrupt (never an Exception), with a `diagnostic` record (kind "stopped") saying
+    where the code was: the kernel line and the programs running."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+        super().__init__(diagnostic.kind)
+
+    def __str__(self):
+        return render(self.diagnostic)
+
+
 class KernelRuntimeError(MiniTritonError):
     """An error found while programs run, raised by an op about specific programs of the group: the exception
     class the user will see (`kind`), its record, and `positions`, indices into the current group. The engine

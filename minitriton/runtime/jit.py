@@ -17,7 +17,8 @@ from minitriton.frontend.scopes import find_loop_scoped_names
 from minitriton.frontend.source import KernelSource
 from minitriton.values.programs import KERNEL_CODES
 from minitriton.memory.buffers import TensorWrapper, reinterpret  # noqa: F401 - triton.runtime.jit's names
-from minitriton.runtime import launch
+from minitriton.options import options
+from minitriton.runtime import launch, reporting
 from minitriton.semantics.dtypes import CANONICAL_NAMES as type_canonicalisation_dict  # noqa: F401 - likewise
 from minitriton.semantics.constexpr import constexpr, to_tensor
 from minitriton.runtime.compiled import CompiledKernel
@@ -124,9 +125,15 @@ class JITFunction(KernelInterface):
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters); with `warmup`, only
         warm it up (see `warmup`)."""
+        __tracebackhide__ = True  # pytest: the user's launch line leads to the kernel's line
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
-        return launch.launch(self, args, kwargs, grid)
+        try:
+            return launch.launch(self, args, kwargs, grid)
+        except BaseException as exc:   # shown with the user's frames alone: this launch line, then the kernel's
+            if not options().internal_frames:
+                exc.with_traceback(reporting.user_frames(exc.__traceback__))
+            raise
 
     def warmup(self, *args, grid, **kwargs) -> CompiledKernel:
         """`kernel.warmup(*args, grid=..., **kwargs)`: bind the arguments (types such as `torch.float16` may
