@@ -22,7 +22,7 @@ from . import messages as M
 
 def error_info(exc: BaseException, filename: str, lang: str) -> dict:
     """The Error dict for `exc` raised by the learner's module `filename`."""
-    kind = type(exc).__name__
+    kind = "KeyboardInterrupt" if isinstance(exc, KeyboardInterrupt) else type(exc).__name__   # Stop, one name
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
     record = record_of(exc, filename, frames)
     if record is not None:

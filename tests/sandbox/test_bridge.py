@@ -432,15 +432,13 @@ def test_stop_in_a_kernel_says_the_line(op):
         assert answer["tests"][0]["message"] == err["message"]
 
 
-@pytest.mark.xfail(strict=True, reason="the \"stopped\" kind's text is being rewritten (its {reason:stop} has no "
-                                       "word table yet)")
 def test_stop_with_a_record_says_the_line_and_the_program():
     """A KeyboardInterrupt that minitriton caught in a launch carries a record of kind "stopped"; the page says
     the line and the program from it."""
     code = get("copy").solution["en"].replace(*SPIN)
     line = code.splitlines().index("    while i < 1000000000:") + 1
     stop = KeyboardInterrupt()
-    stop.diagnostic = Diagnostic("stopped", {"reason": "interrupt"}).located(
+    stop.diagnostic = Diagnostic("stopped", {"running": "3, 4", "programs": [[3], [4]], "count": 2}).located(
         "copy_kernel", "copy.py", line, 4, 25, code.splitlines(True)[line - 1], (3,))
     for lang, place in (("ru", f"строка {line}, программа 3"), ("en", f"line {line}, program 3")):
         err = error_keys(explain.error_info(stop, "copy.py", lang))

@@ -133,7 +133,7 @@ def test_a_wrong_store_stride_names_the_stride(lang):
 COPY_LOAD = "    x = tl.load(x_ptr + offs, mask=mask)\n"
 COMPILE_MISTAKES = {   # name -> (substitution in the copy exercise, the line's text, Triton's own message or "")
     "loop_carried_type": ((COPY_LOAD, COPY_LOAD + "    s = 0\n    for i in range(3):\n        s = s + 0.5\n"),
-                          "s = 0", ""),
+                          "s = s + 0.5", ""),
     "broadcast": ((COPY_LOAD, "    x = tl.load(x_ptr + offs, mask=mask) + tl.arange(0, 16)\n"), "x = tl.load(", ""),
     "name_error": ((COPY_LOAD, "    x = tl.load(x_ptr + ofs, mask=mask)\n"), "x = tl.load(", ""),
     "arange": (("offs = pid * BLOCK + tl.arange(0, BLOCK)", "offs = pid * BLOCK + tl.arange(0, 1000)"),
@@ -163,8 +163,14 @@ def test_a_compile_time_mistake_reads_as_russian_on_a_russian_page(name):
 @pytest.mark.parametrize("name", list(COMPILE_MISTAKES))
 def test_a_compile_time_mistake_points_at_its_line_in_english(name):
     code, line, result = _run(name, "en")
-    assert result["error"]["line"] in (line, line + 1), result["error"]   # a loop's own line until it is moved
+    assert result["error"]["line"] == line, result["error"]
     assert result["error"]["message"] and not re.search("[а-яё]", result["error"]["message"])
+
+
+@pytest.mark.parametrize("lang, first", [("ru", "строке {line}"), ("en", "line {line}")])
+def test_a_loop_carried_type_change_names_the_first_assignment_too(lang, first):
+    code, line, result = _run("loop_carried_type", lang)
+    assert first.format(line=line_of(code, "s = 0")) in result["error"]["message"], result["error"]["message"]
 
 
 def test_a_host_name_error_and_syntax_error_are_records_of_minitritons_kinds():
