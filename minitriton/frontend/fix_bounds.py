@@ -36,7 +36,7 @@ def suggest(record, launch):
             if found_fix is not None:
                 return found_fix
     if site.access.is_2d:
-        return fix_axes.wrong_axis(site) or fix_axes.same_stride(site) or mask_2d(site, extent) \
+        return fix_axes.wrong_axis(site) or fix_axes.same_stride(site) or mask_2d(site, extent) or off_by_one(site) \
             or F.no_fix(general, {"op": op}, "reason_mask_bound")
     return mask_1d(site, extent, op) or F.no_fix(general, {"op": op}, "reason_no_bound")
 
@@ -48,6 +48,9 @@ def unfixable(site) -> str | None:
             return "reason_loaded_pointer"
         if isinstance(node, ast.Call) and not isinstance(node.func, ast.Attribute):
             return "reason_helper"
+    loaded = S.derived_from(site.fn, "load")
+    if any(isinstance(n, ast.Name) and n.id in loaded for n in ast.walk(site.access.pointer)):
+        return "reason_loaded_pointer"
     params = {a.arg for a in site.fn.args.args}
     pointer_names = {n.id for n in ast.walk(site.access.pointer) if isinstance(n, ast.Name)}
     if not S.derived_from(site.fn, "arange") & pointer_names and not any(
@@ -90,11 +93,14 @@ def negative(site, value: V.Value, extent: int):
                 break
         except V.Unknown:
             continue
-    if expr is None:
-        if not (isinstance(a.pointer_node, ast.BinOp) and isinstance(a.pointer_node.op, ast.Add)
-                and isinstance(a.pointer_node.left, ast.Name) and a.pointer_node.left.id in S.pointer_params(site.fn)):
+    if expr is None:   # the offsets as written after `ptr +`: `tl.arange(0, B) + pid * B - 1`
+        first = S.additive_terms(a.pointer_node)[0]
+        if not (isinstance(first, ast.Name) and first.id in S.pointer_params(site.fn)) or first is a.pointer_node:
             return None
-        expr, low = site.text(a.pointer_node.right), int(np.min(value.exact))
+        rest = site.text(a.pointer_node)[len(site.text(first)):].lstrip()
+        if not rest.startswith("+"):
+            return None
+        expr, low = " ".join(rest[1:].split()), int(np.min(value.exact))
     condition = f"{S.atom(expr)} >= 0"
     if a.mask_node is None and int(np.max(value.exact)) >= extent:
         bound = F.bound_for(site, expr, extent)
@@ -117,6 +123,14 @@ def mask_1d(site, extent: int, op: str):
             return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
         edit = F.mask_edit(site, f"{var} < {bound}")
         return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
+    return off_by_one(site) or F.no_fix("mask_bound", {"mask": site.text(a.mask_node)}, "reason_mask_bound")
+
+
+def off_by_one(site):
+    """`offs <= n` in the mask (as written, or where the mask's name is assigned) -> `offs < n`."""
+    a = site.access
+    if a.mask_node is None:
+        return None
     for node in S.resolved_nodes(a.mask_node, site.fn, a.call.lineno):
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.LtE) \
                 and hasattr(node, "lineno"):
@@ -127,7 +141,7 @@ def mask_1d(site, extent: int, op: str):
             gap = S.source_lines(site.filename)[end_line - 1][end_col:start_col]
             edit = F.Edit(end_line, end_col, end_line, start_col, gap.replace("<=", "<"))
             return F.fix("off_by_one", {"mask": site.text(node), "right": F.edited(site, edit, node)}, site, edit)
-    return F.no_fix("mask_bound", {"mask": site.text(a.mask_node)}, "reason_mask_bound")
+    return None
 
 
 def mask_2d(site, extent: int):

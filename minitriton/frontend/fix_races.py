@@ -28,6 +28,8 @@ def shared(site):
     a = site.access
     programs = S.derived_from(site.fn, "program_id")
     mine = [ast.unparse(t) for t in S.additive_terms(a.pointer_node)[1:]]
+    if not mine:   # a scalar result stored once (`tl.store(out_ptr, total)`): the share is the kernel's intent
+        return F.no_fix("race_shared_generic", {}, "reason_race_intent")
     for other in S.accesses(site.fn):
         terms = S.additive_terms(other.pointer_node)
         if other is a or len(terms) != len(mine) + 2 or [ast.unparse(t) for t in terms[2:]] != mine:
@@ -43,6 +45,8 @@ def shared(site):
 def block_stride(site):
     """`pid * S + tl.arange(0, B)` with S < B: the blocks of neighbouring programs overlap; S must be B."""
     a = site.access
+    if a.is_2d:   # a tile's rows are placed by row_stride
+        return None
     programs = S.derived_from(site.fn, "program_id")
     nodes = S.resolved_nodes(a.pointer_node, site.fn, a.call.lineno)
     aranges = [n for n in nodes if isinstance(n, ast.Call) and S.is_tl(n.func, "arange") and len(n.args) == 2]
@@ -59,7 +63,7 @@ def block_stride(site):
                     lo, hi = (int(ev.value(x, arange.lineno).exact) for x in arange.args)
                 except (V.Unknown, TypeError):
                     continue
-                if 0 < step < hi - lo:
+                if 0 < step < hi - lo and not _mask_narrows(site, ev, step):
                     block = site.text(arange.args[1]) if lo == 0 else f"({site.text(arange.args[1])} - " \
                         f"{site.text(arange.args[0])})"
                     edit = F.replace(site, stride, block)
@@ -67,6 +71,18 @@ def block_stride(site):
                               "right": F.edited(site, edit, node)}
                     return F.fix("race_stride", fields, site, edit)
     return None
+
+
+def _mask_narrows(site, ev, step: int) -> bool:
+    """Whether an unmasked store's lanes have a bound no wider than the step (`cols < n_cols` with rows
+    n_cols apart): then the mask, not the stride, is what is missing."""
+    a = site.access
+    lanes = S.lane_names(a)
+    bound = F.bound_for(site, lanes[-1], None) if a.mask_node is None and lanes else None
+    try:
+        return bound is not None and int(ev.value(ast.parse(bound, mode="eval").body, a.call.lineno).exact) <= step
+    except (V.Unknown, TypeError, ValueError):
+        return False
 
 
 def row_stride(site):

@@ -71,7 +71,7 @@ def site_of(record: Diagnostic, launch, op: str) -> Site | None:
     """The record's access in the kernel source, or None when the source does not show it."""
     if op not in S.MEMORY_CALLS:
         op = "atomic_add"
-    access = S.access_at(record.filename, record.line, op) if record.filename else None
+    access = S.access_at(record.filename, record.line, op, record.col) if record.filename else None
     if access is None:
         return None
     arguments = dict(getattr(launch, "arguments", None) or {})

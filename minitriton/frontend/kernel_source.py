@@ -71,14 +71,16 @@ def keyword(call: ast.Call, name: str):
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def access_at(filename: str, line: int | None, op: str) -> Access | None:
-    """The `tl.<op>` call that spans `line` in `filename`, or None when the source does not show one."""
+def access_at(filename: str, line: int | None, op: str, col: int | None = None) -> Access | None:
+    """The `tl.<op>` call that spans `line` in `filename` (the one starting at column `col` where a line has
+    several), or None when the source does not show one."""
     fn = kernel_at(filename, line) if filename and line is not None else None
     if fn is None:
         return None
     calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and is_tl(n.func, op)
              and n.lineno <= line <= (n.end_lineno or n.lineno)]
-    return access_of(fn, min(calls, key=lambda n: abs(n.lineno - line)), op) if calls else None
+    at = [n for n in calls if col is not None and n.lineno == line and span(n, filename)[1] == col]
+    return access_of(fn, (at or sorted(calls, key=lambda n: abs(n.lineno - line)))[0], op) if calls else None
 
 
 def access_of(fn: ast.FunctionDef, call: ast.Call, op: str) -> Access | None:
