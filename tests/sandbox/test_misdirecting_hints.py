@@ -8,14 +8,12 @@ import re
 import tokenize
 
 import pytest
-from course_helpers import check, exercise, line_of, solution
+from course_helpers import check, english_sentences, exercise, line_of, solution
 
 from minitriton.diagnostics import Edit
 from sandbox import bridge
 
 LANGS = ("ru", "en")
-LATIN_WORD = re.compile(r"(?<![\w.\[`'<])[A-Za-z]{2,}(?![\w.(\[`'])")
-CODE_SPAN = re.compile(r"`[^`]*`")
 
 
 def names_of(code: str) -> set:
@@ -27,13 +25,6 @@ def latin_names(text: str) -> set:
     """The identifiers a Russian text mentions: every Latin name in it is code (the catalogue's Russian
     sentences have no English words)."""
     return set(re.findall(r"(?<![\w.])[A-Za-z_][A-Za-z_0-9]*", text))
-
-
-def english_sentences(text: str, quoted: str = "") -> list:
-    """Runs of two or more English words in a Russian text, once code spans and Triton's own quoted message
-    are taken out."""
-    text = CODE_SPAN.sub(" ", text.replace(quoted, " ") if quoted else text)
-    return re.findall(rf"{LATIN_WORD.pattern}(?:\s+{LATIN_WORD.pattern})+", text)
 
 
 def first_failure(result: dict) -> dict:

@@ -5,7 +5,7 @@ when the check detects it (see test_hints_only_when_detected.py). Digit groups a
 from __future__ import annotations
 
 import pytest
-from course_helpers import HAS_RAND, NO_RAND, by_id, check, line_of, plain, solution
+from course_helpers import HAS_RAND, NO_RAND, by_id, check, english_sentences, line_of, plain, solution
 
 # name -> (exercise, the substitutions that make the mistake, a text on the failing line or None)
 MISTAKES = {
@@ -305,6 +305,17 @@ EXPECTED = [
      'в `y` 100 значений NaN/inf (первое: строка 3, столбец 0, ожидалось 0, получено nan). Нулевая строка дала '
      'NaN: eps должен стоять под корнем, sqrt(mean(x²) + eps).',
      ),
+    ('race_unmasked_store', 'tail',
+     "tl.store races with program 0: both write `y_ptr` (line {line}, program 1). Offsets 896…1023 of `y_ptr` are "
+     "written by programs 0 and 1 in one launch without atomics; the GPU runs programs in any order, so either "
+     "value may win. This tl.store has no mask: the lanes past the end write into the next program's elements; mask "
+     "them: tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=cols < n_cols).",
+     "tl.store: гонка с программой 0, обе пишут в `y_ptr` (строка {line}, программа 1). Смещения 896…1023 в `y_ptr` "
+     "пишут программы 0 и 1 в одном запуске без атомарных операций; GPU выполняет программы в любом порядке, и "
+     "останется любое из значений. У этого tl.store нет маски: дорожки за концом пишут в элементы соседней "
+     "программы; закройте их маской: tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=cols "
+     "< n_cols).",
+     ),
     ('dw_race', 'small',
      "tl.store races with program 0: both write `dw_partial_ptr` (line {line}, program 1). Offsets 0…7 of "
      "`dw_partial_ptr` are written by programs 0 and 1 in one launch without atomics; the GPU runs programs in any "
@@ -427,8 +438,6 @@ PENDING = [
      'the shape mismatch is not yet a record of its own kind with the wrong-axis suggestion'),
     ('broadcast_swapped', 'edges', ['x[:, None]'], ['\n', 'Error('],
      'the shape mismatch is not yet a record of its own kind with the broadcast suggestion'),
-    ('race_unmasked_store', 'tail', ['mask=cols < n_cols'], ['BLOCK_SIZE', 'atomic_add'],
-     'a store without a mask is answered with a block stride: the fix is the mask, not row * BLOCK_SIZE'),
     ('flash_kv_unmasked', 'sdpa_T100', ['offs_n[:, None] < T'], ['offs_d[None, :] <'],
      'only the rows run past the end: the columns (offs_d < D = stride_t) need no condition'),
 ]
@@ -445,6 +454,12 @@ def test_the_mistake_gets_the_right_fix(name, test_id, must, must_not):
         assert not result["passed"]
         assert all(m in result["message"] for m in must), result["message"]
         assert not any(m in result["message"] for m in must_not), result["message"]
+
+
+@pytest.mark.parametrize("name, test_id, ru", [(e[0], e[1], e[3]) for e in EXPECTED],
+                         ids=[f"{e[0]}-{e[1]}" for e in EXPECTED])
+def test_a_russian_message_says_nothing_in_english_but_code(name, test_id, ru):
+    assert not english_sentences(ru), ru
 
 
 def test_every_mistake_is_pinned():
