@@ -4,14 +4,12 @@ diagnoses). Russian is the default and the fallback.
 
 Numbers go through `num()` (digit groups with a narrow no-break space, "98 432", as Russian typography
 writes them), counted nouns through `count()` ("98 432 элемента", "1 element"), runs of indices through
-`ranges()` (minitriton's own `format_ranges`, with the digit groups), and failure messages made of several
+`ranges()` (minitriton's own `Runs`, with the digit groups), and failure messages made of several
 sentences through `sentences()`, so each ends with its period.
 """
 from __future__ import annotations
 
-import re
-
-from minitriton.errors import format_ranges
+from minitriton.diagnostics import Runs
 
 from .catalogue import CATALOGUE, NOUNS
 
@@ -68,21 +66,10 @@ def count(n, noun: str, lang: str) -> str:
     return f"{num(n)} {plural(n, noun, lang)}"
 
 
-_MORE = re.compile(r"… \((\d+) offsets in all\)$")
-
-
 def ranges(values, lang: str = "ru", limit: int = 4) -> str:
-    """Sorted integers as compact runs, by minitriton.errors.format_ranges: [1, 2, 3, 7] -> '1…3, 7'; digit
-    groups as `num` writes them, and a long list ends with how many there are ('… (всего 1200)')."""
-    return ranges_text(format_ranges(values, limit), lang)
-
-
-def ranges_text(compact: str, lang: str = "ru") -> str:
-    """A run list as minitriton.errors.format_ranges writes it ('98304…99327'), in the page's words."""
-    more = _MORE.search(compact)
-    runs = compact[:more.start()] if more else compact
-    runs = re.sub(r"-?\d+", lambda m: num(m.group()), runs)
-    return runs + say("ranges_more", lang, n=num(more.group(1))) if more else runs
+    """Sorted integers as compact runs, by minitriton's Runs (one writer of runs): [1, 2, 3, 7] -> '1…3, 7';
+    digit groups as `num` writes them, and a long list ends with how many there are ('… (всего 1200)')."""
+    return Runs.of(values).text(limit, number=num, more=CATALOGUE["ranges_more"][lang])
 
 
 def sentences(*parts) -> str:
