@@ -300,7 +300,7 @@ class Capture(io.TextIOBase):
 
     def text(self, lang: str) -> str:
         text = "".join(self.parts)
-        return text + M.say("stdout_cut", lang, n=M.num(STDOUT_LIMIT)) if self.cut else text
+        return text + M.say("stdout_cut", lang, n=M.num(STDOUT_LIMIT, lang)) if self.cut else text
 
 
 @contextlib.contextmanager

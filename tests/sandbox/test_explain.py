@@ -110,5 +110,5 @@ def test_wrong_values_without_a_known_cause_get_no_hint():
     after a cause that is not there."""
     code = solution("rmsnorm", ("y = x / rms * w", "y = x * rms * w"))
     message = plain(by_id(check("rmsnorm", code))["tail"]["message"])
-    assert re.fullmatch(r"[\d ]+ of [\d ]+ elements of `y` differ \(atol = 1e-05, rtol = 1e-05\); max abs error \S+ "
+    assert re.fullmatch(r"[\d,]+ of [\d,]+ elements of `y` differ \(atol = 1e-05, rtol = 1e-05\); max abs error \S+ "
                         r"at row \d+, col \d+ \(expected \S+, got \S+\)\.", message), message

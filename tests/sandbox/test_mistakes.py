@@ -132,10 +132,10 @@ EXPECTED = [
      "пропускает одну лишнюю дорожку: сравнивайте строго, offs < n.",
      ),
     ('grid_off_by_one', 'tail',
-     'out[98 304…98 431] were never written. A grid of 96 programs of 1024 covers only 98 304 of 98 432 '
-     'elements: the number of programs must be triton.cdiv(n, BLOCK) = 97.',
-     'out[98 304…98 431] не записала ни одна программа. Сетка из 96 программ по 1024 покрывает только 98 304 '
-     'из 98 432 элементов: программ должно быть triton.cdiv(n, BLOCK) = 97.',
+     "out[98,304…98,431] were never written. A grid of 96 programs of 1024 covers only 98,304 of 98,432 elements: "
+     "the number of programs must be triton.cdiv(n, BLOCK) = 97.",
+     "out[98 304…98 431] не записала ни одна программа. Сетка из 96 программ по 1024 покрывает только 98 304 из 98 "
+     "432 элементов: программ должно быть triton.cdiv(n, BLOCK) = 97.",
      ),
     ('grid_off_by_one', 'short',
      'the kernel wrote nothing to `out`. A grid of 0 programs of 1024 covers only 0 of 5 elements: the number '
@@ -144,16 +144,16 @@ EXPECTED = [
      'должно быть triton.cdiv(n, BLOCK) = 1.',
      ),
     ('grid_off_by_one', 'grid',
-     'A grid of 96 programs of 1024 covers only 98 304 of 98 432 elements: the number of programs must be '
-     'triton.cdiv(n, BLOCK) = 97.',
-     'Сетка из 96 программ по 1024 покрывает только 98 304 из 98 432 элементов: программ должно быть '
-     'triton.cdiv(n, BLOCK) = 97.',
+     "A grid of 96 programs of 1024 covers only 98,304 of 98,432 elements: the number of programs must be "
+     "triton.cdiv(n, BLOCK) = 97.",
+     "Сетка из 96 программ по 1024 покрывает только 98 304 из 98 432 элементов: программ должно быть triton.cdiv(n, "
+     "BLOCK) = 97.",
      ),
     ('grid_one_too_many', 'grid',
-     'a grid of 98 programs where triton.cdiv(98 432, 1024) = 97 are needed: the extra programs have nothing '
-     'to do, but a GPU launches them all the same.',
-     'сетка из 98 программ, а нужно triton.cdiv(98 432, 1024) = 97: лишним программам нечего делать, но GPU '
-     'всё равно их запускает.',
+     "a grid of 98 programs where triton.cdiv(98,432, 1024) = 97 are needed: the extra programs have nothing to do, "
+     "but a GPU launches them all the same.",
+     "сетка из 98 программ, а нужно triton.cdiv(98 432, 1024) = 97: лишним программам нечего делать, но GPU всё "
+     "равно их запускает.",
      ),
     ('ignored_column_stride', 'transposed',
      '1813 of 1850 elements of `out` differ (compared exactly); max abs error 6.8e+00 at row 9, col 19 '
@@ -240,12 +240,12 @@ EXPECTED = [
      'Её тайл — B[0…44, 0…15]. Проверьте шаги (stride) в адресе.',
      ),
     ('backward_tail_minus_inf', 'tail',
-     "`dx` has 200 717 NaN/inf values (first at row 0, col 0: expected 0.002357, got -inf). The row's tail was "
-     "read as -inf, and (-inf)·(-inf) = inf entered the sum ⟨dy, y⟩: here the tail is read as 0 (other=0.0), "
-     "which leaves the sum alone.",
-     'в `dx` 200 717 значений NaN/inf (первое: строка 0, столбец 0, ожидалось 0.002357, получено -inf). Хвост '
-     'строки прочитан как -inf, и в сумму ⟨dy, y⟩ попало (-inf)·(-inf) = inf: здесь хвост читают как 0 '
-     '(other=0.0), он сумму не меняет.',
+     "`dx` has 200,717 NaN/inf values (first at row 0, col 0: expected 0.002357, got -inf). The row's tail was read "
+     "as -inf, and (-inf)·(-inf) = inf entered the sum ⟨dy, y⟩: here the tail is read as 0 (other=0.0), which "
+     "leaves the sum alone.",
+     "в `dx` 200 717 значений NaN/inf (первое: строка 0, столбец 0, ожидалось 0.002357, получено -inf). Хвост "
+     "строки прочитан как -inf, и в сумму ⟨dy, y⟩ попало (-inf)·(-inf) = inf: здесь хвост читают как 0 (other=0.0), "
+     "он сумму не меняет.",
      ),
     ('race_shared_offsets', 'small',
      "tl.store races with program 0: both write `dx_ptr` (line {line}, program 1). Offsets 0…7 of `dx_ptr` are "
@@ -260,20 +260,20 @@ EXPECTED = [
      "row * stride + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask).",
      ),
     ('rmsnorm_block_mean', 'tail',
-     "57 290 of 57 344 elements of `y` differ (atol = 1e-05, rtol = 1e-05); max abs error 6.4e-01 at row 29, "
-     "col 220 (expected 9.327, got 9.971). The result matches dividing the row's sum by the block size 1024 "
-     "instead of n_cols = 896: the block's tail is not part of the row, divide by n_cols.",
-     '57 290 из 57 344 элементов `y` не совпадают (atol = 1e-05, rtol = 1e-05); наибольшая ошибка 6.4e-01 '
-     '(строка 29, столбец 220: ожидалось 9.327, получено 9.971). Ответ совпадает с делением суммы по строке на '
-     'размер блока 1024 вместо n_cols = 896: хвост блока — не часть строки, делите на n_cols.',
+     "57,290 of 57,344 elements of `y` differ (atol = 1e-05, rtol = 1e-05); max abs error 6.4e-01 at row 29, col "
+     "220 (expected 9.327, got 9.971). The result matches dividing the row's sum by the block size 1024 instead of "
+     "n_cols = 896: the block's tail is not part of the row, divide by n_cols.",
+     "57 290 из 57 344 элементов `y` не совпадают (atol = 1e-05, rtol = 1e-05); наибольшая ошибка 6.4e-01 (строка "
+     "29, столбец 220: ожидалось 9.327, получено 9.971). Ответ совпадает с делением суммы по строке на размер блока "
+     "1024 вместо n_cols = 896: хвост блока — не часть строки, делите на n_cols.",
      ),
     ('rmsnorm_block_mean', 'strided_rows',
-     "28 649 of 28 672 elements of `y` differ (atol = 1e-05, rtol = 1e-05); max abs error 5.0e-01 at row 25, "
-     "col 809 (expected 7.193, got 7.689). The result matches dividing the row's sum by the block size 1024 "
-     "instead of n_cols = 896: the block's tail is not part of the row, divide by n_cols.",
-     '28 649 из 28 672 элементов `y` не совпадают (atol = 1e-05, rtol = 1e-05); наибольшая ошибка 5.0e-01 '
-     '(строка 25, столбец 809: ожидалось 7.193, получено 7.689). Ответ совпадает с делением суммы по строке на '
-     'размер блока 1024 вместо n_cols = 896: хвост блока — не часть строки, делите на n_cols.',
+     "28,649 of 28,672 elements of `y` differ (atol = 1e-05, rtol = 1e-05); max abs error 5.0e-01 at row 25, col "
+     "809 (expected 7.193, got 7.689). The result matches dividing the row's sum by the block size 1024 instead of "
+     "n_cols = 896: the block's tail is not part of the row, divide by n_cols.",
+     "28 649 из 28 672 элементов `y` не совпадают (atol = 1e-05, rtol = 1e-05); наибольшая ошибка 5.0e-01 (строка "
+     "25, столбец 809: ожидалось 7.193, получено 7.689). Ответ совпадает с делением суммы по строке на размер блока "
+     "1024 вместо n_cols = 896: хвост блока — не часть строки, делите на n_cols.",
      ),
     ('rmsnorm_row_step', 'strided_rows',
      "rows 28…31 of `y` were never written. On the same rows laid out back to back the kernel passes, but here "
@@ -329,12 +329,12 @@ EXPECTED = [
      "tl.store(dw_partial_ptr + row * n_cols + cols, dw, mask=mask).",
      ),
     ('rmsnorm_bwd_block_mean', 'wide',
-     "56 605 of 57 344 elements of `dx` differ (atol = 1e-05, rtol = 1e-05); max abs error 3.8e-02 at row 17, "
-     "col 470 (expected -0.216, got -0.1785). The result matches dividing the row's sum by the block size 1024 "
-     "instead of n_cols = 896: the block's tail is not part of the row, divide by n_cols.",
-     '56 605 из 57 344 элементов `dx` не совпадают (atol = 1e-05, rtol = 1e-05); наибольшая ошибка 3.8e-02 '
-     '(строка 17, столбец 470: ожидалось -0.216, получено -0.1785). Ответ совпадает с делением суммы по строке '
-     'на размер блока 1024 вместо n_cols = 896: хвост блока — не часть строки, делите на n_cols.',
+     "56,605 of 57,344 elements of `dx` differ (atol = 1e-05, rtol = 1e-05); max abs error 3.8e-02 at row 17, col "
+     "470 (expected -0.216, got -0.1785). The result matches dividing the row's sum by the block size 1024 instead "
+     "of n_cols = 896: the block's tail is not part of the row, divide by n_cols.",
+     "56 605 из 57 344 элементов `dx` не совпадают (atol = 1e-05, rtol = 1e-05); наибольшая ошибка 3.8e-02 (строка "
+     "17, столбец 470: ожидалось -0.216, получено -0.1785). Ответ совпадает с делением суммы по строке на размер "
+     "блока 1024 вместо n_cols = 896: хвост блока — не часть строки, делите на n_cols.",
      ),
     ('matmul_same_stride', 'values',
      "tl.load reads past the end of `b_ptr` (line {line}, program 0). 3 of 256 lanes are out of range (first: lane "
@@ -388,33 +388,30 @@ EXPECTED = [
      'индексами offs_n.',
      ),
     ('flash_tf32', 'sdpa_T64_causal',
-     '16 871 of 24 576 elements of `o` differ (atol = 0.0001, rtol = 0.0001); max abs error 2.5e-03 at batch '
-     '0, head 2, row 37, col 39 (expected -0.9861, got -0.9836). With exact FP32 products the kernel passes '
-     'this test, so the error comes from tl.dot in TF32 (the default): pass input_precision="ieee" to every '
-     'tl.dot.',
-     '16 871 из 24 576 элементов `o` не совпадают (atol = 0.0001, rtol = 0.0001); наибольшая ошибка 2.5e-03 '
-     '(batch 0, голова 2, строка 37, столбец 39: ожидалось -0.9861, получено -0.9836). С точными '
-     'произведениями FP32 ядро проходит этот тест, значит, ошибку дают tl.dot во TF32 (по умолчанию): '
-     'передайте input_precision="ieee" в каждый tl.dot.',
+     '16,871 of 24,576 elements of `o` differ (atol = 0.0001, rtol = 0.0001); max abs error 2.5e-03 at batch 0, '
+     'head 2, row 37, col 39 (expected -0.9861, got -0.9836). With exact FP32 products the kernel passes this test, '
+     'so the error comes from tl.dot in TF32 (the default): pass input_precision="ieee" to every tl.dot.',
+     '16 871 из 24 576 элементов `o` не совпадают (atol = 0.0001, rtol = 0.0001); наибольшая ошибка 2.5e-03 (batch '
+     '0, голова 2, строка 37, столбец 39: ожидалось -0.9861, получено -0.9836). С точными произведениями FP32 ядро '
+     'проходит этот тест, значит, ошибку дают tl.dot во TF32 (по умолчанию): передайте input_precision="ieee" в '
+     'каждый tl.dot.',
      ),
     ('flash_no_causal_mask', 'sdpa_T64_causal',
-     '24 175 of 24 576 elements of `o` differ (atol = 0.0001, rtol = 0.0001); max abs error 3.1e+00 at batch '
-     '0, head 1, row 1, col 10 (expected 3.47, got 0.3725). Without the causal mask the kernel passes on the '
-     'same data, so the error is in that mask: row m may only see columns n ≤ m (offs_n[None, :] <= offs_m[:, '
-     'None]).',
-     '24 175 из 24 576 элементов `o` не совпадают (atol = 0.0001, rtol = 0.0001); наибольшая ошибка 3.1e+00 '
-     '(batch 0, голова 1, строка 1, столбец 10: ожидалось 3.47, получено 0.3725). Без причинной маски ядро на '
-     'тех же данных проходит, значит, ошибка в ней: строке m виден столбец n только при n ≤ m (offs_n[None, :] '
-     '<= offs_m[:, None]).',
+     "24,175 of 24,576 elements of `o` differ (atol = 0.0001, rtol = 0.0001); max abs error 3.1e+00 at batch 0, "
+     "head 1, row 1, col 10 (expected 3.47, got 0.3725). Without the causal mask the kernel passes on the same "
+     "data, so the error is in that mask: row m may only see columns n ≤ m (offs_n[None, :] <= offs_m[:, None]).",
+     "24 175 из 24 576 элементов `o` не совпадают (atol = 0.0001, rtol = 0.0001); наибольшая ошибка 3.1e+00 (batch "
+     "0, голова 1, строка 1, столбец 10: ожидалось 3.47, получено 0.3725). Без причинной маски ядро на тех же "
+     "данных проходит, значит, ошибка в ней: строке m виден столбец n только при n ≤ m (offs_n[None, :] <= "
+     "offs_m[:, None]).",
      ),
     ('flash_no_block_skip', 'causal_skip',
-     '`k_ptr`: loaded 12 800 elements, expected 9344 (Σ min((pid_m + 1)·BLOCK_M, T)·D = (64 + 128 + 192 + '
-     '200)·16); e.g. program 0: 3200 instead of 1024; `v_ptr`: loaded 12 800 elements, expected 9344 (Σ '
-     'min((pid_m + 1)·BLOCK_M, T)·D = (64 + 128 + 192 + 200)·16); e.g. program 0: 3200 instead of 1024.',
-     '`k_ptr`: прочитано 12 800 элементов, а должно быть 9344 (Σ min((pid_m + 1)·BLOCK_M, T)·D = (64 + 128 + '
-     '192 + 200)·16); например, программа 0: 3200 вместо 1024; `v_ptr`: прочитано 12 800 элементов, а должно '
-     'быть 9344 (Σ min((pid_m + 1)·BLOCK_M, T)·D = (64 + 128 + 192 + 200)·16); например, программа 0: 3200 '
-     'вместо 1024.',
+     "`k_ptr`: loaded 12,800 elements, expected 9344 (Σ min((pid_m + 1)·BLOCK_M, T)·D = (64 + 128 + 192 + 200)·16); "
+     "e.g. program 0: 3200 instead of 1024; `v_ptr`: loaded 12,800 elements, expected 9344 (Σ min((pid_m + "
+     "1)·BLOCK_M, T)·D = (64 + 128 + 192 + 200)·16); e.g. program 0: 3200 instead of 1024.",
+     "`k_ptr`: прочитано 12 800 элементов, а должно быть 9344 (Σ min((pid_m + 1)·BLOCK_M, T)·D = (64 + 128 + 192 + "
+     "200)·16); например, программа 0: 3200 вместо 1024; `v_ptr`: прочитано 12 800 элементов, а должно быть 9344 (Σ "
+     "min((pid_m + 1)·BLOCK_M, T)·D = (64 + 128 + 192 + 200)·16); например, программа 0: 3200 вместо 1024.",
      ),
 ]
 
