@@ -81,7 +81,6 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "addr_not_wrote": {"ru": "записала", "en": "never writes"},
     # ---- errors raised by the learner's code (minitriton's own errors are its records' texts)
     "host_error": {"ru": "{type} в строке {line}: {message}", "en": "{type} at line {line}: {message}"},
-    "error_plain": {"ru": "{type}: {message}", "en": "{type}: {message}"},
     "module_failed": {"ru": "код не загрузился, тесты не запускались: {message}",
                       "en": "the code did not load, so no test ran: {message}"},
     "missing_kernel": {"ru": "в коде нет `{name}`: имя ядра и его параметры менять нельзя, тесты запускают "

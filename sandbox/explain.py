@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import traceback
 
-from minitriton import errors as E
 from minitriton.diagnostics import Diagnostic, render
 from minitriton.diagnostics.catalogue import SUGGESTIONS
 from minitriton.diagnostics.render import text as catalogue_text
@@ -74,8 +73,6 @@ def _unrecorded(exc: BaseException, kind: str, line, ours: bool, lang: str) -> s
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else kind
     if ours and line is not None:
         return M.say("host_error", lang, type=kind, line=line, message=message)
-    if isinstance(exc, E.MiniTritonError):
-        return M.say("error_plain", lang, type=kind, message=message)
     return M.say("internal_error", lang, message=f"{kind}: {message}")
 
 
