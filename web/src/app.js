@@ -217,7 +217,7 @@ function renderResults({ highlight = false } = {}) {
   const err = r?.error;
   box.hidden = !err;
   box.innerHTML = err ? errorHtml(err, t, { code: v.code === editor.code ? v.code : null }) : "";
-  if (highlight) editor.showErrorLine(err && v.code === editor.code ? err.line : null);
+  if (highlight) editor.showErrorLine(err && v.code === editor.code ? err.line : null, err?.diagnostic);
   if (r?.tests) {
     const ok = r.tests.filter((x) => x.passed).length, total = r.tests.length;
     const all = r.passed && ok === total;

@@ -225,6 +225,31 @@ export async function flowErrorLine(page) {
   assert.equal(highlighted.trim(), text.split("\n")[line - 1].trim());
 }
 
+// the first exercise's solution without its load mask: the error offers the fix as the fixed line, underlines the
+// failing span, and "Apply fix" makes the edit in the editor and runs again, cleanly (in Russian: no English).
+export async function flowApplyFix(page) {
+  const solution = await loadSolution(page);
+  const broken = solution.replace("x = tl.load(x_ptr + offs, mask=mask)", "x = tl.load(x_ptr + offs)");
+  assert.notEqual(broken, solution, "the first exercise loads x with a mask");
+  const line = broken.split("\n").findIndex((l) => l.includes("x = tl.load(x_ptr + offs)")) + 1;
+  await setCode(page, broken);
+  await clickRun(page);
+  const err = await page.evaluate(() => window.__sandbox.state.lastResult.error);
+  assert.equal(err?.type, "OutOfBoundsError", err?.message);
+  assert.equal(err.diagnostic.suggestion.edit.line, line);
+  assert.match(await page.locator("#error .error-fix pre").innerText(), /x = tl\.load\(x_ptr \+ offs, mask=/);
+  assert.match(await page.locator(".cm-error-span").innerText(), /tl\.load\(x_ptr \+ offs\)/);
+  const button = page.locator("#error .apply-fix");
+  if (await page.evaluate(() => document.documentElement.lang) === "ru") {
+    assert.equal(await button.innerText(), "Применить исправление");
+  }
+  await button.click();
+  await page.waitForFunction(() => !document.body.dataset.busy && window.__sandbox.state.lastResult?.ok, null,
+    { timeout: 120000 });
+  assert.match((await code(page)).split("\n")[line - 1], /x = tl\.load\(x_ptr \+ offs, mask=offs < n\)/);
+  assert.equal(await page.locator("#error").isHidden(), true);
+}
+
 // ---------- the memory picture ----------
 const COLORS = { loaded: [0x2f, 0x7f, 0xd1], stored: [0xf0, 0x8a, 0x24], both: [0x8a, 0x4f, 0xbf], masked: [0x9a, 0xa3, 0xad],
   other: [0xc6, 0xd3, 0xe1], none: [0xe8, 0xeb, 0xef], border: [0x1d, 0x23, 0x2b] };
