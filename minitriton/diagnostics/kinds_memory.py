@@ -11,6 +11,14 @@ MEMORY = {
                  "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
                        "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
     },
+    "descriptor_out_of_bounds": {
+        "head": {"en": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`",
+                 "ru": "тензорный дескриптор: {call} {op:verb} {side:side} `{tensor}`"},
+        "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}): offsets {offsets:runs} from "
+                       "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
+                 "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
+                       "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
+    },
     "misaligned": {
         "head": {"en": "tl.{op} through a misaligned address into `{tensor}`",
                  "ru": "tl.{op} обращается к `{tensor}` по невыровненному адресу"},
@@ -97,6 +105,10 @@ MEMORY_SUGGESTIONS = {
         "en": "mask the lanes past the end, e.g. tl.{op}(<pointer>, mask=<offsets> < <number of elements>)",
         "ru": "закройте маской дорожки за концом, например tl.{op}(<указатель>, mask=<смещения> < <число "
               "элементов>)"},
+    "mask_like_index": {"en": "the lanes out of range are the ones the load of {var} masked off ({mask}); mask "
+                              "this access the same way: {call}",
+                        "ru": "за границу выходят дорожки, которые маска загрузки {var} отключила ({mask}); закройте "
+                              "это обращение той же маской: {call}"},
     "mask_bound": {"en": "the mask {mask} lets these lanes through: check its bound and the strides used to "
                          "build the offsets",
                    "ru": "маска {mask} пропускает эти дорожки: проверьте её границу и шаги (stride) в "
@@ -104,14 +116,17 @@ MEMORY_SUGGESTIONS = {
     "mask_bound_generic": {"en": "the mask lets these lanes through: check its bound and the strides used to "
                                  "build the offsets",
                            "ru": "маска пропускает эти дорожки: проверьте её границу и шаги (stride) в смещениях"},
+    "mask_offsets": {"en": "the mask bounds {var}, but the lanes access {expr}: bound that too, {call}",
+                     "ru": "маска ограничивает {var}, а дорожки обращаются к {expr}: ограничьте и его, {call}"},
     "off_by_one": {"en": "the mask {mask} lets one lane too many through: compare strictly, {right}",
                    "ru": "маска {mask} пропускает одну лишнюю дорожку: сравнивайте строго, {right}"},
     "mask_2d": {"en": "the tile is 2-D: mask both of its axes, {call}",
                 "ru": "тайл двумерный: закройте маской обе его оси, {call}"},
-    "mask_2d_axis": {"en": "the tile is 2-D and the mask leaves an axis open: add {mask}, {call}",
-                     "ru": "тайл двумерный, и маска не закрывает одну из осей: добавьте {mask}, {call}"},
-    "mask_2d_generic": {"en": "the tile is 2-D: mask each axis that runs past the end, such as {var}",
-                        "ru": "тайл двумерный: закройте маской каждую ось, выходящую за границу, например {var}"},
+    "mask_2d_axis": {"en": "the tile is 2-D and the mask leaves an axis open; add {mask}: {call}",
+                     "ru": "тайл двумерный, и маска не закрывает одну из осей; добавьте {mask}: {call}"},
+    "mask_2d_generic": {"en": "the tile is 2-D: mask each axis that runs past the end, such as the one {var} numbers",
+                        "ru": "тайл двумерный: закройте маской каждую ось, выходящую за границу, например ту, "
+                              "которую нумерует {var}"},
     "mask_axis": {"en": "the mask tests {var} along the other axis: it has {used}, while in the pointer {var} "
                         "numbers the {axis:axis} ({right}); write {right}",
                   "ru": "маска проверяет {var} по другой оси: в ней {used}, а в адресе {var} нумерует "
@@ -133,6 +148,10 @@ MEMORY_SUGGESTIONS = {
     "negative_offset": {"en": "the offset {expr} goes negative (down to {value:num}) on these lanes; mask them: {call}",
                         "ru": "смещение {expr} становится отрицательным (до {value:num}) на этих дорожках; закройте их "
                               "маской: {call}"},
+    "descriptor_reach": {"en": "the descriptor's shape {shape} and strides {strides} reach past the array; elements "
+                               "inside the shape must lie inside it",
+                         "ru": "форма {shape} и шаги {strides} дескриптора выходят за массив; элементы внутри формы "
+                               "должны лежать внутри него"},
     "pointer_from_argument": {"en": "build pointers from a pointer argument: ptr + offsets",
                               "ru": "стройте указатели от аргумента-указателя: ptr + смещения"},
     "cast_aligned": {"en": "cast the address to a pointer to the element's type only at multiples of its size",
@@ -150,6 +169,18 @@ MEMORY_SUGGESTIONS = {
                     "ru": "адрес записи не зависит от tl.program_id, поэтому все программы пишут в одни и те же "
                           "элементы: сдвиньте его на долю программы, {example}, как в других обращениях ядра: "
                           "{call}"},
+    "race_no_program_id": {"en": "the kernel never reads tl.program_id, so every program writes the same "
+                                 "elements: start each program's block at its id, {var} = {right}",
+                           "ru": "ядро не читает tl.program_id, поэтому все программы пишут в одни и те же "
+                                 "элементы: начинайте блок каждой программы с её номера, {var} = {right}"},
+    "race_reduction": {"en": "every program stores its {reduction} into the same element, so only one survives: "
+                             "combine them atomically, {call}",
+                       "ru": "каждая программа записывает свой {reduction} в один и тот же элемент, и остаётся "
+                             "только один: объединяйте их атомарно, {call}"},
+    "race_program_axis": {"en": "on the grid {grid}, {call} is always 0: every program gets the same block; the "
+                                "programs are numbered along another axis, {right}",
+                          "ru": "на сетке {grid} {call} всегда равен 0: все программы получают один и тот же блок; "
+                                "программы пронумерованы по другой оси, {right}"},
     "race_shared_generic": {"en": "the store's address does not depend on tl.program_id, so every program writes "
                                   "the same elements: offset it by the program's share, or, if the programs are "
                                   "meant to add up, use tl.atomic_add",
@@ -160,14 +191,14 @@ MEMORY_SUGGESTIONS = {
                             "elements; mask them: {call}",
                       "ru": "у этого tl.store нет маски: дорожки за концом пишут в элементы соседней программы; "
                             "закройте их маской: {call}"},
-    "race_stride": {"en": "the programs' blocks overlap: {expr} steps by {stride}, less than the {block} lanes "
-                          "of a block; step by the block: {right}",
-                    "ru": "блоки программ перекрываются: {expr} шагает на {stride}, а в блоке {block} дорожек; "
+    "race_stride": {"en": "the programs' blocks overlap: {expr} steps by {stride}, less than a block of "
+                          "{block:lane}; step by the block: {right}",
+                    "ru": "блоки программ перекрываются: {expr} шагает на {stride}, а в блоке {block:lane}; "
                           "шагайте на блок: {right}"},
-    "race_row_stride": {"en": "the tile's rows overlap: {expr} places rows {stride} apart, but a row holds {var} < "
-                              "{bound}; place them {bound} apart: {right}",
-                        "ru": "строки тайла перекрываются: {expr} ставит строки через {stride}, а в строке "
-                              "{var} < {bound}; ставьте их через {bound}: {right}"},
+    "race_row_stride": {"en": "the tile's rows overlap: {expr} places rows {stride} apart, but a row holds {bound} "
+                              "elements ({var} < {bound}); place them {bound} apart: {right}",
+                        "ru": "строки тайла перекрываются: {expr} ставит строки через {stride}, а в строке {bound} "
+                              "элементов ({var} < {bound}); ставьте их через {bound}: {right}"},
     "order_fix": {"en": "read and write different arrays, or split the work into two launches",
                   "ru": "читайте и пишите разные массивы или разбейте работу на два запуска"},
     "uninit_fix": {"en": "mask the load ({mask}) or write these elements first",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from minitriton.frontend import fixes as F
+from minitriton.frontend import fix_site as F
 from minitriton.frontend import kernel_source as S
 
 

@@ -9,7 +9,7 @@ import ast
 import numpy as np
 
 from minitriton.frontend import fix_axes
-from minitriton.frontend import fixes as F
+from minitriton.frontend import fix_site as F
 from minitriton.frontend import kernel_source as S
 from minitriton.frontend import kernel_values as V
 
@@ -21,6 +21,10 @@ def suggest(record, launch):
         return None
     general = "mask_bound_generic" if site.access.mask_node is not None else "mask_tail_generic"
     reason = unfixable(site)
+    if reason == "reason_loaded_pointer":
+        like = masked_like_its_index(site, record)
+        if like is not None:
+            return like
     if reason:
         return F.no_fix(general, {"op": op}, reason)
     extent = int(record.fields["high"]) + 1
@@ -60,6 +64,33 @@ def unfixable(site) -> str | None:
     return None
 
 
+def masked_like_its_index(site, record):
+    """`i = tl.load(idx_ptr + offs, mask=offs < n, other=n)` then `tl.atomic_add(cnt_ptr + i, 1)`: the lanes out
+    of range are the ones the index's load masked off (their `other` value); mask this access the same way."""
+    a = site.access
+    if a.mask_node is not None or record.fields.get("lanes") is None:
+        return None
+    assigned = S.assignments(site.fn, a.call.lineno)
+    for name in (n.id for n in ast.walk(a.pointer_node) if isinstance(n, ast.Name) and n.id in assigned):
+        load = assigned[name]
+        if not (isinstance(load, ast.Call) and S.is_tl(load.func, "load")):
+            continue
+        mask = load.args[1] if len(load.args) > 1 else S.keyword(load, "mask")
+        if mask is None or not hasattr(mask, "lineno"):
+            continue
+        try:
+            on = np.asarray(V.Evaluator(site.fn, site.arguments, site.program).value(mask, load.lineno).exact)
+        except (V.Unknown, TypeError, ValueError):
+            continue
+        bad = {v for lo, hi in record.fields["lanes"].runs for v in range(lo, hi + 1)}
+        if on.dtype != bool or not bad or not bad <= set(np.flatnonzero(~on.reshape(-1)).tolist()):
+            continue
+        edit = F.mask_edit(site, site.text(mask))
+        return F.fix("mask_like_index", {"var": name, "mask": site.text(mask), "call": F.edited(site, edit, a.call)},
+                     site, edit)
+    return None
+
+
 def _bad_offsets(record):
     runs = record.fields.get("offsets")
     if runs is None or not getattr(runs, "runs", None):
@@ -86,21 +117,20 @@ def negative(site, value: V.Value, extent: int):
     ev = V.Evaluator(site.fn, site.arguments, site.program)
     names = [n for n in ast.walk(a.pointer_node) if isinstance(n, ast.Name) and n.id not in S.pointer_params(site.fn)]
     expr = None
-    for name in names:
+    negative_lanes = np.asarray(value.wrapped) < 0
+    for name in names:   # a name negative on exactly the lanes that are: `prev` in `x_ptr + prev`
         try:
-            if np.min(ev.value(name, a.call.lineno).exact) < 0:
-                expr, low = name.id, int(np.min(ev.value(name, a.call.lineno).exact))
-                break
-        except V.Unknown:
+            named = np.asarray(ev.value(name, a.call.lineno).exact)
+            same = np.array_equal(np.broadcast_to(named < 0, negative_lanes.shape), negative_lanes)
+        except (V.Unknown, ValueError):
             continue
+        if same:
+            expr, low = name.id, int(named.min())
+            break
     if expr is None:   # the offsets as written after `ptr +`: `tl.arange(0, B) + pid * B - 1`
-        first = S.additive_terms(a.pointer_node)[0]
-        if not (isinstance(first, ast.Name) and first.id in S.pointer_params(site.fn)) or first is a.pointer_node:
+        expr, low = offsets_text(site), int(np.min(value.exact))
+        if expr is None:
             return None
-        rest = site.text(a.pointer_node)[len(site.text(first)):].lstrip()
-        if not rest.startswith("+"):
-            return None
-        expr, low = " ".join(rest[1:].split()), int(np.min(value.exact))
     condition = f"{S.atom(expr)} >= 0"
     if a.mask_node is None and int(np.max(value.exact)) >= extent:
         bound = F.bound_for(site, expr, extent)
@@ -123,7 +153,40 @@ def mask_1d(site, extent: int, op: str):
             return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
         edit = F.mask_edit(site, f"{var} < {bound}")
         return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
-    return off_by_one(site) or F.no_fix("mask_bound", {"mask": site.text(a.mask_node)}, "reason_mask_bound")
+    return off_by_one(site) or shifted_past_mask(site, extent) \
+        or F.no_fix("mask_bound", {"mask": ast.unparse(a.mask)}, "reason_mask_bound")
+
+
+def offsets_text(site) -> str | None:
+    """The offsets as written after the pointer argument: `offs + 1` in `x_ptr + offs + 1`."""
+    node = site.access.pointer_node
+    first = S.additive_terms(node)[0]
+    if first is node or not (isinstance(first, ast.Name) and first.id in S.pointer_params(site.fn)):
+        return None
+    rest = site.text(node)[len(site.text(first)):].lstrip()
+    return " ".join(rest[1:].split()) if rest.startswith("+") else None
+
+
+def shifted_past_mask(site, extent: int):
+    """The mask bounds `offs` but the lanes read `offs + 1`: bound what is read, `offs + 1 < n`."""
+    a = site.access
+    lanes, expr = S.lane_names(a), offsets_text(site)
+    if len(lanes) != 1 or expr is None or expr == lanes[0]:
+        return None
+    shift = ast.parse(expr, mode="eval").body   # only `offs + k`: a scaled index (`offs * 2`) is a stride mistake
+    if not (isinstance(shift, ast.BinOp) and isinstance(shift.op, (ast.Add, ast.Sub))
+            and isinstance(shift.left, ast.Name) and shift.left.id == lanes[0]
+            and lanes[0] not in {n.id for n in ast.walk(shift.right) if isinstance(n, ast.Name)}):
+        return None
+    bound = S.bounds(site.fn).get(lanes[0])
+    ev = V.Evaluator(site.fn, site.arguments, site.program)
+    try:
+        if bound is None or int(ev.value(ast.parse(bound, mode="eval").body, a.call.lineno).exact) != extent:
+            return None
+    except (V.Unknown, TypeError, ValueError):
+        return None
+    edit = F.mask_edit(site, f"{S.atom(expr)} < {bound}")
+    return F.fix("mask_offsets", {"var": lanes[0], "expr": expr, "call": F.edited(site, edit, a.call)}, site, edit)
 
 
 def off_by_one(site):
@@ -155,7 +218,7 @@ def mask_2d(site, extent: int):
             continue
         bound = F.bound_for(site, names[0], None) or fix_axes.bound_2d(site, names[0], axis, extent)
         if bound is None:
-            return F.no_fix("mask_2d_generic", {"var": S.indexed(names[0], axis)}, "reason_no_bound_var")
+            return F.no_fix("mask_2d_generic", {"var": names[0]}, "reason_no_bound_var")
         terms.append(f"{S.indexed(names[0], axis)} < {bound}")
     if not terms:
         return None

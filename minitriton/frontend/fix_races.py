@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from minitriton.frontend import fixes as F
+from minitriton.frontend import fix_site as F
 from minitriton.frontend import kernel_source as S
 from minitriton.frontend import kernel_values as V
 
@@ -19,7 +19,7 @@ def suggest(record, launch):
     programs = S.derived_from(site.fn, "program_id")
     if not any(S.depends_on(n, programs, "program_id") for n in [a.pointer]):
         return shared(site)
-    return block_stride(site) or row_stride(site) or unmasked(site) \
+    return program_axis(site) or block_stride(site) or row_stride(site) or unmasked(site) \
         or F.no_fix("race_own_elements", {}, "reason_race_intent")
 
 
@@ -28,6 +28,12 @@ def shared(site):
     a = site.access
     programs = S.derived_from(site.fn, "program_id")
     mine = [ast.unparse(t) for t in S.additive_terms(a.pointer_node)[1:]]
+    forgot = forgot_program_id(site)
+    if forgot is not None:
+        return forgot
+    reduced = reduction_store(site)
+    if reduced is not None:
+        return reduced
     if not mine:   # a scalar result stored once (`tl.store(out_ptr, total)`): the share is the kernel's intent
         return F.no_fix("race_shared_generic", {}, "reason_race_intent")
     for other in S.accesses(site.fn):
@@ -42,6 +48,60 @@ def shared(site):
     return F.no_fix("race_shared_generic", {}, "reason_race_intent")
 
 
+_ACCUMULATE = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}
+
+
+def reduction_store(site):
+    """`tl.store(out_ptr, tl.sum(...))` from every program: the partial results are to be combined, which is
+    what an atomic does: `tl.atomic_add(out_ptr, ...)`."""
+    a = site.access
+    if not (isinstance(a.pointer_node, ast.Name) and len(a.call.args) >= 2 and isinstance(a.call.func, ast.Attribute)):
+        return None
+    value = a.call.args[1]
+    assigned = S.assignments(site.fn, a.call.lineno)
+    source = assigned.get(value.id, value) if isinstance(value, ast.Name) else value
+    reduction = next((n.func.attr for n in ast.walk(source) if isinstance(n, ast.Call)
+                      and any(S.is_tl(n.func, r) for r in _ACCUMULATE)), None)
+    if reduction is None:
+        return None
+    func = a.call.func
+    right = f"{site.text(func.value)}.{_ACCUMULATE[reduction]}"
+    edit = F.replace(site, func, right)
+    return F.fix("race_reduction", {"reduction": f"tl.{reduction}", "call": F.edited(site, edit, a.call)},
+                 site, edit)
+
+
+def program_axis(site):
+    """`tl.program_id(1)` on a grid whose axis 1 has one program (always 0) while axis 0 has several."""
+    a = site.access
+    used = {n.args[0].value for n in ast.walk(site.fn) if isinstance(n, ast.Call) and S.is_tl(n.func, "program_id")
+            and n.args and isinstance(n.args[0], ast.Constant)}
+    spread = [j for j, g in enumerate(site.grid) if g > 1 and j not in used]
+    for node in S.resolved_nodes(a.pointer_node, site.fn, a.call.lineno):
+        if isinstance(node, ast.Call) and S.is_tl(node.func, "program_id") and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, int) \
+                and site.grid[node.args[0].value] == 1 and len(spread) == 1 and hasattr(node, "lineno"):
+            edit = F.replace(site, node.args[0], str(spread[0]))
+            shown = max(node.args[0].value, spread[0]) + 1   # the grid up to the axes in question: (4, 1)
+            fields = {"call": site.text(node), "grid": str(tuple(site.grid[:shown])), "right": F.edited(site, edit, node)}
+            return F.fix("race_program_axis", fields, site, edit)
+    return None
+
+
+def forgot_program_id(site):
+    """A kernel that never asks tl.program_id, whose lanes are `offs = tl.arange(0, B)`: every program does
+    block 0; each program's block starts at `tl.program_id(0) * B`."""
+    if any(isinstance(n, ast.Call) and S.is_tl(n.func, "program_id") for n in ast.walk(site.fn)):
+        return None
+    lanes = S.lane_names(site.access)
+    value = S.assignments(site.fn, site.access.call.lineno).get(lanes[-1]) if lanes else None
+    if not (isinstance(value, ast.Call) and S.is_tl(value.func, "arange") and len(value.args) == 2
+            and isinstance(value.args[0], ast.Constant) and value.args[0].value == 0 and hasattr(value, "lineno")):
+        return None
+    right = f"tl.program_id(0) * {S.atom(site.text(value.args[1]))} + {site.text(value)}"
+    return F.fix("race_no_program_id", {"var": lanes[-1], "right": right}, site, F.replace(site, value, right))
+
+
 def block_stride(site):
     """`pid * S + tl.arange(0, B)` with S < B: the blocks of neighbouring programs overlap; S must be B."""
     a = site.access
@@ -51,6 +111,19 @@ def block_stride(site):
     nodes = S.resolved_nodes(a.pointer_node, site.fn, a.call.lineno)
     aranges = [n for n in nodes if isinstance(n, ast.Call) and S.is_tl(n.func, "arange") and len(n.args) == 2]
     ev = V.Evaluator(site.fn, site.arguments, site.program)
+    for node in nodes:   # `tl.program_id(0) + tl.arange(0, B)`: a step of 1
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and aranges:
+            for pid in (node.left, node.right):
+                if _is_program_id(pid, site) and hasattr(pid, "lineno") and not _mask_narrows(site, ev, 1):
+                    try:
+                        lo, hi = (int(ev.value(x, aranges[0].lineno).exact) for x in aranges[0].args)
+                    except (V.Unknown, TypeError):
+                        continue
+                    block = site.text(aranges[0].args[1])
+                    edit = F.replace(site, pid, f"{S.atom(site.text(pid))} * {S.atom(block)}")
+                    fields = {"expr": site.text(pid), "stride": "1", "block": hi - lo,
+                              "right": F.edited(site, edit, node)}
+                    return F.fix("race_stride", fields, site, edit)
     for node in nodes:
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and hasattr(node, "lineno")):
             continue
@@ -71,6 +144,13 @@ def block_stride(site):
                               "right": F.edited(site, edit, node)}
                     return F.fix("race_stride", fields, site, edit)
     return None
+
+
+def _is_program_id(node, site) -> bool:
+    """`tl.program_id(k)` itself, or a name assigned just that."""
+    if isinstance(node, ast.Name):
+        node = S.assignments(site.fn, site.access.call.lineno).get(node.id, node)
+    return isinstance(node, ast.Call) and S.is_tl(node.func, "program_id")
 
 
 def _mask_narrows(site, ev, step: int) -> bool:

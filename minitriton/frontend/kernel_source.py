@@ -35,6 +35,7 @@ class Access:
 
 
 def source_lines(filename: str) -> list[str]:
+    linecache.checkcache(filename)   # the file may have been edited since (a fix applied)
     return linecache.getlines(filename)
 
 
@@ -136,7 +137,8 @@ def substitute(expr: ast.expr, fn: ast.FunctionDef, line: int, depth: int = 6) -
         value = values.get(name)
         if value is None or name in seen:
             return False
-        if any(isinstance(n, (ast.Compare, ast.BoolOp)) for n in ast.walk(value)):
+        if any(isinstance(n, (ast.Compare, ast.BoolOp)) or isinstance(n, ast.Subscript) and axis_of(n)
+               for n in ast.walk(value)):   # masks, and 2-D index tables (`offs = rm[:, None] * N + rn[None, :]`)
             return True
         used = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
         return bool(used & pointers) or any(expandable(u, seen + (name,)) for u in used)

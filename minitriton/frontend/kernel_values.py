@@ -16,6 +16,8 @@ from minitriton.frontend import kernel_source as S
 INT32 = (-2**31, 2**31 - 1)
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
         ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.Pow: operator.pow}
+_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+            ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
 
 class Unknown(Exception):
@@ -75,6 +77,16 @@ class Evaluator:
             return Value(-v.exact, v.wrapped if v.wide else _wrap32(-v.wrapped), v.wide)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return self._binop(node, line, depth)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            a, b = self._eval(node.left, line, depth - 1), self._eval(node.comparators[0], line, depth - 1)
+            v = _COMPARE[type(node.ops[0])](np.asarray(a.wrapped), np.asarray(b.wrapped))
+            return Value(v, v, True)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            a, b = self._eval(node.left, line, depth - 1), self._eval(node.right, line, depth - 1)
+            if np.asarray(a.exact).dtype != bool or np.asarray(b.exact).dtype != bool:
+                raise Unknown
+            v = (operator.and_ if isinstance(node.op, ast.BitAnd) else operator.or_)(a.exact, b.exact)
+            return Value(v, v, True)
         if isinstance(node, ast.Subscript) and S.axis_of(node):
             v = self._eval(node.value, line, depth - 1)
             index = (slice(None), None) if S.axis_of(node) == S.ROWS else (None, slice(None))

@@ -22,6 +22,7 @@ import numpy as np
 
 from minitriton.values import programs
 from minitriton import errors
+from minitriton.diagnostics import Suggestion
 from minitriton.semantics import dtypes as T
 from minitriton.memory import access as ops_memory
 from minitriton.memory.allocation import alignment_offset, as_array
@@ -168,13 +169,11 @@ def _described(desc, op: str):
     except errors.KernelRuntimeError as e:
         if e.kind is not errors.OutOfBoundsError:
             raise
-        shape = [_shown(v) for v in desc._shape]
-        strides = [_shown(v) for v in desc._strides]
-        lines = [line for line in e.details.split("\n") if not line.lstrip().startswith("fix:")]
-        lines.append(f"  fix: the descriptor's shape {shape} and strides {strides} reach past the array; "
-                     f"elements inside the shape must lie inside it")
-        e.headline = f"tensor descriptor {op}" + e.headline[e.headline.find(" "):]
-        e.details = "\n".join(lines)
+        record = e.diagnostic
+        if record.kind == "out_of_bounds":
+            record.kind = "descriptor_out_of_bounds"
+            record.suggestion = Suggestion("descriptor_reach", {"shape": str([_shown(v) for v in desc._shape]),
+                                                                "strides": str([_shown(v) for v in desc._strides])})
         raise
 
 

@@ -460,7 +460,14 @@ def check():
     partial[(4,)](x, part, 20, BLOCK=32)
     return part, x * x
 '''),
-    ("race_sum_to_one_element", "race", False, '''
+    ("race_forgot_program_id", "race", True, '''
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+''' + COPY),
+    ("race_sum_to_one_element", "race", True, '''
 @triton.jit
 def total(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -510,5 +517,54 @@ def check():
     out = np.zeros(64, np.float32)
     fill[(2, 2)](x, out, 64, BLOCK=32)
     return out, x
+'''),
+]
+
+MISTAKES += [
+    ("stencil_right_neighbour_past_mask", "out_of_bounds", True, '''
+@triton.jit
+def diff_next(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    nxt = tl.load(x_ptr + offs + 1, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, nxt, mask=mask)
+
+
+def check():
+    x = rng.random(50, dtype=np.float32)
+    out = np.ones(50, np.float32)
+    diff_next[(2,)](x, out, 50, BLOCK=32)
+    return out, np.concatenate([x[1:], [0]]).astype(np.float32)
+'''),
+    ("race_program_id_wrong_axis", "race", True, '''
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+''' + COPY),
+    ("race_block_start_without_block", "race", True, '''
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+''' + COPY),
+]
+
+MISTAKES += [
+    ("histogram_index_from_masked_load", "out_of_bounds", True, '''
+@triton.jit
+def histogram(idx_ptr, cnt_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    i = tl.load(idx_ptr + offs, mask=offs < n, other=n)
+    tl.atomic_add(cnt_ptr + i, 1)
+
+
+def check():
+    idx = np.array([2, 0, 2, 1, 4], np.int32)
+    cnt = np.zeros(5, np.int32)
+    histogram[(1,)](idx, cnt, 5, BLOCK=8)
+    return cnt, np.bincount(idx, minlength=5).astype(np.int32)
 '''),
 ]

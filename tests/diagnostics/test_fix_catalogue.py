@@ -17,7 +17,7 @@ import minitriton
 from minitriton.diagnostics import render
 from minitriton.diagnostics.catalogue import SUGGESTIONS
 from minitriton.diagnostics.render import suggestion_text
-from minitriton.frontend.fixes import WORD_FIELDS
+from minitriton.frontend.fix_site import WORD_FIELDS
 
 MAX_EDITS = 4
 _count = itertools.count()
