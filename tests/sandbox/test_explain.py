@@ -98,7 +98,7 @@ def test_the_k_columns_of_a_matmul_tile_get_their_own_condition():
     code = solution("practice", ("mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)",
                                  "mask=(offs_m[:, None] < M), other=0.0)"))
     error = check("practice", code)["error"]
-    assert "The tile is 2-D and the mask leaves an axis open: add ks[None, :] < K, tl.load(" in error["message"]
+    assert "The tile is 2-D and the mask leaves an axis open; add ks[None, :] < K: tl.load(" in error["message"]
     edit = error["diagnostic"]["suggestion"]["edit"]
     assert edit["text"] == "(offs_m[:, None] < M) & (ks[None, :] < K)"
     fixed = Edit(**edit).apply(code)

@@ -184,11 +184,11 @@ EXPECTED = [
     ('mask_one_axis', 'edges',
      "tl.load reads past the end of `x_ptr` (line {line}, program (2, 1)). 19 of 1024 lanes are out of range "
      "(first: lane (5, 13)): offsets 3150…3168 from `x_ptr`, but `x_ptr` has 3150 elements (valid offsets 0…3149). "
-     "The tile is 2-D and the mask leaves an axis open: add offs_n[None, :] < N, tl.load(x_ptr + offs_m[:, None] * "
+     "The tile is 2-D and the mask leaves an axis open; add offs_n[None, :] < N: tl.load(x_ptr + offs_m[:, None] * "
      "N + offs_n[None, :], mask=mask & (offs_n[None, :] < N)).",
      "tl.load читает за концом `x_ptr` (строка {line}, программа (2, 1)). За границу выходят 19 из 1024 дорожек "
      "(первая: (5, 13)): смещения 3150…3168 от `x_ptr`, а в `x_ptr` 3150 элементов (допустимые смещения 0…3149). "
-     "Тайл двумерный, и маска не закрывает одну из осей: добавьте offs_n[None, :] < N, tl.load(x_ptr + offs_m[:, "
+     "Тайл двумерный, и маска не закрывает одну из осей; добавьте offs_n[None, :] < N: tl.load(x_ptr + offs_m[:, "
      "None] * N + offs_n[None, :], mask=mask & (offs_n[None, :] < N)).",
      ),
     ('broadcast_swapped', 'whole_tiles',
