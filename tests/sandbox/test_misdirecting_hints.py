@@ -60,6 +60,7 @@ def test_an_unmasked_2d_store_is_told_in_the_kernels_own_names(lang):
     assert "offs < n" not in error["message"]
     if lang == "ru":
         assert latin_names(error["message"]) <= names_of(code) | KERNEL_VOCABULARY, error["message"]
+    assert code_names(error["diagnostic"]["suggestion"]) <= names_of(code) | KERNEL_VOCABULARY
 
 
 def test_the_unmasked_2d_store_gets_both_axes_as_an_edit_that_passes():
@@ -86,6 +87,14 @@ def test_a_missing_k_tail_mask_names_no_n_and_nothing_the_kernel_lacks(lang):
         assert latin_names(error["message"]) <= names_of(code) | KERNEL_VOCABULARY, error["message"]
     suggestion = error["diagnostic"]["suggestion"]
     assert not re.search(r"(?<![\w.])n(?![\w(])", str(suggestion)), suggestion
+    assert code_names(suggestion) <= names_of(code) | KERNEL_VOCABULARY, suggestion
+
+
+def code_names(suggestion: dict) -> set:
+    """The names a suggestion writes as code: in its fields (the kernel's expressions) and its edit."""
+    written = [v for v in suggestion["fields"].values() if isinstance(v, str)]
+    written += [suggestion["edit"]["text"]] if suggestion.get("edit") else []
+    return set().union(*(names_of(text) for text in written)) if written else set()
 
 
 def test_the_k_tail_edit_uses_k_left_and_passes():
