@@ -320,7 +320,7 @@ def _op(out: Capture, trace=()):
         Session.label = None
 
 
-# ---------------------------------------------------------------- errors, in kernel terms
+# ---------------------------------------------------------------- errors: their records, for the page
 
 def _error(type_: str, message: str) -> dict:
     return {"type": type_, "message": message, "line": None, "col": None, "program": None, "traceback": ""}

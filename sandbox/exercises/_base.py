@@ -3,8 +3,9 @@ diagnosis re-running a kernel to find the cause of a failure), or tracing every 
 elements each program touched). NumPy + stdlib + minitriton: this runs in Pyodide too.
 
 A test is `fn(mod, lang) -> (passed, message)`; it may also raise. `Fail(message)` is a friendly failure;
-any other exception (an `OutOfBoundsError` from the kernel, a `CompilationError`, ...) is turned into a
-kernel-terms message by the bridge (sandbox.explain), which also points the editor at the line and the program.
+any other exception (an `OutOfBoundsError` from the kernel, a `CompilationError`, ...) becomes its diagnostic
+record's text in the page's language (sandbox.explain), which also points the editor at the line and the
+program.
 """
 from __future__ import annotations
 
