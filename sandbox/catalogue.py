@@ -80,6 +80,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "addr_not_read": {"ru": "прочитала", "en": "never reads"},
     "addr_not_wrote": {"ru": "записала", "en": "never writes"},
     # ---- errors raised by the learner's code (minitriton's own errors are its records' texts)
+    "traceback_frame": {"ru": '  файл "{file}", строка {line}, в {name}', "en": '  File "{file}", line {line}, in {name}'},
     "host_error": {"ru": "{type} в строке {line}: {message}", "en": "{type} at line {line}: {message}"},
     "module_failed": {"ru": "код не загрузился, тесты не запускались: {message}",
                       "en": "the code did not load, so no test ran: {message}"},

@@ -77,9 +77,10 @@ def _unrecorded(exc: BaseException, kind: str, line, ours: bool, lang: str) -> s
 
 
 def _traceback(exc: BaseException, kind: str, frames: list, record, lang: str) -> str:
-    """The learner's frames, then the error: its record for a terminal in the page's language (which quotes
+    """The learner's frames in the page's language, then the error: its record for a terminal (which quotes
     the failing line itself, so the last frame gives only its place), or Python's own last line."""
-    shown = traceback.format_list(frames)
+    shown = [M.say("traceback_frame", lang, file=f.filename, line=f.lineno, name=f.name) + "\n"
+             + (f"    {f.line.strip()}\n" if f.line else "") for f in frames]
     if record is None:
         return "".join(shown) + "".join(traceback.format_exception_only(type(exc), exc))
     if shown and record.source:
