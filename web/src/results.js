@@ -42,7 +42,7 @@ export function statusText(s, t, fmtSeconds) {
   return t(s.key, vars);
 }
 
-// The error box: what (the type; "Stopped" for a Stop), where (a link to the line, the program), the message,
+// The error box: what (the type; the page's "Stopped" for a Stop or a time limit), where (a link to the line, the program), the message,
 // the suggested fix when it is an edit of the learner's code (the fixed line and a button that applies it),
 // and the traceback folded. `code` is the code the error is about: the fix is offered only while the editor
 // still holds it.
@@ -50,7 +50,8 @@ export function errorHtml(err, t, { code = null } = {}) {
   const where = [];
   if (err.line) where.push(`<a href="#" class="goto-line" data-line="${err.line}">${escapeHtml(t("errorAt", { line: err.line }))}</a>`);
   if (err.program) where.push(escapeHtml(t("programId", { p: err.program_text ?? programText(err.program) })));
-  const what = err.type === "KeyboardInterrupt" ? t("stoppedHead") : err.type || "Error";
+  const stopped = ["KeyboardInterrupt", "Stopped", "TimeLimit"].includes(err.type);   // the lab server's too
+  const what = stopped ? t("stoppedHead") : err.type || "Error";
   return `<div class="error-head"><strong>${escapeHtml(what)}</strong>`
     + `${where.length ? ` · ${where.join(" · ")}` : ""}</div>`
     + `<pre class="error-message">${escapeHtml(errorText(err, t))}</pre>`

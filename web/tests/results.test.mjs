@@ -68,6 +68,9 @@ test("Stop says where the code was; a Stop between ops says only that it stopped
   assert.match(html, /программа 3/);
   assert.match(html, /остановлено в строке 14, программа 3/);
   assert.doesNotMatch(visible(html), /KeyboardInterrupt|[A-Za-z]{3,}/);
+  for (const type of ["Stopped", "TimeLimit"]) {   // the lab server's: a killed worker, its time limit
+    assert.match(errorHtml({ type, message: "остановлено", line: null, program: null }, makeT("ru")), /<strong>Остановлено</);
+  }
   const between = { type: "KeyboardInterrupt", message: "Traceback ... KeyboardInterrupt", line: null, program: null };
   assert.equal(errorText(between, makeT("ru")), "Остановлено.");
   assert.equal(errorText(between, makeT("en")), "Stopped.");
