@@ -6,8 +6,9 @@ Ops (each request may carry "lang": "ru" | "en"; Russian by default):
   solutions {}                                     -> {"solutions": {id: code}} (a file of the built site, so
                                                        Solution works while Python is not up)
   run       {exercise, code}                       -> {ok, stdout, error, launches, seconds}
-  check     {exercise, code}                       -> {passed, tests: [{id, name, passed, message, tolerance}], stdout,
-                                                       error, launches, seconds}
+  check     {exercise, code}                       -> {passed, tests: [{id, name, passed, message, tolerance, fix?}],
+                                                       stdout, error, launches, seconds} (fix: the suggestion a
+                                                       failed test's diagnosis found in the source)
   hint      {exercise, index}                      -> {hint, index, total}
   solution  {exercise}                             -> {code}
   memory    {exercise, code, source, launch, grid} -> {source, launch_index, launches, launch, tensors: {name: {shape,
@@ -186,6 +187,7 @@ def check(ex, code: str, lang: str) -> dict:
             for test in ex.tests:
                 Session.label = test.id
                 Session.counters = test.counters
+                Session.fix = None
                 try:
                     passed, message = test.fn(mod, lang)
                 except Fail as f:
@@ -198,14 +200,18 @@ def check(ex, code: str, lang: str) -> dict:
                     info = error_info(exc, ex, lang)
                     first_error = first_error or info
                     passed, message = False, info["message"]
-                results.append(_result(test, lang, bool(passed), message))
+                results.append(_result(test, lang, bool(passed), message, Session.fix))
     return {"passed": all(r["passed"] for r in results), "tests": results, "stdout": out.text(lang),
             "error": first_error, "launches": _launches(), "seconds": round(time.perf_counter() - started, 4)}
 
 
-def _result(test, lang, passed, message):
-    return {"id": test.id, "name": test.title[lang], "passed": passed, "message": message,
-            "tolerance": (test.tolerance or {}).get(lang)}
+def _result(test, lang, passed, message, fix=None):
+    """A test's result; a failed one carries the fix its diagnosis found (a suggestion, as JSON) when any."""
+    result = {"id": test.id, "name": test.title[lang], "passed": passed, "message": message,
+              "tolerance": (test.tolerance or {}).get(lang)}
+    if fix is not None and not passed:
+        result["fix"] = fix.to_json()
+    return result
 
 
 def memory(ex, code: str, request: dict, lang: str) -> dict:

@@ -12,9 +12,6 @@ import dataclasses
 import traceback
 
 from minitriton.diagnostics import Diagnostic, render
-from minitriton.diagnostics.catalogue import SUGGESTIONS
-from minitriton.diagnostics.render import text as catalogue_text
-from minitriton.frontend import fix_axes
 
 from . import messages as M
 
@@ -86,15 +83,3 @@ def _traceback(exc: BaseException, kind: str, frames: list, record, lang: str) -
     if shown and record.source:
         shown[-1] = shown[-1].splitlines(keepends=True)[0]
     return "".join(shown) + f"{kind}: {render(record, lang, 'terminal')}\n"
-
-
-# ---------------------------------------------------------------- value-only failures
-
-def static_hint(filename: str, lang: str) -> str | None:
-    """A mix-up visible in the kernel source alone (a mask on the wrong axis, one stride for both axes of a
-    tile, a vector broadcast along the wrong axis), as minitriton's suggestion for it in `lang`, for a failure
-    whose values are all the check has; None when the source shows none."""
-    suggestion = fix_axes.static_hint(filename)
-    if suggestion is None:
-        return None
-    return M.sentences(catalogue_text(SUGGESTIONS[suggestion.kind], lang, suggestion.fields))

@@ -82,12 +82,15 @@ def both(template: str, comments: dict) -> dict:
 # ---------------------------------------------------------------- launching the learner's kernels
 
 class Session:
-    """The launches of the current op (tests and demos append here) and the programs to trace."""
+    """The launches of the current op (tests and demos append here), the programs to trace, and the fix a
+    failing test's diagnosis found in the kernel source (a minitriton Suggestion; the bridge sends it along
+    with the test's result)."""
 
     launches: list = []
     trace_programs: list = []
     label: str | None = None
     counters: bool = True
+    fix = None
 
     @classmethod
     def reset(cls, trace_programs=()):
@@ -95,6 +98,7 @@ class Session:
         cls.trace_programs = list(trace_programs)
         cls.label = None
         cls.counters = True
+        cls.fix = None
 
 
 @contextlib.contextmanager

@@ -112,3 +112,16 @@ def test_wrong_values_without_a_known_cause_get_no_hint():
     message = plain(by_id(check("rmsnorm", code))["tail"]["message"])
     assert re.fullmatch(r"[\d,]+ of [\d,]+ elements of `y` differ \(atol = 1e-05, rtol = 1e-05\); max abs error \S+ "
                         r"at row \d+, col \d+ \(expected \S+, got \S+\)\.", message), message
+
+
+def test_a_value_only_failure_carries_the_fix_its_diagnosis_read_in_the_source():
+    """One stride for both axes of B: the transposed-B test fails on values alone; its message names the
+    stride, its result carries the edit, and the edit, applied, passes every test."""
+    code = solution("matmul", ("offs_n[None, :] * stride_bn", "offs_n[None, :] * stride_bk"))
+    result = by_id(check("matmul", code))
+    failed = result["transposed_b"]
+    assert not failed["passed"] and failed["message"].endswith("multiply offs_n by stride_bn.")
+    assert failed["fix"]["kind"] == "same_stride" and failed["fix"]["edit"]["text"] == "stride_bn"
+    assert all("fix" not in t for t in result.values() if t["passed"])
+    fixed = Edit(**failed["fix"]["edit"]).apply(code)
+    assert fixed == solution("matmul") and check("matmul", fixed)["passed"]

@@ -221,7 +221,7 @@ function renderResults({ highlight = false } = {}) {
   if (r?.tests) {
     const ok = r.tests.filter((x) => x.passed).length, total = r.tests.length;
     const all = r.passed && ok === total;
-    $("tests").innerHTML = testsHtml(r.tests, t);
+    $("tests").innerHTML = testsHtml(r.tests, t, { code: v.code === editor.code ? v.code : null });
     $("summary").textContent = t(all ? "passedAll" : "passedSome", { n: v.checkNo, p: ok, t: total });
     $("summary").className = "summary " + (all ? "pass" : "fail");
   } else {
@@ -471,10 +471,10 @@ const memoryPanel = createMemoryPanel({
 const actions = { run, check, hint, reset, undo, solution, gpu, lang: switchLanguage, erase: eraseAll,
   stop: () => transport?.stop("stopped"), memory: () => memoryPanel.open() };
 for (const [id, action] of Object.entries(actions)) $(id).onclick = action;
-$("error").onclick = (e) => {
-  const a = e.target.closest(".goto-line");
+$("error").onclick = $("tests").onclick = (e) => {
+  const a = e.target.closest(".goto-line"), fix = e.target.closest(".apply-fix");
   if (a) { e.preventDefault(); editor.showErrorLine(Number(a.dataset.line)); editor.focus(); }
-  else if (e.target.closest(".apply-fix")) applyFix(viewFor(state.current.id), editor, runOp);
+  else if (fix) applyFix(viewFor(state.current.id), editor, runOp, fix.dataset.test ?? null);
 };
 $("exercise-list").onclick = (e) => {
   const a = e.target.closest("a[data-id]");

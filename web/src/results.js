@@ -59,10 +59,10 @@ export function errorHtml(err, t, { code = null } = {}) {
     + (err.traceback ? `<details><summary>${escapeHtml(t("traceback"))}</summary><pre>${escapeHtml(err.traceback)}</pre></details>` : "");
 }
 
-// The record's suggested edit: {line, col, end_line, end_col, text}, lines 1-based and columns 0-based, as
-// minitriton's Edit; null when the record has none.
+// The suggested edit of an error's record or of a failed test's fix: {line, col, end_line, end_col, text},
+// lines 1-based and columns 0-based, as minitriton's Edit; null when there is none.
 export function suggestedEdit(err) {
-  const edit = err?.diagnostic?.suggestion?.edit;
+  const edit = (err?.diagnostic?.suggestion ?? err?.fix)?.edit;   // an error's record, or a failed test's fix
   return edit && Number.isInteger(edit.line) && Number.isInteger(edit.end_line) && typeof edit.text === "string" ? edit : null;
 }
 
@@ -84,25 +84,27 @@ export function fixedLines(code, edit) {
   return fixed.split("\n").slice(edit.line - 1, edit.end_line + added).join("\n");
 }
 
-// The fix button's action: the view's suggested edit made in the editor (one undoable change) while the editor
-// still holds the code the error is about, then the same op again.
-export function applyFix(view, editor, rerun) {
-  const edit = suggestedEdit(view?.result?.error);
+// The fix button's action: the suggested edit (of the error, or of the test `testId`) made in the editor (one
+// undoable change) while the editor still holds the code it is about, then the same op again.
+export function applyFix(view, editor, rerun, testId = null) {
+  const edit = suggestedEdit(testId ? view?.result?.tests?.find((x) => x.id === testId) : view?.result?.error);
   if (edit && view.code === editor.code && editor.applyEdit(edit)) rerun(view.op === "check" ? "check" : "run");
 }
 
-function fixHtml(err, t, code) {
+function fixHtml(err, t, code, testId = null) {
   const edit = suggestedEdit(err);
   const lines = edit && code != null ? fixedLines(code, edit) : null;
   if (lines == null) return "";
+  const test = testId == null ? "" : ` data-test="${escapeHtml(testId)}"`;
   return `<div class="error-fix"><span class="muted">${escapeHtml(t("fixedLine", { line: edit.line }))}</span>`
     + `<pre class="error-message"><code>${escapeHtml(lines)}</code></pre>`
-    + `<button type="button" class="apply-fix">${escapeHtml(t("applyFix"))}</button></div>`;
+    + `<button type="button" class="apply-fix"${test}>${escapeHtml(t("applyFix"))}</button></div>`;
 }
 
 // One line per test; a failure's first line is its summary and the rest unfolds under it (the first failure
-// unfolded), so no line is shown twice.
-export function testsHtml(tests, t) {
+// unfolded), so no line is shown twice. A failure whose diagnosis found a fix in the source (`fix`, a
+// suggestion) offers its edit as the error box does, while the editor holds `code`.
+export function testsHtml(tests, t, { code = null } = {}) {
   let firstFail = true;
   return tests.map((x) => {
     const open = !x.passed && firstFail;
@@ -117,7 +119,7 @@ export function testsHtml(tests, t) {
     const tol = x.tolerance ? ` <small class="muted">(${escapeHtml(x.tolerance)})</small>` : "";
     return `<li class="${x.passed ? "pass" : "fail"}" data-name="${escapeHtml(x.name)}" data-id="${escapeHtml(x.id ?? "")}">`
       + `<span class="icon" aria-hidden="true">${x.passed ? "✓" : "✗"}</span> <span class="sr">${escapeHtml(t(x.passed ? "passed" : "failed"))}:</span> `
-      + `<span class="name">${escapeHtml(x.name)}</span>${tol}${body}</li>`;
+      + `<span class="name">${escapeHtml(x.name)}</span>${tol}${body}${x.passed ? "" : fixHtml(x, t, code, x.id)}</li>`;
   }).join("");
 }
 

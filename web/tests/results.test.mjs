@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeT } from "../src/i18n.js";
-import { applyEdit, applyFix, errorHtml, errorText, fixedLines, suggestedEdit } from "../src/results.js";
+import { applyEdit, applyFix, errorHtml, errorText, fixedLines, suggestedEdit, testsHtml } from "../src/results.js";
 
 const CODE = [
   "@triton.jit",
@@ -57,6 +57,21 @@ test("the button makes the edit in the editor and runs the same op again, only o
   assert.deepEqual([made, reruns], [[EDIT], ["check"]]);
   applyFix({ op: "run", code: CODE + "# edited since", result: { error: OOB } }, editor, (op) => reruns.push(op));
   assert.deepEqual([made.length, reruns], [1, ["check"]]);
+});
+
+test("a failed test's fix is offered under it and applied from it", () => {
+  const tests = [{ id: "values", name: "значения", passed: true, message: "совпадает точно" },
+    { id: "transposed_b", name: "B транспонирована", passed: false, message: "…", fix: { kind: "same_stride", edit: EDIT } }];
+  const html = testsHtml(tests, makeT("ru"), { code: CODE });
+  assert.equal((html.match(/class="apply-fix"/g) || []).length, 1);
+  assert.match(html, /<button type="button" class="apply-fix" data-test="transposed_b">Применить исправление<\/button>/);
+  assert.doesNotMatch(testsHtml(tests, makeT("ru")), /apply-fix/);
+  const made = [], reruns = [];
+  const editor = { code: CODE, applyEdit: (e) => { made.push(e); return true; } };
+  applyFix({ op: "check", code: CODE, result: { error: null, tests } }, editor, (op) => reruns.push(op), "transposed_b");
+  assert.deepEqual([made, reruns], [[EDIT], ["check"]]);
+  applyFix({ op: "check", code: CODE, result: { error: null, tests } }, editor, (op) => reruns.push(op), "values");
+  assert.deepEqual([made.length, reruns.length], [1, 1]);    // a passing test has no fix
 });
 
 test("Stop says where the code was; a Stop between ops says only that it stopped", () => {
