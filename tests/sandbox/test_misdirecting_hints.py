@@ -185,3 +185,16 @@ def test_a_host_name_error_and_syntax_error_are_records_of_minitritons_kinds():
     code, line, result = _run("syntax_error", "ru")
     assert result["error"]["diagnostic"]["kind"] == "syntax_error"
     assert "unmatched ')'" in result["error"]["message"] and result["error"]["message"].endswith(f"(строка {line}).")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_programs_endless_loop_is_an_infinite_loop_not_a_deadlock(lang):
+    """`while True:` in a kernel: the line and the program, the loop named as a loop that never ends, and on a
+    Russian page nothing in English."""
+    code = solution("copy", (COPY_LOAD, COPY_LOAD + "    while True:\n        x = x + 0\n"))
+    error = bridge.dispatch("run", {"exercise": "copy", "code": code, "lang": lang})["error"]
+    assert (error["type"], error["line"], error["program_text"]) == ("InfiniteLoopError", line_of(code, "while"), "0")
+    words = {"ru": ("не заканчивается", "взаимн"), "en": ("never ends", "deadlock")}[lang]
+    assert words[0] in error["message"] and words[1] not in error["message"], error["message"]
+    if lang == "ru":
+        assert not english_sentences(error["message"]), error["message"]
