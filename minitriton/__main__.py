@@ -100,4 +100,8 @@ def _module_exists(name: str) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as stop:   # Ctrl-C's status, 130, for a stop that says where the kernel was too
+        sys.excepthook(type(stop), stop, stop.__traceback__)
+        sys.exit(130)

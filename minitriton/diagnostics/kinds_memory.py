@@ -122,6 +122,8 @@ MEMORY_SUGGESTIONS = {
                    "ru": "маска {mask} пропускает одну лишнюю дорожку: сравнивайте строго, {right}"},
     "mask_2d": {"en": "the tile is 2-D: mask both of its axes, {call}",
                 "ru": "тайл двумерный: закройте маской обе его оси, {call}"},
+    "mask_2d_one": {"en": "the tile is 2-D and its {axis:axis} run past the end; mask them: {call}",
+                    "ru": "тайл двумерный, и за границу выходят его {axis:axis}; закройте их маской: {call}"},
     "mask_2d_axis": {"en": "the tile is 2-D and the mask leaves an axis open; add {mask}: {call}",
                      "ru": "тайл двумерный, и маска не закрывает одну из осей; добавьте {mask}: {call}"},
     "mask_2d_generic": {"en": "the tile is 2-D: mask each axis that runs past the end, such as the one {var} numbers",

@@ -151,7 +151,7 @@ def mask_1d(site, extent: int, op: str):
         bound = F.bound_for(site, var, extent)
         if bound is None:
             return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
-        edit = F.mask_edit(site, f"{var} < {bound}")
+        edit = F.mask_edit(site, F.condition(site, var, bound))
         return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
     return off_by_one(site) or shifted_past_mask(site, extent) \
         or F.no_fix("mask_bound", {"mask": ast.unparse(a.mask)}, "reason_mask_bound")
@@ -211,18 +211,25 @@ def mask_2d(site, extent: int):
     """Mask each axis of a 2-D tile that the mask does not cover, with the kernel's own bounds."""
     a = site.access
     covered = {n.id for n in ast.walk(a.mask) if isinstance(n, ast.Name)} if a.mask is not None else set()
-    terms = []
+    assigned = S.assignments(site.fn, a.call.lineno)
+    terms, unbounded = [], None
     for axis in (S.ROWS, S.COLS):
         names = a.axes[axis]
         if not names or names[0] in covered:
             continue
-        bound = F.bound_for(site, names[0], None) or fix_axes.bound_2d(site, names[0], axis, extent)
+        bound = F.bound_for(site, names[0], None)
+        whole = assigned.get(names[0])
+        if bound is None and isinstance(whole, ast.Call) and S.is_tl(whole.func, "arange"):
+            unbounded = names[0]   # `offs_d = tl.arange(0, D)` compared nowhere: the kernel takes the axis whole
+            continue
+        bound = bound or fix_axes.bound_2d(site, names[0], axis, extent)
         if bound is None:
             return F.no_fix("mask_2d_generic", {"var": names[0]}, "reason_no_bound_var")
-        terms.append(f"{S.indexed(names[0], axis)} < {bound}")
+        terms.append(F.condition(site, S.indexed(names[0], axis), bound))
+        masked_axis = axis
     if not terms:
-        return None
+        return F.no_fix("mask_2d_generic", {"var": unbounded}, "reason_no_bound_var") if unbounded else None
     condition = terms[0] if len(terms) == 1 else " & ".join(f"({t})" for t in terms)
     edit = F.mask_edit(site, condition)
-    kind = "mask_2d_axis" if a.mask_node is not None else "mask_2d"
-    return F.fix(kind, {"mask": condition, "call": F.edited(site, edit, a.call)}, site, edit)
+    kind = "mask_2d_axis" if a.mask_node is not None else "mask_2d" if len(terms) == 2 else "mask_2d_one"
+    return F.fix(kind, {"mask": condition, "axis": masked_axis, "call": F.edited(site, edit, a.call)}, site, edit)

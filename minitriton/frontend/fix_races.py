@@ -41,7 +41,9 @@ def shared(site):
         if other is a or len(terms) != len(mine) + 2 or [ast.unparse(t) for t in terms[2:]] != mine:
             continue
         share = site.text(terms[1])
-        if S.depends_on(terms[1], programs, "program_id") and F.known(site, share):
+        in_scope = S.names_in_scope(site.fn, a.call)
+        if S.depends_on(terms[1], programs, "program_id") and F.known(site, share) \
+                and {n.id for n in ast.walk(terms[1]) if isinstance(n, ast.Name)} <= in_scope | F.BUILTINS:
             first = a.pointer_node.left if isinstance(a.pointer_node, ast.BinOp) else a.pointer_node
             edit = F.replace(site, first, f"{site.text(first)} + {share}")
             return F.fix("race_shared", {"example": share, "call": F.edited(site, edit, a.call)}, site, edit)
@@ -196,6 +198,6 @@ def unmasked(site):
     bound = F.bound_for(site, lanes[-1], None) if lanes else None
     if bound is None:
         return None
-    edit = F.mask_edit(site, f"{lanes[-1]} < {bound}")
+    edit = F.mask_edit(site, F.condition(site, lanes[-1], bound))
     return F.fix("race_unmasked", {"call": F.edited(site, edit, a.call)}, site, edit)
 

@@ -115,3 +115,13 @@ def bound_for(site: Site, var: str, extent: int | None) -> str | None:
     equal = [p for p in params if isinstance(site.arguments.get(p), int) and not isinstance(site.arguments.get(p), bool)
              and site.arguments[p] == extent]
     return equal[0] if equal else None
+
+
+def condition(site: Site, var: str, bound: str) -> str:
+    """`var < bound`, or the kernel's own name for it where it has one in scope (`mask = offs < n`: `mask`)."""
+    wanted = ast.unparse(ast.parse(f"{var} < {bound}", mode="eval").body)
+    in_scope = S.names_in_scope(site.fn, site.access.call)
+    for name, value in S.assignments(site.fn, site.access.call.lineno).items():
+        if name in in_scope and isinstance(value, ast.Compare) and ast.unparse(value) == wanted:
+            return name
+    return wanted

@@ -35,7 +35,7 @@ def suggest(record: Diagnostic, launch=None) -> Diagnostic:
             specific = fix_bounds.suggest(record, launch)
         elif record.kind == "race":
             specific = fix_races.suggest(record, launch)
-    except (SyntaxError, ValueError, AttributeError, IndexError, KeyError, TypeError):  # a source we cannot read
+    except Exception:   # a source the analysis cannot read must not hide the error itself: say it generally
         specific = None
     general = Suggestion(_GENERAL[record.kind](record), {"op": record.fields.get("call", "load")})
     if specific is None and record.kind in ("out_of_bounds", "race"):

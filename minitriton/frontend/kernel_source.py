@@ -195,6 +195,30 @@ def kernel_names(fn: ast.FunctionDef, filename: str | None = None) -> set:
     return names
 
 
+def names_in_scope(fn: ast.FunctionDef, at: ast.AST) -> set:
+    """The names usable at node `at`: the parameters and the names assigned by the statements that enclose it
+    or precede it in its own blocks (a name assigned only inside an earlier loop or branch is not: Triton
+    refuses it after the block)."""
+    names = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+
+    def walk(body):
+        for stmt in body:
+            if stmt.lineno <= at.lineno <= (stmt.end_lineno or stmt.lineno):
+                if isinstance(stmt, ast.For):
+                    names.update(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))
+                for block in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                    if isinstance(block, list) and any(isinstance(b, ast.stmt) and b.lineno <= at.lineno
+                                                       <= (b.end_lineno or b.lineno) for b in block):
+                        walk(block)
+                return
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+
+    walk(fn.body)
+    return names
+
+
 # ---------------------------------------------------------------- axes, lanes, bounds
 
 def axis_of(node: ast.Subscript) -> str | None:

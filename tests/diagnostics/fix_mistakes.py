@@ -5,6 +5,8 @@ reference). tests/diagnostics/test_fix_catalogue.py runs each, applies the sugge
 Each entry: (name, the record's kind, whether an automatic fix must exist, the source)."""
 from __future__ import annotations
 
+from sandbox.exercises import COURSE
+
 HEADER = '''import numpy as np
 import minitriton as triton
 import minitriton.language as tl
@@ -567,4 +569,116 @@ def check():
     histogram[(1,)](idx, cnt, 5, BLOCK=8)
     return cnt, np.bincount(idx, minlength=5).astype(np.int32)
 '''),
+]
+
+
+# ---- the sandbox course's pinned mistakes (tests/sandbox/test_mistakes.py), made in its reference solutions
+def course(exercise_id: str, subs, check: str) -> str:
+    """An exercise's reference solution with the mistake's substitutions, importing minitriton, and `check`."""
+    code = next(ex for ex in COURSE if ex.id == exercise_id).solution["en"]
+    for old, new in subs:
+        assert code.count(old) == 1, (exercise_id, old)
+        code = code.replace(old, new)
+    return code.replace("import triton\nimport triton.language as tl\n", "") + check
+
+
+COPY_CHECK = '''
+
+def check():
+    x = rng.random(1000, dtype=np.float32)
+    out = np.zeros(1000, np.float32)
+    copy(x, out)
+    return out, x
+'''
+TRANSPOSE_CHECK = '''
+
+def check():
+    M, N = 70, 45
+    x = rng.random((M, N), dtype=np.float32)
+    out = np.zeros((N, M), np.float32)
+    transpose_kernel[(triton.cdiv(M, 32), triton.cdiv(N, 32))](x, out, M, N, BM=32, BN=32)
+    return out, x.T
+'''
+MATMUL_CHECK = '''
+
+def check():
+    M, N, K = 40, 36, 40
+    a, b = rng.random((M, K), dtype=np.float32), rng.random((K, N), dtype=np.float32)
+    c = np.zeros((M, N), np.float32)
+    matmul_kernel[(triton.cdiv(M, 16) * triton.cdiv(N, 16),)](
+        a, b, c, M, N, K, a.strides[0] // 4, a.strides[1] // 4, b.strides[0] // 4, b.strides[1] // 4,
+        c.strides[0] // 4, c.strides[1] // 4, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2)
+    return c, (a.astype(np.float64) @ b).astype(np.float32)
+'''
+RMSNORM_CHECK = '''
+
+def check():
+    x, w = rng.random((5, 20), dtype=np.float32), rng.random(20, dtype=np.float32)
+    y = np.zeros((6, 20), np.float32)   # a spare row: the unmasked tail of row 4 stays in bounds
+    rmsnorm_kernel[(5,)](x, w, y, 20, 20, 1e-6, BLOCK_SIZE=32)
+    return y[:5], x / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6) * w
+'''
+SOFTMAX_BWD_CHECK = '''
+
+def check():
+    z = rng.random((5, 20), dtype=np.float32)
+    y = (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)).astype(np.float32)
+    dy = rng.random((5, 20), dtype=np.float32)
+    dx = np.zeros((5, 20), np.float32)
+    softmax_bwd_kernel[(5,)](y, dy, dx, 20, 20, BLOCK_SIZE=32)
+    return dx, y * (dy - (dy * y).sum(axis=1, keepdims=True))
+'''
+RMSNORM_BWD_CHECK = '''
+
+def check():
+    n_rows, n_cols = 8, 20
+    x, dy = rng.random((n_rows, n_cols), dtype=np.float32), rng.random((n_rows, n_cols), dtype=np.float32)
+    w = rng.random(n_cols, dtype=np.float32)
+    rstd = (1 / np.sqrt((x * x).mean(axis=1) + 1e-6)).astype(np.float32)
+    dx, dw_partial = np.zeros_like(x), np.zeros((4, n_cols), np.float32)
+    rmsnorm_bwd_kernel[(4,)](x, w, dy, rstd, dx, dw_partial, n_rows, n_cols, 2, BLOCK=32)
+    return dw_partial, (dy * x * rstd[:, None]).reshape(4, 2, n_cols).sum(axis=1)
+'''
+
+MISTAKES += [
+    ("course_forgotten_mask", "out_of_bounds", True, course(
+        "copy", [("x = tl.load(x_ptr + offs, mask=mask)", "x = tl.load(x_ptr + offs)")], COPY_CHECK)),
+    ("course_mask_off_by_one", "out_of_bounds", True, course(
+        "copy", [("mask = offs < n ", "mask = offs <= n ")], COPY_CHECK)),
+    ("course_mask_wrong_axis", "out_of_bounds", True, course(
+        "transpose", [("mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)",
+                       "mask = (offs_m[None, :] < M) & (offs_n[None, :] < N)")],
+        TRANSPOSE_CHECK.replace("70, 45", "70, 70"))),
+    ("course_mask_one_axis", "out_of_bounds", True, course(
+        "transpose", [("mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)", "mask = offs_m[:, None] < M")],
+        TRANSPOSE_CHECK)),
+    ("course_matmul_same_stride", "out_of_bounds", True, course(
+        "matmul", [("offs_n[None, :] * stride_bn", "offs_n[None, :] * stride_bk"),
+                   ("acc = tl.dot(a, b, acc)", 'acc = tl.dot(a, b, acc, input_precision="ieee")')], MATMUL_CHECK)),
+    ("course_race_unmasked_store", "race", True, course(
+        "rmsnorm", [("y.to(y_ptr.dtype.element_ty), mask=mask)", "y.to(y_ptr.dtype.element_ty))")],
+        RMSNORM_CHECK)),
+    ("course_race_shared_offsets", "race", True, course(
+        "softmax_bwd", [("tl.store(dx_ptr + row * stride + cols,", "tl.store(dx_ptr + cols,")],
+        SOFTMAX_BWD_CHECK)),
+    ("course_dw_race", "race", False, course(
+        "rmsnorm_bwd", [("dw_partial_ptr + pid * n_cols + cols", "dw_partial_ptr + cols")], RMSNORM_BWD_CHECK)),
+]
+
+FLASH_CHECK = '''
+
+def check():
+    B, H, T, D = 1, 2, 40, 16
+    q, k, v = (rng.random((B, H, T, D), dtype=np.float32) for _ in range(3))
+    o, _ = flash_attention(q, k, v, causal=True, BLOCK_M=16, BLOCK_N=16)
+    s = np.einsum("bhtd,bhsd->bhts", q, k).astype(np.float64) / math.sqrt(D)
+    s = np.where(np.tril(np.ones((T, T), bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return o, ((p / p.sum(axis=-1, keepdims=True)) @ v).astype(np.float32)
+'''
+
+MISTAKES += [
+    ("course_flash_kv_unmasked", "out_of_bounds", True, course(
+        "flash_attention", [("offs_d[None, :], mask=kv_mask, other=0.0)\n        v = ",
+                             "offs_d[None, :])\n        v = ")], FLASH_CHECK)),
 ]

@@ -139,3 +139,30 @@ def test_the_issue_examples_read_in_the_kernels_terms(results):
             assert "atomic" not in suggestion_text(results[name][0][0], lang, "page"), fix(name, lang)
     assert "pid * 8" in fix("race_stride_too_small")
     assert "offs_n[:, None] * M" in fix("race_transpose_row_stride")
+
+
+def test_the_fixes_read_in_both_languages(results):
+    """The issue's examples, word for word: the transpose's 2-D mask, the matmul's K tail with the kernel's
+    k_left, a store stride too small for a row (the stride, not atomics)."""
+    expected = {
+        "transpose_store_unmasked": (
+            "the tile is 2-D: mask both of its axes, tl.store(dst + cols[:, None] * M + rows[None, :], tl.trans(tile), "
+            "mask=(cols[:, None] < N) & (rows[None, :] < M))",
+            "тайл двумерный: закройте маской обе его оси, tl.store(dst + cols[:, None] * M + rows[None, :], "
+            "tl.trans(tile), mask=(cols[:, None] < N) & (rows[None, :] < M))"),
+        "matmul_k_tail_b": (
+            "the tile is 2-D and the mask leaves an axis open; add offs_k[:, None] < k_left: tl.load(b_ptrs, "
+            "mask=(offs_n[None, :] < N) & (offs_k[:, None] < k_left), other=0.0)",
+            "тайл двумерный, и маска не закрывает одну из осей; добавьте offs_k[:, None] < k_left: tl.load(b_ptrs, "
+            "mask=(offs_n[None, :] < N) & (offs_k[:, None] < k_left), other=0.0)"),
+        "race_transpose_row_stride": (
+            "the tile's rows overlap: offs_n[:, None] * N places rows N apart, but a row holds M elements "
+            "(offs_m < M); place them M apart: offs_n[:, None] * M",
+            "строки тайла перекрываются: offs_n[:, None] * N ставит строки через N, а в строке M элементов "
+            "(offs_m < M); ставьте их через M: offs_n[:, None] * M"),
+    }
+    for name, (en, ru) in expected.items():
+        record = results[name][0][0]
+        assert suggestion_text(record, "en", "page") == en
+        assert suggestion_text(record, "ru", "page") == ru
+        assert render(record, "en").splitlines()[2] == f"  fix: {en}"

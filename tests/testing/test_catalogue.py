@@ -145,7 +145,7 @@ def test_mask_on_the_loads_but_not_the_store():
         add_store_unmasked[(4,)](x, y, out, 1000, BLOCK=256)
     assert str(info.value) == _oob("store", "writes", "past the end of", "out_ptr", "store-unmasked", "(3,)", 24,
                                    256, 232, "1000…1023", 1000,
-                                   "mask the tail: tl.store(out_ptr + offs, x + y, mask=offs < n)",
+                                   "mask the tail: tl.store(out_ptr + offs, x + y, mask=mask)",
                                    "tl.store(out_ptr + offs, x + y)")
     assert mtt.unwritten(out)[768:].all()  # the failing store wrote none of its lanes, not even the valid ones
 
