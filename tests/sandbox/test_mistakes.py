@@ -118,10 +118,10 @@ EXPECTED = [
     ('forgotten_mask', 'tail',
      "tl.load reads past the end of `x_ptr` (line {line}, program 96). 896 of 1024 lanes are out of range (first: "
      "lane 128): offsets 98,432…99,327 from `x_ptr`, but `x_ptr` has 98,432 elements (valid offsets 0…98,431). Mask "
-     "the tail: tl.load(x_ptr + offs, mask=offs < n).",
+     "the tail: tl.load(x_ptr + offs, mask=mask).",
      "tl.load читает за концом `x_ptr` (строка {line}, программа 96). За границу выходят 896 из 1024 дорожек "
      "(первая: 128): смещения 98 432…99 327 от `x_ptr`, а в `x_ptr` 98 432 элемента (допустимые смещения 0…98 431). "
-     "Закройте хвост маской: tl.load(x_ptr + offs, mask=offs < n).",
+     "Закройте хвост маской: tl.load(x_ptr + offs, mask=mask).",
      ),
     ('mask_off_by_one', 'tail',
      "tl.load reads past the end of `x_ptr` (line {line}, program 96). 1 of 1024 lanes are out of range (first: "
@@ -309,24 +309,11 @@ EXPECTED = [
      "tl.store races with program 0: both write `y_ptr` (line {line}, program 1). Offsets 896…1023 of `y_ptr` are "
      "written by programs 0 and 1 in one launch without atomics; the GPU runs programs in any order, so either "
      "value may win. This tl.store has no mask: the lanes past the end write into the next program's elements; mask "
-     "them: tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=cols < n_cols).",
+     "them: tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask).",
      "tl.store: гонка с программой 0, обе пишут в `y_ptr` (строка {line}, программа 1). Смещения 896…1023 в `y_ptr` "
      "пишут программы 0 и 1 в одном запуске без атомарных операций; GPU выполняет программы в любом порядке, и "
      "останется любое из значений. У этого tl.store нет маски: дорожки за концом пишут в элементы соседней "
-     "программы; закройте их маской: tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=cols "
-     "< n_cols).",
-     ),
-    ('dw_race', 'small',
-     "tl.store races with program 0: both write `dw_partial_ptr` (line {line}, program 1). Offsets 0…7 of "
-     "`dw_partial_ptr` are written by programs 0 and 1 in one launch without atomics; the GPU runs programs in any "
-     "order, so either value may win. The store's address does not depend on tl.program_id, so every program writes "
-     "the same elements: offset it by the program's share, row * n_cols, as the kernel's other accesses do: "
-     "tl.store(dw_partial_ptr + row * n_cols + cols, dw, mask=mask).",
-     "tl.store: гонка с программой 0, обе пишут в `dw_partial_ptr` (строка {line}, программа 1). Смещения 0…7 в "
-     "`dw_partial_ptr` пишут программы 0 и 1 в одном запуске без атомарных операций; GPU выполняет программы в "
-     "любом порядке, и останется любое из значений. Адрес записи не зависит от tl.program_id, поэтому все программы "
-     "пишут в одни и те же элементы: сдвиньте его на долю программы, row * n_cols, как в других обращениях ядра: "
-     "tl.store(dw_partial_ptr + row * n_cols + cols, dw, mask=mask).",
+     "программы; закройте их маской: tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask).",
      ),
     ('rmsnorm_bwd_block_mean', 'wide',
      "56,605 of 57,344 elements of `dx` differ (atol = 1e-05, rtol = 1e-05); max abs error 3.8e-02 at row 17, col "
@@ -387,6 +374,16 @@ EXPECTED = [
      'по строкам (bias[offs_m]): bias — по одному числу на столбец выхода, прибавляйте bias[None, :] с '
      'индексами offs_n.',
      ),
+    ('flash_kv_unmasked', 'sdpa_T100',
+     "tl.load reads past the end of `k_ptr` (line {line}, program (0, 5)). 1792 of 4096 lanes are out of range "
+     "(first: lane (36, 0)): offsets 38,400…40,191 from `k_ptr`, but `k_ptr` has 38,400 elements (valid offsets "
+     "0…38,399). The tile is 2-D and its rows run past the end; mask them: tl.load(k_ptr + base + offs_n[:, None] * "
+     "stride_t + offs_d[None, :], mask=kv_mask).",
+     "tl.load читает за концом `k_ptr` (строка {line}, программа (0, 5)). За границу выходят 1792 из 4096 дорожек "
+     "(первая: (36, 0)): смещения 38 400…40 191 от `k_ptr`, а в `k_ptr` 38 400 элементов (допустимые смещения 0…38 "
+     "399). Тайл двумерный, и за границу выходят его строки; закройте их маской: tl.load(k_ptr + base + offs_n[:, "
+     "None] * stride_t + offs_d[None, :], mask=kv_mask).",
+     ),
     ('flash_tf32', 'sdpa_T64_causal',
      '16,871 of 24,576 elements of `o` differ (atol = 0.0001, rtol = 0.0001); max abs error 2.5e-03 at batch 0, '
      'head 2, row 37, col 39 (expected -0.9861, got -0.9836). With exact FP32 products the kernel passes this test, '
@@ -435,8 +432,9 @@ PENDING = [
      'the shape mismatch is not yet a record of its own kind with the wrong-axis suggestion'),
     ('broadcast_swapped', 'edges', ['x[:, None]'], ['\n', 'Error('],
      'the shape mismatch is not yet a record of its own kind with the broadcast suggestion'),
-    ('flash_kv_unmasked', 'sdpa_T100', ['offs_n[:, None] < T'], ['offs_d[None, :] <'],
-     'only the rows run past the end: the columns (offs_d < D = stride_t) need no condition'),
+    ('dw_race', 'small', ['pid * n_cols'], ['row * n_cols'],
+     "dw_partial has one row per program: the store's share is pid * n_cols (row * n_cols, the kernel's row "
+     "offset, would write past the partials)"),
 ]
 
 
