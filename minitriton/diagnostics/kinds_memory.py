@@ -113,6 +113,13 @@ MEMORY_SUGGESTIONS = {
                          "build the offsets",
                    "ru": "маска {mask} пропускает эти дорожки: проверьте её границу и шаги (stride) в "
                          "смещениях"},
+    "mask_bound_large": {"en": "the mask {mask} lets offsets up to {value:num} through, but `{tensor}` has "
+                               "{n:element}: compare with its size, {right}",
+                         "ru": "маска {mask} пропускает смещения до {value:num}, а в `{tensor}` {n:element}: "
+                               "сравнивайте с его размером, {right}"},
+    "mask_bound_over": {"en": "the mask {mask} lets offsets up to {value:num} through, but `{tensor}` has "
+                              "{n:element}",
+                        "ru": "маска {mask} пропускает смещения до {value:num}, а в `{tensor}` {n:element}"},
     "mask_bound_generic": {"en": "the mask lets these lanes through: check its bound and the strides used to "
                                  "build the offsets",
                            "ru": "маска пропускает эти дорожки: проверьте её границу и шаги (stride) в смещениях"},
@@ -122,6 +129,10 @@ MEMORY_SUGGESTIONS = {
                    "ru": "маска {mask} пропускает одну лишнюю дорожку: сравнивайте строго, {right}"},
     "mask_2d": {"en": "the tile is 2-D: mask both of its axes, {call}",
                 "ru": "тайл двумерный: закройте маской обе его оси, {call}"},
+    "boundary_check": {"en": "a block pointer takes no mask: its load or store checks the axes named in "
+                             "boundary_check, {call}",
+                       "ru": "блочному указателю маска не нужна: загрузка или запись проверяет оси, перечисленные в "
+                             "boundary_check, {call}"},
     "mask_2d_one": {"en": "the tile is 2-D and its {axis:axis} run past the end; mask them: {call}",
                     "ru": "тайл двумерный, и за границу выходят его {axis:axis}; закройте их маской: {call}"},
     "mask_2d_axis": {"en": "the tile is 2-D and the mask leaves an axis open; add {mask}: {call}",
@@ -233,6 +244,10 @@ MEMORY_SUGGESTIONS = {
                                   "equals the tensor's size)",
                             "ru": "(автоматического исправления нет: ядро ни с чем не сравнивает {var}, и ни один "
                                   "аргумент не равен размеру тензора)"},
+    "reason_bound_argument": {"en": "(no automatic fix: {bound} is an argument, and the launch passed "
+                                    "{passed:num}: check the launch)",
+                              "ru": "(автоматического исправления нет: {bound} — аргумент, и запуск передал "
+                                    "{passed:num}: проверьте запуск)"},
     "reason_mask_bound": {"en": "(no automatic fix: the mask is there, and which bound or stride is meant only "
                                 "the kernel's author knows)",
                           "ru": "(автоматического исправления нет: маска есть, а какая граница или шаг имелись в "

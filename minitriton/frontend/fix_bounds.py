@@ -20,6 +20,9 @@ def suggest(record, launch):
     if site is None:
         return None
     general = "mask_bound_generic" if site.access.mask_node is not None else "mask_tail_generic"
+    block = block_pointer(site, op)
+    if block is not None:
+        return block
     reason = unfixable(site)
     if reason == "reason_loaded_pointer":
         like = masked_like_its_index(site, record)
@@ -43,6 +46,28 @@ def suggest(record, launch):
         return fix_axes.wrong_axis(site) or fix_axes.same_stride(site) or mask_2d(site, extent) or off_by_one(site) \
             or F.no_fix(general, {"op": op}, "reason_mask_bound")
     return mask_1d(site, extent, op) or F.no_fix(general, {"op": op}, "reason_no_bound")
+
+
+def block_pointer(site, op: str):
+    """A block pointer (`tl.make_block_ptr`) is never masked: its load or store checks the axes it is told to,
+    `boundary_check=(0, 1)` (and a load pads with zeros)."""
+    a = site.access
+    made = next((n for n in ast.walk(a.pointer) if isinstance(n, ast.Call) and S.is_tl(n.func, "make_block_ptr")), None)
+    if made is None:
+        return None
+    shape = S.keyword(made, "block_shape") or (made.args[4] if len(made.args) > 4 else None)
+    if not isinstance(shape, ast.Tuple):
+        return F.no_fix("boundary_check", {"call": f"tl.{op}(...)"}, "reason_helper")
+    axes = f"({', '.join(str(i) for i in range(len(shape.elts)))}{',' if len(shape.elts) == 1 else ''})"
+    given = S.keyword(a.call, "boundary_check")
+    if given is not None:
+        edit = F.replace(site, given, axes)
+    else:
+        padding = ', padding_option="zero"' if op == "load" and S.keyword(a.call, "padding_option") is None else ""
+        last = max(list(a.call.args) + [k.value for k in a.call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset))
+        _, _, line, col = S.span(last, site.filename)
+        edit = F.Edit(line, col, line, col, f", boundary_check={axes}{padding}")
+    return F.fix("boundary_check", {"call": F.edited(site, edit, a.call)}, site, edit)
 
 
 def unfixable(site) -> str | None:
@@ -153,8 +178,36 @@ def mask_1d(site, extent: int, op: str):
             return F.no_fix("mask_tail_generic", {"op": op, "var": var}, "reason_no_bound_var")
         edit = F.mask_edit(site, F.condition(site, var, bound))
         return F.fix("mask_tail", {"call": F.edited(site, edit, a.call)}, site, edit)
-    return off_by_one(site) or shifted_past_mask(site, extent) \
+    return off_by_one(site) or shifted_past_mask(site, extent) or bound_too_large(site, extent) \
         or F.no_fix("mask_bound", {"mask": ast.unparse(a.mask)}, "reason_mask_bound")
+
+
+def bound_too_large(site, extent: int):
+    """`mask=offs < n + 8` where the tensor has n elements: compare with the argument equal to its size; when
+    the bound is an argument itself (`n`, launched with a wrong value), the launch is what to check."""
+    a = site.access
+    lanes = S.lane_names(a)
+    if len(lanes) != 1 or offsets_text(site) != lanes[0]:
+        return None
+    ev = V.Evaluator(site.fn, site.arguments, site.program)
+    for node in S.resolved_nodes(a.mask_node, site.fn, a.call.lineno):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt)
+                and S.index_name(node.left) == lanes[0] and hasattr(node, "lineno")):
+            continue
+        bound = node.comparators[0]
+        try:
+            value = int(ev.value(bound, node.lineno).exact)
+        except (V.Unknown, TypeError, ValueError):
+            return None
+        if value <= extent:
+            return None
+        fields = {"mask": site.text(node), "value": value - 1, "passed": value, "bound": site.text(bound)}
+        right = F.bound_for(site, "", extent)
+        if isinstance(bound, ast.Name) or right is None:
+            return F.no_fix("mask_bound_over", fields, "reason_bound_argument")
+        edit = F.replace(site, bound, right)
+        return F.fix("mask_bound_large", {**fields, "right": F.edited(site, edit, node)}, site, edit)
+    return None
 
 
 def offsets_text(site) -> str | None:

@@ -52,7 +52,10 @@ def known(site: Site, *sources: str) -> bool:
         try:
             tree = ast.parse(source.strip(), mode="eval")
         except SyntaxError:
-            return False
+            try:   # call arguments: `mask=offs < n`, `boundary_check=(0, 1), padding_option="zero"`
+                tree = ast.parse(f"tl.call({source.strip()})", mode="eval")
+            except SyntaxError:
+                return False
         if any(isinstance(n, ast.Name) and n.id not in site.names for n in ast.walk(tree)):
             return False
     return True
@@ -93,9 +96,8 @@ def fix(kind: str, fields: dict, site: Site, edit: Edit | None) -> Suggestion | 
     code = [v for k, v in fields.items() if isinstance(v, str) and k not in WORD_FIELDS]
     if edit is not None and re.search(r"[A-Za-z_]", edit.text):   # an operator alone (`<=` -> `<`) names nothing
         code.append(edit.text[2:] if edit.text.startswith(", ") else edit.text)
-    for piece in code:
-        if not known(site, piece.split("=", 1)[1] if piece.startswith("mask=") else piece):
-            return None
+    if not known(site, *code):
+        return None
     return Suggestion(kind, fields, edit=edit)
 
 

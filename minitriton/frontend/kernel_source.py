@@ -7,6 +7,7 @@ read it); the fixes (frontend.fixes) are built from it."""
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 from dataclasses import dataclass, field
 
@@ -40,8 +41,14 @@ def source_lines(filename: str) -> list[str]:
 
 
 def _tree(filename: str):
+    return _parsed("".join(source_lines(filename)))
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(text: str):
+    """The module's tree (read-only: the analysis copies what it changes), parsed once per text."""
     try:
-        return ast.parse("".join(source_lines(filename)))
+        return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
 

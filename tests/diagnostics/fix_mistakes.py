@@ -167,7 +167,7 @@ MISTAKES = [
     ("mask_off_by_one_inline", "out_of_bounds", True, copy(
         "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(x_ptr + offs, mask=offs<=n)\n"
         "    tl.store(out_ptr + offs, x, mask=offs < n)")),
-    ("mask_off_by_one_n_minus_one", "out_of_bounds", False, copy(
+    ("mask_bound_n_plus_one", "out_of_bounds", True, copy(
         "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(x_ptr + offs, mask=offs < n + 1)\n"
         "    tl.store(out_ptr + offs, x, mask=offs < n)")),
     ("multiline_load_unmasked", "out_of_bounds", True, copy(
@@ -681,4 +681,30 @@ MISTAKES += [
     ("course_flash_kv_unmasked", "out_of_bounds", True, course(
         "flash_attention", [("offs_d[None, :], mask=kv_mask, other=0.0)\n        v = ",
                              "offs_d[None, :])\n        v = ")], FLASH_CHECK)),
+]
+
+BLOCK_PTR = '''
+@triton.jit
+def bp_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    src = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BM, 0), block_shape=(BM, BN),
+                            order=(1, 0))
+    dst = tl.make_block_ptr(out_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BM, 0), block_shape=(BM, BN),
+                            order=(1, 0))
+    {body}
+
+
+def check():
+    x = rng.random((20, 12), dtype=np.float32)
+    out = np.zeros((20, 12), np.float32)
+    bp_copy[(2,)](x, out, 20, 12, BM=16, BN=16)
+    return out, x
+'''
+
+MISTAKES += [
+    ("block_pointer_load_unchecked", "out_of_bounds", True, BLOCK_PTR.replace(
+        "{body}", "tile = tl.load(src)\n    tl.store(dst, tile, boundary_check=(0, 1))")),
+    ("block_pointer_store_one_axis_checked", "out_of_bounds", True, BLOCK_PTR.replace(
+        "{body}", 'tile = tl.load(src, boundary_check=(0, 1), padding_option="zero")\n'
+                  "    tl.store(dst, tile, boundary_check=(0,))")),
 ]

@@ -757,9 +757,8 @@ def test_store_past_the_end_writes_nothing(options_restored, group_size):
         f"tl.store writes past the end of `out_ptr` ({HERE}:{_line('oob-store')}, program (3,))\n"
         f"  8 of 16 lanes are out of range (first: lane 2): offsets 50…57 from `out_ptr`, "
         f"but `out_ptr` has 50 elements (valid offsets 0…49)\n"
-        f"  fix: the mask offs < n + 8 lets these lanes through: check its bound and the strides used to build "
-        f"the offsets (no automatic fix: the mask is there, and which bound or stride is meant only the kernel's "
-        f"author knows)\n"
+        f"  fix: the mask offs < n + 8 lets offsets up to 57 through, but `out_ptr` has 50 elements: compare "
+        f"with its size, offs < n\n"
         f"    tl.store(out_ptr + offs, x, mask=offs < n + 8)  #: oob-store\n"
         f"    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")
     np.testing.assert_array_equal(out[:48], x[:48])

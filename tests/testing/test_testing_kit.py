@@ -361,7 +361,8 @@ def test_check_kernel_reports_a_kernel_error_with_its_text():
     assert re.fullmatch(r"the launch raised OutOfBoundsError: tl\.load reads past the end of `x_ptr` "
                         r"\(test_testing_kit\.py:\d+, program \(0,\)\)\n  1 of 32 lanes are out of range "
                         r"\(first: lane 1\): offsets 1 from `x_ptr`, but `x_ptr` has 1 elements "
-                        r"\(valid offsets 0…0\)\n  fix: the mask offs < n lets these lanes through: .*", e.diagnosis,
+                        r"\(valid offsets 0…0\)\n  fix: the mask offs < n lets offsets up to 1 through, but `x_ptr` has 1 "
+                        r"element \(no automatic fix: n is an argument, and the launch passed 2: check the launch\)\n.*", e.diagnosis,
                         re.S), e.diagnosis
     assert e.case["x"].tolist() == [0.0]  # size 0 launches no program: the smallest failing size is 1
 
