@@ -6,17 +6,17 @@ MEMORY = {
     "out_of_bounds": {
         "head": {"en": "tl.{call} {op:verb} {side:side} `{tensor}`",
                  "ru": "tl.{call} {op:verb} {side:side} `{tensor}`"},
-        "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}): offsets {offsets:runs} from "
+        "body": {"en": "{bad} of {total} lanes {bad:is|are} out of range (first: lane {lane}): offsets {offsets:runs} from "
                        "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
-                 "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
+                 "ru": "за границу {bad:выходит|выходят|выходят} {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
                        "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
     },
     "descriptor_out_of_bounds": {
         "head": {"en": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`",
                  "ru": "тензорный дескриптор: {call} {op:verb} {side:side} `{tensor}`"},
-        "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}): offsets {offsets:runs} from "
+        "body": {"en": "{bad} of {total} lanes {bad:is|are} out of range (first: lane {lane}): offsets {offsets:runs} from "
                        "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
-                 "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
+                 "ru": "за границу {bad:выходит|выходят|выходят} {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
                        "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
     },
     "misaligned": {
@@ -59,7 +59,7 @@ MEMORY = {
                        "фиксирует"},
     },
     "order_write_several": {
-        "head": {"en": "tl.store writes `{tensor}` elements that program (several) reads in the same launch",
+        "head": {"en": "tl.store writes `{tensor}` elements that several other programs read in the same launch",
                  "ru": "tl.store пишет элементы `{tensor}`, которые в том же запуске читают несколько других "
                        "программ"},
         "body": {"en": "offsets {offsets:runs}: the result depends on the order in which programs run, which the "
@@ -77,7 +77,7 @@ MEMORY = {
                        "фиксирует"},
     },
     "order_read_several": {
-        "head": {"en": "tl.load reads `{tensor}` elements that program (several) writes in the same launch",
+        "head": {"en": "tl.load reads `{tensor}` elements that several other programs write in the same launch",
                  "ru": "tl.load читает элементы `{tensor}`, которые в том же запуске пишут несколько других "
                        "программ"},
         "body": {"en": "offsets {offsets:runs}: the result depends on the order in which programs run, which the "

@@ -119,10 +119,10 @@ def test_a_write_after_several_unordered_reads_is_reported(sanitize, locked):
     last reader. (With a lock used elsewhere in the launch, clocks are on: the same holds.)"""
     if locked:
         x = np.zeros(1, np.float32)
-        with pytest.raises(SanitizerError, match="reads in the same launch"):
+        with pytest.raises(SanitizerError, match="read in the same launch"):
             locked_then_readers[(3,)](x, np.zeros(1, np.int32), N=3)
     else:
-        with pytest.raises(SanitizerError, match="reads in the same launch"):
+        with pytest.raises(SanitizerError, match="read in the same launch"):
             readers_then_last_writes[(3,)](np.zeros(1, np.float32), N=3)
 
 

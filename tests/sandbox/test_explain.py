@@ -34,7 +34,7 @@ def test_an_order_dependent_read_is_explained():
                            "    tl.store(out_ptr + offs, x, mask=mask)\n"))
     line = line_of(code, "tl.store(x_ptr")
     assert plain(by_id(check(COPY, code, "en"))["tail"]["message"]) == (
-        f"tl.store writes `x_ptr` elements that program (several) reads in the same launch (line {line}, program "
+        f"tl.store writes `x_ptr` elements that several other programs read in the same launch (line {line}, program "
         f"1). Offsets 1024: the result depends on the order in which programs run, which the GPU does not fix. "
         f"Read and write different arrays, or split the work into two launches.")
     assert plain(by_id(check(COPY, code, "ru"))["tail"]["message"]) == (
