@@ -124,10 +124,10 @@ EXPECTED = [
      "Закройте хвост маской: tl.load(x_ptr + offs, mask=mask).",
      ),
     ('mask_off_by_one', 'tail',
-     "tl.load reads past the end of `x_ptr` (line {line}, program 96). 1 of 1024 lanes are out of range (first: "
+     "tl.load reads past the end of `x_ptr` (line {line}, program 96). 1 of 1024 lanes is out of range (first: "
      "lane 128): offsets 98,432 from `x_ptr`, but `x_ptr` has 98,432 elements (valid offsets 0…98,431). The mask "
      "offs <= n lets one lane too many through: compare strictly, offs < n.",
-     "tl.load читает за концом `x_ptr` (строка {line}, программа 96). За границу выходят 1 из 1024 дорожек (первая: "
+     "tl.load читает за концом `x_ptr` (строка {line}, программа 96). За границу выходит 1 из 1024 дорожек (первая: "
      "128): смещения 98 432 от `x_ptr`, а в `x_ptr` 98 432 элемента (допустимые смещения 0…98 431). Маска offs <= n "
      "пропускает одну лишнюю дорожку: сравнивайте строго, offs < n.",
      ),

@@ -186,7 +186,7 @@ def test_stencil_left_neighbour_of_element_zero():
         diff_left[(3,)](x, out, 300, BLOCK=128)
     text = str(info.value)
     assert text == (f"tl.load reads before the start of `x_ptr` ({HERE}:{_line('stencil-left')}, program (0,))\n"
-                    f"  1 of 128 lanes are out of range (first: lane 0): offsets -1 from `x_ptr`, but `x_ptr` has "
+                    f"  1 of 128 lanes is out of range (first: lane 0): offsets -1 from `x_ptr`, but `x_ptr` has "
                     f"300 elements (valid offsets 0…299)\n"
                     f"  fix: the offset offs - 1 goes negative (down to -1) on these lanes; mask them: "
                     f"tl.load(x_ptr + offs - 1, mask=mask & ((offs - 1) >= 0))\n"

@@ -359,7 +359,7 @@ def test_check_kernel_reports_a_kernel_error_with_its_text():
     e = info.value
     assert e.kind == "error" and isinstance(e.__cause__, minitriton.OutOfBoundsError)
     assert re.fullmatch(r"the launch raised OutOfBoundsError: tl\.load reads past the end of `x_ptr` "
-                        r"\(test_testing_kit\.py:\d+, program \(0,\)\)\n  1 of 32 lanes are out of range "
+                        r"\(test_testing_kit\.py:\d+, program \(0,\)\)\n  1 of 32 lanes is out of range "
                         r"\(first: lane 1\): offsets 1 from `x_ptr`, but `x_ptr` has 1 elements "
                         r"\(valid offsets 0…0\)\n  fix: the mask offs < n lets offsets up to 1 through, but `x_ptr` has 1 "
                         r"element \(no automatic fix: n is an argument, and the launch passed 2: check the launch\)\n.*", e.diagnosis,
