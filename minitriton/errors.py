@@ -121,12 +121,23 @@ class KernelRuntimeError(MiniTritonError):
         super().__init__(diagnostic)
 
 
+def python_error(cls: type, record: Diagnostic) -> BaseException:
+    """Python's own exception `cls` (the ValueError, TypeError, AssertionError, ... Triton raises for the same
+    mistake, so `except` clauses and Triton's `repr` layout carry over) carrying `record` as `diagnostic`; its
+    text is the record in English."""
+    exc = cls(render(record))
+    exc.diagnostic = record
+    return exc
+
+
 def diagnostic(kind: str, **fields) -> Diagnostic:
     """A record of `kind` (a key of diagnostics.catalogue.KINDS) with its fields; integer arrays given as
-    `offsets` become Runs."""
+    `offsets` become Runs; values of other types than numbers, text, Runs and containers (dtypes, ...) are
+    kept as their text, so a record is plain data."""
     if "offsets" in fields and not isinstance(fields["offsets"], Runs):
         fields["offsets"] = Runs.of(fields["offsets"])
-    return Diagnostic(kind, fields)
+    plain = (str, int, float, bool, type(None), Runs, tuple, list, dict, np.integer, np.floating)
+    return Diagnostic(kind, {k: v if isinstance(v, plain) else str(v) for k, v in fields.items()})
 
 
 def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "") -> str:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from minitriton.diagnostics.kinds_compile import COMPILE, COMPILE_SUGGESTIONS
 from minitriton.diagnostics.kinds_memory import MEMORY, MEMORY_SUGGESTIONS
 from minitriton.diagnostics.kinds_runtime import RUNTIME, RUNTIME_SUGGESTIONS
+from minitriton.diagnostics.kinds_shape import SHAPE, SHAPE_SUGGESTIONS
 
-KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE}
-SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS}
+KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE}
+SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS, **SHAPE_SUGGESTIONS}
 
 # The forms of a noun after a number: Russian one / few / many, English singular / plural.
 NOUNS = {

@@ -2,6 +2,7 @@
 in Triton's layout where Triton reports it at compile time."""
 from __future__ import annotations
 
+import dataclasses
 import dis
 import linecache
 import types
@@ -72,11 +73,24 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
         below = _frame_below(exc.__traceback__, tb)
         dunder = below is not None and below.tb_frame.f_code.co_name.startswith("__")
         message = repr(exc) if dunder or below is None or _at_operator(tb) else str(exc)
-        final = errors.CompilationError(errors.compilation_text(jit_fn, line, col, message))
+        final = errors.CompilationError(_cause_record(exc, errors.compilation_text(jit_fn, line, col, message)))
         final.__cause__ = exc
         final.error = exc
         return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
     return exc
+
+
+def _cause_record(exc: BaseException, triton: str):
+    """The record of the CompilationError a Python error `exc` in a kernel line becomes: a copy of the record
+    the op raised it with (its kind and fields: the names, the sizes), else kind compile_error with Python's
+    message; Triton's layout text is kept as `triton` (the English terminal shows it word for word)."""
+    cause = getattr(exc, "diagnostic", None)
+    if cause is not None:
+        record = dataclasses.replace(cause, fields=dict(cause.fields), notes=list(cause.notes))
+    else:
+        record = errors.diagnostic("compile_error", message=str(exc) or type(exc).__name__)
+    record.triton = triton
+    return record
 
 
 _OPERATOR_OPS = frozenset(op for op, name in enumerate(dis.opname)
