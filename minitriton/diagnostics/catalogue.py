@@ -10,9 +10,11 @@ from minitriton.diagnostics.kinds_compile import COMPILE, COMPILE_SUGGESTIONS
 from minitriton.diagnostics.kinds_memory import MEMORY, MEMORY_SUGGESTIONS
 from minitriton.diagnostics.kinds_runtime import RUNTIME, RUNTIME_SUGGESTIONS
 from minitriton.diagnostics.kinds_shape import SHAPE, SHAPE_SUGGESTIONS
+from minitriton.diagnostics.kinds_types import TYPES, TYPES_SUGGESTIONS
 
-KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE}
-SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS, **SHAPE_SUGGESTIONS}
+KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE, **TYPES}
+SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS, **SHAPE_SUGGESTIONS,
+                     **TYPES_SUGGESTIONS}
 
 # The forms of a noun after a number: Russian one / few / many, English singular / plural.
 NOUNS = {
