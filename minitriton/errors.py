@@ -154,7 +154,7 @@ def backend_error(failure: str, diagnostic: str) -> RuntimeError:
     """A kernel Triton's frontend accepts but its MLIR/LLVM stages reject (Triton 3.6 on an H200): the compiler's
     diagnostic line, then the RuntimeError text Triton raises ("PassManager::run failed", ...). The engine shows
     it as a CompilationError at the kernel line."""
-    return RuntimeError(f"{diagnostic}\n{failure}")
+    return python_error(RuntimeError, Diagnostic("backend_error", {"diagnostic": diagnostic, "failure": failure}))
 
 
 class OutsideKernelError(MiniTritonError, ValueError):
@@ -163,9 +163,7 @@ class OutsideKernelError(MiniTritonError, ValueError):
 
 def outside_kernel(name: str) -> MiniTritonError:
     """`tl.*` called with no launch running (Triton's wording, plus the fix)."""
-    return OutsideKernelError(
-        f"Did you forget to add @triton.jit ? (`_semantic` argument must be provided outside of JIT functions.) "
-        f"tl.{name} was called outside a kernel launch; launch the kernel with kernel[grid](...)")
+    return OutsideKernelError(diagnostic("call_outside_kernel", name=name))
 
 
 def program_id(linear: int, grid) -> tuple:

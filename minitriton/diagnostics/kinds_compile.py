@@ -65,6 +65,10 @@ COMPILE = {
         "head": {"en": "TypeError('Simultaneous multiple assignment is not supported.')",
                  "ru": "присваивание сразу нескольким целям (`a = b = x`) не поддерживается"},
     },
+    "backend_error": {   # Triton's frontend accepts the line, its MLIR/LLVM stages reject it
+        "head": {"en": "{diagnostic}\n{failure}",
+                 "ru": "компилятор Triton (MLIR/LLVM) не может собрать эту строку: `{diagnostic}` (`{failure}`)"},
+    },
     "syntax_error": {
         "head": {"en": "{message}", "ru": "синтаксическая ошибка: `{message}`"},
     },

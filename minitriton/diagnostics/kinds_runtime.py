@@ -36,7 +36,9 @@ RUNTIME = {
                  "ru": "остановлено ({reason:stop}) во время работы `{kernel}`"},
     },
     "device_assert": {
-        "head": {"en": "{message}", "ru": "не выполнено условие tl.device_assert: {message}"},
+        "head": {"en": "Assertion `{message}` failed", "ru": "не выполнено условие tl.device_assert: `{message}`"},
+        "body": {"en": "{failed} lane(s) failed; first: {lanes}",
+                 "ru": "условие нарушено на дорожках ({failed}); первые: {lanes}"},
     },
     "triton_message": {   # an error whose only text is Triton's own wording
         "head": {"en": "{message}", "ru": "ошибка Triton: {message}"},

@@ -202,6 +202,34 @@ TYPES = {
                  "ru": "Triton не умеет создавать ненулевые константы типа {dtype}: сначала приведите блок к "
                        "fp16 или fp32"},
     },
+    "philox_dtype": {
+        "head": {"en": "dtype not supported in philox_impl",
+                 "ru": "philox_impl принимает счётчики только типов uint32 и uint64"},
+    },
+    "philox_seed": {
+        "head": {"en": "the seed of Philox must be an integer, got {dtype}",
+                 "ru": "зерно Philox должно быть целым, а его тип {dtype}"},
+    },
+    "philox_width": {
+        "head": {"en": "bitwidth not supported in philox",
+                 "ru": "Philox работает только с 32- и 64-битными счётчиками"},
+    },
+    "uniform_width": {
+        "head": {"en": "uint_to_uniform_float takes 32- or 64-bit integers, got {dtype}",
+                 "ru": "uint_to_uniform_float принимает 32- или 64-битные целые, а передан {dtype}"},
+    },
+    "to_tensor": {
+        "head": {"en": "cannot convert {value} of type {type} to tensor",
+                 "ru": "значение {value} типа {type} нельзя превратить в блок tl.tensor"},
+    },
+    "flip_dim_none": {
+        "head": {"en": "'>=' not supported between instances of 'NoneType' and 'int'",
+                 "ru": "tl.flip требует ось: передайте `dim` явно (например, `dim=0`)"},
+    },
+    "mask_type": {
+        "head": {"en": "Mask must have boolean scalar type",
+                 "ru": "маска должна быть логического типа (int1)"},
+    },
     "tensor_truth": {
         "head": {"en": "{message}", "ru": "значение блока нельзя использовать как условие Python: `{message}`"},
     },

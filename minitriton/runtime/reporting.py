@@ -65,7 +65,8 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
             _located(exc, jit_fn, line, col, None)
         return exc
     if isinstance(exc, errors.StaticAssertionFailed):
-        final = errors.CompileTimeAssertionFailure(errors.compilation_text(jit_fn, line, col, str(exc)))
+        final = errors.CompileTimeAssertionFailure(_cause_record(
+            exc, errors.compilation_text(jit_fn, line, col, str(exc)), "static_assert"))
         final.__cause__ = None
         return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
     if isinstance(exc, (AssertionError, ValueError, TypeError, NameError, NotImplementedError, IndexError,
@@ -80,15 +81,15 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
     return exc
 
 
-def _cause_record(exc: BaseException, triton: str):
+def _cause_record(exc: BaseException, triton: str, kind: str = "compile_error"):
     """The record of the CompilationError a Python error `exc` in a kernel line becomes: a copy of the record
-    the op raised it with (its kind and fields: the names, the sizes), else kind compile_error with Python's
-    message; Triton's layout text is kept as `triton` (the English terminal shows it word for word)."""
+    the op raised it with (its kind and fields: the names, the sizes), else `kind` with Python's message;
+    Triton's layout text is kept as `triton` (the English terminal shows it word for word)."""
     cause = getattr(exc, "diagnostic", None)
     if cause is not None:
         record = dataclasses.replace(cause, fields=dict(cause.fields), notes=list(cause.notes))
     else:
-        record = errors.diagnostic("compile_error", message=str(exc) or type(exc).__name__)
+        record = errors.diagnostic(kind, message=str(exc) or type(exc).__name__)
     record.triton = triton
     return record
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton import errors
+from minitriton.diagnostics import Suggestion
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import to_tensor, unwrap
@@ -132,7 +133,7 @@ def flip(x, dim=None):
     dim = unwrap(dim)
     rank = len(x.shape)
     if dim is None:  # `-len(x.shape) <= dim` with a None constexpr (3.6 standard.flip)
-        raise TypeError("'>=' not supported between instances of 'NoneType' and 'int'")
+        raise errors.python_error(TypeError, errors.diagnostic("flip_dim_none"))
     static_assert(-rank <= dim and dim < rank)
     _dim = dim + rank if dim < 0 else dim
     static_assert(_is_power_of_two(x.shape[_dim]))
@@ -199,7 +200,7 @@ def histogram(input, num_bins, mask=None):
         if mask.shape != x.shape:
             mask = broadcast_to(mask, x.shape) if mask.shape else broadcast_to_shape(mask, x.shape)
         if not mask.dtype.is_bool():
-            raise ValueError("Mask must have boolean scalar type")
+            raise errors.python_error(ValueError, errors.diagnostic("mask_type", dtype=mask.dtype))
     if x.dtype.primitive_bitwidth != 32:
         # the NVIDIA lowering ands the value with an i32 constant (offline sm_90 compiles with 3.6.0)
         raise errors.backend_error("PassManager::run failed",
@@ -262,8 +263,7 @@ def _gather_out_of_range(index, bad, n, axis):
     lane_text = first[0] if len(first) == 1 else first
     value = int(index.data[(row,) + first])
     count, total = int(bad[row].sum()), int(bad[row].size)
-    details = (f"  {count} of {total} lanes are out of range (first: lane {lane_text}, index {value}): "
-               f"axis {axis} of the source has {n} elements (valid indices 0…{n - 1})\n"
-               f"  fix: clamp or mask the index, e.g. tl.minimum(tl.maximum(idx, 0), {n - 1})")
-    raise errors.KernelRuntimeError(errors.OutOfBoundsError, f"tl.gather index out of range along axis {axis}",
-                                    details, positions)
+    record = errors.diagnostic("gather_out_of_range", axis=axis, bad=count, total=total, lane=lane_text, value=value, n=n,
+                              high=n - 1)
+    record.suggestion = Suggestion("clamp_index", {"index": "idx", "high": n - 1})
+    raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, positions)
