@@ -7,14 +7,16 @@ languages (tests/diagnostics checks it)."""
 from __future__ import annotations
 
 from minitriton.diagnostics.kinds_compile import COMPILE, COMPILE_SUGGESTIONS
+from minitriton.diagnostics.kinds_descriptor import DESCRIPTOR, DESCRIPTOR_SUGGESTIONS
+from minitriton.diagnostics.kinds_launch import LAUNCH, LAUNCH_SUGGESTIONS
 from minitriton.diagnostics.kinds_memory import MEMORY, MEMORY_SUGGESTIONS
 from minitriton.diagnostics.kinds_runtime import RUNTIME, RUNTIME_SUGGESTIONS
 from minitriton.diagnostics.kinds_shape import SHAPE, SHAPE_SUGGESTIONS
 from minitriton.diagnostics.kinds_types import TYPES, TYPES_SUGGESTIONS
 
-KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE, **TYPES}
+KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE, **TYPES, **LAUNCH, **DESCRIPTOR}
 SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS, **SHAPE_SUGGESTIONS,
-                     **TYPES_SUGGESTIONS}
+                     **TYPES_SUGGESTIONS, **LAUNCH_SUGGESTIONS, **DESCRIPTOR_SUGGESTIONS}
 
 # The forms of a noun after a number: Russian one / few / many, English singular / plural.
 NOUNS = {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.values import programs
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
@@ -121,7 +122,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     offsets = _ir_values(offsets, require_i64=False)
     base = unwrap(base)
     if not isinstance(base, tensor) or not base.dtype.is_ptr() or base.shape:
-        raise ValueError("Expected `base` to be a pointer type (but not a block pointer type or others)")
+        raise errors.python_error(ValueError, errors.diagnostic("block_pointer_base"))
     if base.dtype.element_ty == T.int1:  # 3.6 treats `pointer<int1>` as `pointer<int8>`
         base = cast(base, T.pointer_type(T.int8))
     block_shape = unwrap(block_shape)
@@ -146,7 +147,7 @@ def advance(base, offsets):
     """`tl.advance(ptr, offsets)`: the same block pointer moved by `offsets` (int32 arithmetic)."""
     programs.current("advance")
     if not isinstance(base, block_pointer):
-        raise TypeError(f"tl.advance expects a block pointer (made by tl.make_block_ptr), got {base!r}")
+        raise errors.python_error(TypeError, errors.diagnostic("advance_base", base=repr(base)))
     offsets = _ir_values(offsets, require_i64=False)
     assert len(offsets) == len(base.offsets), \
         f"tl.advance: expected {len(base.offsets)} offsets, but got {len(offsets)}"
@@ -193,11 +194,11 @@ def lower_load(bp, mask, other, boundary_check, padding_option):
     """`tl.load(block_ptr, boundary_check=..., padding_option=...)` (3.6 `_load_block_pointer`) as a load of
     pointers: (pointer tile, mask or None, other or None)."""
     if unwrap(mask) is not None or unwrap(other) is not None:
-        raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
+        raise errors.python_error(ValueError, errors.diagnostic("block_pointer_mask"))
     elem = bp.type.element_ty.element_ty
     padding = unwrap(padding_option)
     if elem.is_int() and padding == "nan":
-        raise ValueError("Padding option `nan` is not supported for integer block pointers")
+        raise errors.python_error(ValueError, errors.diagnostic("padding_nan_block_pointer"))
     checked = _canonicalize_boundary_check(boundary_check, bp.block_shape)
     ptr, m = _tile(bp, checked)
     fill = float("nan") if padding == "nan" and m is not None else None
@@ -208,7 +209,7 @@ def lower_store(bp, value, mask, boundary_check):
     """`tl.store(block_ptr, value, boundary_check=...)` (3.6 `_store_block_pointer`: no implicit cast) as a
     store through pointers: (pointer tile, value, mask or None)."""
     if unwrap(mask) is not None:
-        raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
+        raise errors.python_error(ValueError, errors.diagnostic("block_pointer_mask"))
     block_shape = list(bp.block_shape)
     val = to_tensor(value)
     if not val.shape:

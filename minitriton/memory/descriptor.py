@@ -22,6 +22,7 @@ import numpy as np
 
 from minitriton.values import programs
 from minitriton import errors
+from minitriton.diagnostics import Suggestion
 from minitriton.semantics import dtypes as T
 from minitriton.memory import access as ops_memory
 from minitriton.memory.allocation import alignment_offset, as_array
@@ -166,15 +167,13 @@ def _described(desc, op: str):
     try:
         yield
     except errors.KernelRuntimeError as e:
-        if e.kind is not errors.OutOfBoundsError:
+        record = e.diagnostic
+        if e.kind is not errors.OutOfBoundsError or record.kind != "out_of_bounds":
             raise
-        shape = [_shown(v) for v in desc._shape]
-        strides = [_shown(v) for v in desc._strides]
-        lines = [line for line in e.details.split("\n") if not line.lstrip().startswith("fix:")]
-        lines.append(f"  fix: the descriptor's shape {shape} and strides {strides} reach past the array; "
-                     f"elements inside the shape must lie inside it")
-        e.headline = f"tensor descriptor {op}" + e.headline[e.headline.find(" "):]
-        e.details = "\n".join(lines)
+        record.kind = "descriptor_out_of_bounds"
+        record.fields["call"] = op
+        record.suggestion = Suggestion("descriptor_reach", {"shape": str([_shown(v) for v in desc._shape]),
+                                                            "strides": str([_shown(v) for v in desc._strides])})
         raise
 
 
@@ -242,13 +241,11 @@ def _check_inner_offset(desc, offset, op):
         return
     v = int(values[bad[0]])
     per = 16 // elem
-    raise errors.KernelRuntimeError(
-        errors.DescriptorError, f"tensor descriptor {op}: the innermost offset must be 16-byte aligned",
-        f"  offsets[{len(desc.block_shape) - 1}] = {v} elements of {desc.dtype} = {v * elem} bytes, not a multiple "
-        f"of 16; on the GPU the TMA unit stops the kernel (CUDA error: an illegal instruction was encountered)\n"
-        f"  fix: make the last offset a multiple of {per} elements, or read unaligned columns with tl.load "
-        f"through a pointer block",
-        bad if isinstance(offset, tensor) and offset.data.shape[0] > 1 else np.array([0]))
+    record = errors.diagnostic("descriptor_offset_alignment", op=op, dim=len(desc.block_shape) - 1, offset=v,
+                               dtype=desc.dtype, bytes=v * elem)
+    record.suggestion = Suggestion("descriptor_offset_fix", {"per": per})
+    raise errors.KernelRuntimeError(errors.DescriptorError, record,
+                                    bad if isinstance(offset, tensor) and offset.data.shape[0] > 1 else np.array([0]))
 
 
 def _rows(desc, op, x_offsets, y_offset):
@@ -276,7 +273,8 @@ def _scalar(value, ty: T.dtype, what: str):
         value = value if not value.shape else tensor(value.data.reshape(value.data.shape[0]), value.dtype, ())
         return cast(value, ty)
     if not isinstance(value, int):
-        raise TypeError(f"tensor descriptor {what} must be integers, got {type(value).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic(
+            "descriptor_integers", what=what, type=type(value).__name__))
     return tensor(np.array([value], ty.np_compute), ty, ())
 
 
@@ -290,37 +288,38 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     block_shape = [unwrap(b) for b in (block_shape if hasattr(block_shape, "__iter__") else [block_shape])]
     ndim = len(shape)
     if not (1 <= ndim <= 5):
-        raise ValueError(f"Expected 1 <= ndim <= 5 but got {ndim} dimensions")
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_ndim", ndim=ndim))
     if len(strides) != ndim:
-        raise ValueError(f"Expected {ndim} strides but got {len(strides)}")
-    if len(block_shape) != ndim:
-        raise ValueError(f"Expected block_shape to have {ndim} dimensions but got {len(strides)}")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "descriptor_strides_count", ndim=ndim, count=len(strides)))
+    if len(block_shape) != ndim:   # Triton 3.6 names the count of strides here
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_block_rank", ndim=ndim, count=len(strides)))
     assert isinstance(base, tensor) and base.dtype.is_ptr()
     elem = base.dtype.element_ty
     elem_size = elem.primitive_bitwidth // 8
     contig_dim_size = block_shape[-1]
     if contig_dim_size * elem_size < 16:
-        raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, but got "
-                         f"{contig_dim_size} * {elem_size} = {contig_dim_size * elem_size} bytes")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "descriptor_block_bytes", size=contig_dim_size, itemsize=elem_size, bytes=contig_dim_size * elem_size))
     last_stride = unwrap(strides[-1])
     if isinstance(last_stride, tensor):
         # Triton 3.6 compares it with `!=` at compile time: only a literal (or an int argument equal to 1,
         # which Triton specializes) passes
-        raise ValueError(f"Tensor descriptor last dim must be 1 but got a runtime value ({last_stride.type}); "
-                         f"pass 1 (a literal, or an integer argument equal to 1)")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "descriptor_last_stride_runtime", type=last_stride.type))
     if last_stride != 1:
-        raise ValueError(f"Tensor descriptor last dim must be 1 but got {last_stride}")
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_last_stride", stride=last_stride))
     shape_t = tuple(_scalar(s, T.int32, "shapes") for s in shape)
     stride_t = tuple(_scalar(s, T.int64, "strides") for s in strides[:-1]) + (1,)
     block_shape = tuple(block_shape)
     if base.shape:
-        raise ValueError("tl.make_tensor_descriptor: `base` must be a scalar pointer")
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_base"))
     validate_block_shape(block_shape)
     padding = padding_option or "zero"
     if padding not in ("zero", "nan"):
-        raise ValueError(f"Padding option {padding_option} not supported")
+        raise errors.python_error(ValueError, errors.diagnostic("padding_option", option=padding_option))
     if elem.is_int() and padding == "nan":
-        raise ValueError("Padding option `nan` is not supported for integer blocks")
+        raise errors.python_error(ValueError, errors.diagnostic("padding_nan_block"))
     _check_alignment(group, base, stride_t, elem_size)
     return tensor_descriptor(base, shape_t, stride_t, block_shape, padding)
 
@@ -336,19 +335,20 @@ def _check_alignment(group, base: tensor, strides: tuple, elem_size: int):
         addr = base.data.astype(np.int64)
     bad = np.nonzero(addr % 16)[0]
     if bad.size:
-        raise errors.KernelRuntimeError(
-            errors.DescriptorError, "tl.make_tensor_descriptor: base must be 16-byte aligned",
-            f"  the base address is {int(addr[bad[0]]) % 16} bytes past a 16-byte boundary"
-            + (f" (`{alloc.name}` + {int(base.data[bad[0]]) - alloc.base_offset} elements)" if alloc else "")
-            + "\n  fix: start the descriptor at an element whose byte offset is a multiple of 16", bad)
+        past = int(addr[bad[0]]) % 16
+        record = (errors.diagnostic("descriptor_base_alignment", past=past, tensor=alloc.name,
+                                    elements=int(base.data[bad[0]]) - alloc.base_offset) if alloc else
+                  errors.diagnostic("descriptor_address_alignment", past=past))
+        record.suggestion = Suggestion("descriptor_base_fix")
+        raise errors.KernelRuntimeError(errors.DescriptorError, record, bad)
     for d, s in enumerate(strides[:-1]):
         data = s.data.astype(np.int64) * elem_size
         bad = np.nonzero(data % 16)[0]
         if bad.size:
-            raise errors.KernelRuntimeError(
-                errors.DescriptorError, "tl.make_tensor_descriptor: stride must be 16-byte aligned",
-                f"  strides[{d}] = {int(s.data[bad[0]])} elements = {int(data[bad[0]])} bytes, not a multiple of 16"
-                "\n  fix: pad the rows so each leading stride is a multiple of 16 bytes", bad)
+            record = errors.diagnostic("descriptor_stride_alignment", dim=d, stride=int(s.data[bad[0]]),
+                                       bytes=int(data[bad[0]]))
+            record.suggestion = Suggestion("descriptor_stride_fix")
+            raise errors.KernelRuntimeError(errors.DescriptorError, record, bad)
 
 
 def from_host(name: str, desc, launch):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List
 
+from minitriton import errors
 from minitriton.memory.allocation import alignment_offset, as_array
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
@@ -20,12 +21,13 @@ def validate_block_shape(shape) -> int:
     numel = 1
     for i, d in enumerate(shape):
         if not isinstance(d, int):
-            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got `constexpr[{type(d)}]")
+            raise errors.python_error(TypeError, errors.diagnostic("shape_element_type", index=i, type=type(d)))
         if d <= 0 or d & (d - 1):
-            raise ValueError(f"Shape element {i} must be a power of 2")
+            raise errors.python_error(ValueError, errors.diagnostic("shape_power_of_two", index=i, size=d))
         numel *= d
     if numel > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "numel_too_large", numel=numel, limit=TRITON_MAX_TENSOR_NUMEL))
     return numel
 
 
@@ -36,8 +38,7 @@ def base_address(base) -> int:
         return int(base.data_ptr())
     found = as_array(base)
     if found is None:
-        raise TypeError(f"TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, "
-                        f"got {type(base).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic("host_descriptor_base", type=type(base).__name__))
     return alignment_offset(found[0])
 
 
@@ -45,8 +46,7 @@ def element_type(base):
     """The Triton element type of `base` (a minitriton dtype)."""
     found = as_array(base)
     if found is None:
-        raise TypeError(f"TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, "
-                        f"got {type(base).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic("host_descriptor_base", type=type(base).__name__))
     return found[1]
 
 
@@ -91,6 +91,6 @@ def _strides(tensor):
         return tensor.stride()
     found = as_array(tensor)
     if found is None:
-        raise TypeError(f"TensorDescriptor.from_tensor needs an array, got {type(tensor).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic("host_descriptor_array", type=type(tensor).__name__))
     array = found[0]
     return tuple(s // array.itemsize for s in array.strides)

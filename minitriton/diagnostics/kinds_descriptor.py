@@ -1,0 +1,142 @@
+"""Texts of diagnostics about tensor descriptors (device `tl.make_tensor_descriptor` and host
+`TensorDescriptor`), block pointers and reinterpreted buffers: Triton's wording for its compile-time rules,
+and the TMA unit's run-time alignment rules a GPU enforces by stopping the kernel."""
+from __future__ import annotations
+
+DESCRIPTOR = {
+    "descriptor_base_alignment": {
+        "head": {"en": "tl.make_tensor_descriptor: base must be 16-byte aligned",
+                 "ru": "tl.make_tensor_descriptor: базовый адрес должен быть выровнен на 16 байт"},
+        "body": {"en": "the base address is {past} bytes past a 16-byte boundary (`{tensor}` + {elements} elements)",
+                 "ru": "базовый адрес на {past} байт дальше границы 16 байт (`{tensor}` + {elements} элементов)"},
+    },
+    "descriptor_address_alignment": {   # a base pointer into no known tensor
+        "head": {"en": "tl.make_tensor_descriptor: base must be 16-byte aligned",
+                 "ru": "tl.make_tensor_descriptor: базовый адрес должен быть выровнен на 16 байт"},
+        "body": {"en": "the base address is {past} bytes past a 16-byte boundary",
+                 "ru": "базовый адрес на {past} байт дальше границы 16 байт"},
+    },
+    "descriptor_stride_alignment": {
+        "head": {"en": "tl.make_tensor_descriptor: stride must be 16-byte aligned",
+                 "ru": "tl.make_tensor_descriptor: шаг должен быть кратен 16 байтам"},
+        "body": {"en": "strides[{dim}] = {stride} elements = {bytes} bytes, not a multiple of 16",
+                 "ru": "strides[{dim}] = {stride} элементов = {bytes} байт, это не кратно 16"},
+    },
+    "descriptor_offset_alignment": {
+        "head": {"en": "tensor descriptor {op}: the innermost offset must be 16-byte aligned",
+                 "ru": "tensor descriptor {op}: самое внутреннее смещение должно быть кратно 16 байтам"},
+        "body": {"en": "offsets[{dim}] = {offset} elements of {dtype} = {bytes} bytes, not a multiple of 16; on the "
+                       "GPU the TMA unit stops the kernel (CUDA error: an illegal instruction was encountered)",
+                 "ru": "offsets[{dim}] = {offset} элементов {dtype} = {bytes} байт, это не кратно 16; на GPU блок "
+                       "TMA останавливает ядро (CUDA error: an illegal instruction was encountered)"},
+    },
+    "descriptor_out_of_bounds": {
+        "head": {"en": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`",
+                 "ru": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`"},
+        "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}): offsets {offsets:runs} from "
+                       "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
+                 "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
+                       "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
+    },
+    "descriptor_ndim": {
+        "head": {"en": "Expected 1 <= ndim <= 5 but got {ndim} dimensions",
+                 "ru": "у дескриптора должно быть от 1 до 5 осей, а их {ndim}"},
+    },
+    "descriptor_strides_count": {
+        "head": {"en": "Expected {ndim} strides but got {count}",
+                 "ru": "нужно {ndim} шагов (strides), а передано {count}"},
+    },
+    "descriptor_block_rank": {
+        "head": {"en": "Expected block_shape to have {ndim} dimensions but got {count}",
+                 "ru": "у block_shape должно быть {ndim} осей, а их {count}"},
+    },
+    "descriptor_block_bytes": {
+        "head": {"en": "Descriptor block shape must have at least 16 bytes in the last dimension, but got {size} * "
+                       "{itemsize} = {bytes} bytes",
+                 "ru": "последняя ось блока дескриптора должна занимать не меньше 16 байт, а она {size} * "
+                       "{itemsize} = {bytes} байт"},
+    },
+    "descriptor_last_stride_runtime": {
+        "head": {"en": "Tensor descriptor last dim must be 1 but got a runtime value ({type}); pass 1 (a literal, or "
+                       "an integer argument equal to 1)",
+                 "ru": "последний шаг дескриптора должен быть 1, а передано значение времени выполнения ({type}); "
+                       "передайте 1 (литерал или целый аргумент, равный 1)"},
+    },
+    "descriptor_last_stride": {
+        "head": {"en": "Tensor descriptor last dim must be 1 but got {stride}",
+                 "ru": "последний шаг дескриптора должен быть 1, а он {stride}"},
+    },
+    "descriptor_base": {
+        "head": {"en": "tl.make_tensor_descriptor: `base` must be a scalar pointer",
+                 "ru": "tl.make_tensor_descriptor: `base` должен быть одним указателем, а не блоком"},
+    },
+    "descriptor_integers": {
+        "head": {"en": "tensor descriptor {what} must be integers, got {type}",
+                 "ru": "{what} дескриптора должны быть целыми, а получено {type}"},
+    },
+    "padding_option": {
+        "head": {"en": "Padding option {option} not supported",
+                 "ru": "вариант заполнения {option} не поддерживается"},
+    },
+    "padding_nan_block": {
+        "head": {"en": "Padding option `nan` is not supported for integer blocks",
+                 "ru": "заполнение `nan` невозможно для целочисленных блоков"},
+    },
+    "padding_nan_block_pointer": {
+        "head": {"en": "Padding option `nan` is not supported for integer block pointers",
+                 "ru": "заполнение `nan` невозможно для целочисленных блочных указателей"},
+    },
+    "host_descriptor_base": {
+        "head": {"en": "TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, got "
+                       "{type}",
+                 "ru": "основой TensorDescriptor должен быть массив NumPy, тензор torch на CPU или minitriton.Buffer, "
+                       "а получено {type}"},
+    },
+    "host_descriptor_array": {
+        "head": {"en": "TensorDescriptor.from_tensor needs an array, got {type}",
+                 "ru": "TensorDescriptor.from_tensor нужен массив, а получено {type}"},
+    },
+    "block_pointer_base": {
+        "head": {"en": "Expected `base` to be a pointer type (but not a block pointer type or others)",
+                 "ru": "`base` должен быть указателем (а не блочным указателем или чем-то другим)"},
+    },
+    "advance_base": {
+        "head": {"en": "tl.advance expects a block pointer (made by tl.make_block_ptr), got {base}",
+                 "ru": "tl.advance ждёт блочный указатель (из tl.make_block_ptr), а получено {base}"},
+    },
+    "block_pointer_mask": {
+        "head": {"en": "`mask` and `other` arguments cannot be specified for loading block pointers",
+                 "ru": "при загрузке через блочный указатель нельзя задавать `mask` и `other`: границы задаёт "
+                       "`boundary_check`"},
+    },
+    "buffer_storage": {
+        "head": {"en": "a {dtype} Buffer stores {storage}, got {given}",
+                 "ru": "Buffer типа {dtype} хранит {storage}, а получено {given}"},
+    },
+    "reinterpret_type": {
+        "head": {"en": "Cannot reinterpret a {type}.", "ru": "объект типа {type} нельзя переинтерпретировать"},
+    },
+    "reinterpret_base": {
+        "head": {"en": "cannot reinterpret a {type}", "ru": "основу типа {type} нельзя переинтерпретировать"},
+    },
+    "reinterpret_size": {
+        "head": {"en": "cannot reinterpret {given} elements ({given_bytes} bytes) as {dtype} ({bytes} bytes)",
+                 "ru": "элементы {given} ({given_bytes} байт) нельзя переинтерпретировать как {dtype} ({bytes} "
+                       "байт)"},
+    },
+}
+
+DESCRIPTOR_SUGGESTIONS = {
+    "descriptor_base_fix": {"en": "start the descriptor at an element whose byte offset is a multiple of 16",
+                            "ru": "начинайте дескриптор с элемента, смещение которого в байтах кратно 16"},
+    "descriptor_stride_fix": {"en": "pad the rows so each leading stride is a multiple of 16 bytes",
+                              "ru": "дополните строки так, чтобы каждый внешний шаг был кратен 16 байтам"},
+    "descriptor_offset_fix": {"en": "make the last offset a multiple of {per} elements, or read unaligned columns "
+                                    "with tl.load through a pointer block",
+                              "ru": "сделайте последнее смещение кратным {per} элементам или читайте невыровненные "
+                                    "столбцы через tl.load по блоку указателей"},
+    "descriptor_reach": {"en": "the descriptor's shape {shape} and strides {strides} reach past the array; elements "
+                               "inside the shape must lie inside it",
+                         "ru": "форма дескриптора {shape} и его шаги {strides} выходят за массив; элементы внутри "
+                               "формы должны лежать внутри него"},
+}
