@@ -34,6 +34,7 @@ WORDS = {
         "access": {"load": "reads", "store": "writes"},
         "more": {"offsets": "… ({n} offsets in all)", "values": "… ({n} in all)"},
         "label": {"fix": "fix", "note": "note"},
+        "use": {"condition": "condition", "integer": "integer", "number": "number"},
     },
     "ru": {
         "verb": {"load": "читает", "store": "пишет", "atomic": "обновляет", "gather": "читает"},
@@ -42,6 +43,7 @@ WORDS = {
         "access": {"load": "читает", "store": "пишет"},
         "more": {"offsets": "… (всего {n})", "values": "… (всего {n})"},
         "label": {"fix": "исправление", "note": "заметка"},
+        "use": {"condition": "условие", "integer": "целое число", "number": "число"},
     },
 }
 

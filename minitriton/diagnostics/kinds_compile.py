@@ -12,6 +12,17 @@ COMPILE = {
                  "ru": "переменная цикла {name} до цикла имеет тип {before} (строка {first_line}), а в цикле ей "
                        "присваивается {after} (строка {line}): тип переменной цикла должен оставаться тем же"},
     },
+    "branch_retyped": {
+        "head": {"en": "initial value for `{name}` is of type {before}, but the {branch} block redefines it as "
+                       "{after}",
+                 "ru": "до `if` переменная `{name}` имеет тип {before}, а ветка `{branch}` присваивает ей {after}: "
+                       "тип должен оставаться тем же"},
+    },
+    "branch_types": {
+        "head": {"en": "Mismatched type for {name} between then block ({then}) and else block ({otherwise})",
+                 "ru": "переменная `{name}` получает в ветке `then` тип {then}, а в ветке `else` тип {otherwise}: "
+                       "типы должны совпадать"},
+    },
     "name_error": {
         "head": {"en": "{name} is not defined", "ru": "имя `{name}` не определено"},
     },

@@ -231,7 +231,21 @@ TYPES = {
                  "ru": "маска должна быть логического типа (int1)"},
     },
     "tensor_truth": {
-        "head": {"en": "{message}", "ru": "значение блока нельзя использовать как условие Python: `{message}`"},
+        "head": {"en": "Boolean value of Tensor with more than one value is ambiguous (a block of shape {shape} was "
+                       "used as a Python {what:use}; reduce it first, e.g. tl.max(x) > 0, or use tl.where)",
+                 "ru": "блок формы {shape} использован как {what:use} Python, а значений в нём больше одного: "
+                       "сначала сверните его, например tl.max(x) > 0, или используйте tl.where"},
+    },
+    "index_type": {
+        "head": {"en": "only integer tensors can be used as an index or a loop bound, got {dtype}",
+                 "ru": "индексом или границей цикла может быть только целый блок, а его тип {dtype}"},
+    },
+    "scalar_len": {
+        "head": {"en": "len() of a scalar tensor", "ru": "len() нельзя взять от скаляра"},
+    },
+    "tensor_iteration": {
+        "head": {"en": "a tl.tensor cannot be iterated over in a kernel; use tl.static_range or tl.range",
+                 "ru": "по блоку tl.tensor нельзя пройти циклом в ядре: используйте tl.static_range или tl.range"},
     },
 }
 
