@@ -8,6 +8,7 @@ runs Triton's type checks walk that one parse. The kernel's code runs with the g
 from __future__ import annotations
 
 import inspect
+import linecache
 import types
 
 from minitriton import errors
@@ -94,7 +95,8 @@ class JITFunction(KernelInterface):
             return
         refusal = refusals.first_refusal(self.source, {self.params[i].name for i in self.constexprs})
         if refusal is not None:
-            raise self._compile_error(refusal.error, refusal.lineno, refusal.col_offset, refusal.message)
+            raise self._compile_error(refusal.error, refusal.lineno, refusal.col_offset, refusal.message,
+                                      record=refusal.record)
         found = find_loop_scoped_names(self.source)
         if found:
             f = found[0]
@@ -102,12 +104,19 @@ class JITFunction(KernelInterface):
                 errors.CompilationError, f.lineno, f.col_offset, f"NameError('{f.name} is not defined')",
                 extra=f"  `{f.name}` is first assigned inside the loop at line {f.loop_lineno} and used after "
                       f"it; Triton's compiler only keeps variables defined before a loop.\n"
-                      f"  fix: give `{f.name}` a value before the loop (e.g. {f.name} = 0 or tl.zeros(...))")
+                      f"  fix: give `{f.name}` a value before the loop (e.g. {f.name} = 0 or tl.zeros(...))",
+                record=errors.diagnostic("loop_scoped_name", name=f.name, loop_line=f.loop_lineno))
         self._checked = True
 
-    def _compile_error(self, cls, lineno: int, col: int, message: str, extra: str = ""):
-        """`cls` (a CompilationError) in Triton's layout, located at file line `lineno`, column `col`."""
-        exc = cls(errors.compilation_text(self, lineno, col, message, extra=extra))
+    def _compile_error(self, cls, lineno: int, col: int, message: str, extra: str = "", record=None):
+        """`cls` (a CompilationError) in Triton's layout, located at file line `lineno`, column `col`; its
+        `record` (the kind and fields) when given."""
+        text = errors.compilation_text(self, lineno, col, message, extra=extra)
+        if record is not None:
+            record.triton = text
+            record.located(self.__name__, self.file_name, lineno, col, None,
+                           linecache.getline(self.file_name, lineno) or None)
+        exc = cls(text if record is None else record)
         exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = self.__name__, self.file_name, lineno, col, None
         return exc
 
