@@ -130,6 +130,15 @@ def python_error(cls: type, record: Diagnostic) -> BaseException:
     return exc
 
 
+def syntax_diagnostic(exc: SyntaxError) -> Diagnostic:
+    """The record of a Python syntax error in the user's file (Python raises it before a kernel runs): Python's
+    message, where it is (line, columns of the span) and the line's text."""
+    col = (exc.offset or 1) - 1
+    end = (exc.end_offset or 0) - 1 if exc.end_lineno in (None, exc.lineno) else None
+    record = Diagnostic("syntax_error", {"message": exc.msg})
+    return record.located(None, exc.filename, exc.lineno, col, end if end and end > col else None, exc.text)
+
+
 def diagnostic(kind: str, **fields) -> Diagnostic:
     """A record of `kind` (a key of diagnostics.catalogue.KINDS) with its fields; integer arrays given as
     `offsets` become Runs; values of other types than numbers, text, Runs and containers (dtypes, ...) are

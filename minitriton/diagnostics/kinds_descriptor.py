@@ -28,7 +28,7 @@ DESCRIPTOR = {
         "body": {"en": "offsets[{dim}] = {offset} elements of {dtype} = {bytes} bytes, not a multiple of 16; on the "
                        "GPU the TMA unit stops the kernel (CUDA error: an illegal instruction was encountered)",
                  "ru": "offsets[{dim}] = {offset} элементов {dtype} = {bytes} байт, это не кратно 16; на GPU блок "
-                       "TMA останавливает ядро (CUDA error: an illegal instruction was encountered)"},
+                       "TMA останавливает ядро (`CUDA error: an illegal instruction was encountered`)"},
     },
     "descriptor_out_of_bounds": {
         "head": {"en": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`",

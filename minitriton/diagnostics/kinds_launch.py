@@ -25,7 +25,7 @@ LAUNCH = {
                        "'Triton Error [CUDA]: invalid argument'); fix: launch fewer programs on that axis and loop "
                        "inside the kernel, or move the work to axis 0 (limit 2**31 - 1)",
                  "ru": "сетка {grid} превышает предел CUDA по оси {axis}: не больше {limit} программ (GPU "
-                       "отвечает 'Triton Error [CUDA]: invalid argument'); исправление: запустите меньше программ "
+                       "отвечает `Triton Error [CUDA]: invalid argument`); исправление: запустите меньше программ "
                        "по этой оси и сделайте цикл внутри ядра или перенесите работу на ось 0 (предел "
                        "2**31 - 1)"},
     },
@@ -33,7 +33,7 @@ LAUNCH = {
         "head": {"en": "argument `{name}` is a tl.constexpr but received an array; constexpr parameters take Python "
                        "values (ints, floats, bools, dtypes)",
                  "ru": "аргумент `{name}` объявлен как tl.constexpr, а передан массив; параметры constexpr "
-                       "принимают значения Python (int, float, bool, типы)"},
+                       "принимают значения Python (`int`, `float`, `bool`, типы)"},
     },
     "argument_too_large": {
         "head": {"en": "argument `{name}` = {value} does not fit in 64 bits",
@@ -43,7 +43,7 @@ LAUNCH = {
         "head": {"en": "argument `{name}` has unsupported type {type}; kernels take arrays (numpy or torch CPU "
                        "tensors), TensorDescriptors, ints, floats, bools, None and tl.dtype values",
                  "ru": "аргумент `{name}` имеет неподдерживаемый тип {type}; ядра принимают массивы (numpy или "
-                       "тензоры torch на CPU), TensorDescriptor, int, float, bool, None и типы tl.dtype"},
+                       "тензоры torch на CPU), `TensorDescriptor`, `int`, `float`, `bool`, `None` и типы tl.dtype"},
     },
     "autotune_pruned_all": {
         "head": {"en": "early_config_prune removed every autotune config",
