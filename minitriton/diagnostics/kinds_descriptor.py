@@ -92,6 +92,38 @@ DESCRIPTOR = {
                  "ru": "основой TensorDescriptor должен быть массив NumPy, тензор torch на CPU или minitriton.Buffer, "
                        "а получено {type}"},
     },
+    "host_descriptor_rank": {
+        "head": {"en": "rank mismatch: {descriptor}",
+                 "ru": "у shape, strides и block_shape дескриптора разное число осей: `{descriptor}`"},
+    },
+    "host_descriptor_rank_zero": {
+        "head": {"en": "rank must not be zero", "ru": "у дескриптора должна быть хотя бы одна ось"},
+    },
+    "host_descriptor_rank_max": {
+        "head": {"en": "rank cannot be more than 5", "ru": "у дескриптора не может быть больше 5 осей"},
+    },
+    "host_descriptor_base_alignment": {
+        "head": {"en": "base must be 16-byte aligned",
+                 "ru": "начало тензора дескриптора должно быть выровнено на 16 байт"},
+    },
+    "host_descriptor_stride_alignment": {
+        "head": {"en": "strides must be 16-byte aligned",
+                 "ru": "шаги (strides) дескриптора, кроме последнего, должны быть кратны 16 байтам"},
+    },
+    "host_descriptor_shape": {
+        "head": {"en": "shape must be positive", "ru": "все размеры формы дескриптора должны быть положительны"},
+    },
+    "host_descriptor_contiguous": {
+        "head": {"en": "Last dimension must be contiguous",
+                 "ru": "последняя ось дескриптора должна идти подряд (шаг 1)"},
+    },
+    "host_descriptor_padding": {
+        "head": {"en": "Illegal value for padding", "ru": "недопустимое значение padding"},
+    },
+    "host_descriptor_nan": {
+        "head": {"en": "Padding option `nan` is only supported for floating point tensors",
+                 "ru": "заполнение `nan` возможно только для тензоров с плавающей точкой"},
+    },
     "host_descriptor_array": {
         "head": {"en": "TensorDescriptor.from_tensor needs an array, got {type}",
                  "ru": "TensorDescriptor.from_tensor нужен массив, а получено {type}"},
