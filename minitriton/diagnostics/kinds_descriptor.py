@@ -20,14 +20,14 @@ DESCRIPTOR = {
         "head": {"en": "tl.make_tensor_descriptor: stride must be 16-byte aligned",
                  "ru": "tl.make_tensor_descriptor: шаг должен быть кратен 16 байтам"},
         "body": {"en": "strides[{dim}] = {stride} elements = {bytes} bytes, not a multiple of 16",
-                 "ru": "strides[{dim}] = {stride} элементов = {bytes} байт, это не кратно 16"},
+                 "ru": "`strides[{dim}]` = {stride} элементов = {bytes} байт, это не кратно 16"},
     },
     "descriptor_offset_alignment": {
         "head": {"en": "tensor descriptor {op}: the innermost offset must be 16-byte aligned",
                  "ru": "tensor descriptor {op}: самое внутреннее смещение должно быть кратно 16 байтам"},
         "body": {"en": "offsets[{dim}] = {offset} elements of {dtype} = {bytes} bytes, not a multiple of 16; on the "
                        "GPU the TMA unit stops the kernel (CUDA error: an illegal instruction was encountered)",
-                 "ru": "offsets[{dim}] = {offset} элементов {dtype} = {bytes} байт, это не кратно 16; на GPU блок "
+                 "ru": "`offsets[{dim}]` = {offset} элементов {dtype} = {bytes} байт, это не кратно 16; на GPU блок "
                        "TMA останавливает ядро (`CUDA error: an illegal instruction was encountered`)"},
     },
     "descriptor_out_of_bounds": {
