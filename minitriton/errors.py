@@ -130,6 +130,13 @@ def python_error(cls: type, record: Diagnostic) -> BaseException:
     return exc
 
 
+def require(ok, kind: str, **fields) -> None:
+    """Triton's `assert ok, message`: unless `ok`, an AssertionError carrying the record of `kind` (fields are
+    computed before the test: keep them cheap)."""
+    if not ok:
+        raise python_error(AssertionError, diagnostic(kind, **fields))
+
+
 def syntax_diagnostic(exc: SyntaxError) -> Diagnostic:
     """The record of a Python syntax error in the user's file (Python raises it before a kernel runs): Python's
     message, where it is (line, columns of the span) and the line's text."""

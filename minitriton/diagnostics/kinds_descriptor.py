@@ -92,9 +92,99 @@ DESCRIPTOR = {
                  "ru": "основой TensorDescriptor должен быть массив NumPy, тензор torch на CPU или minitriton.Buffer, "
                        "а получено {type}"},
     },
+    "block_pointer_range64": {
+        "head": {"en": "Block pointers only support 64 bit `shape/strides`, got a value {value} which is out of the "
+                       "range",
+                 "ru": "форма и шаги блочного указателя должны помещаться в 64 бита, а значение {value} не "
+                       "помещается"},
+    },
+    "block_pointer_range32": {
+        "head": {"en": "Block pointers only support 32 bit `offsets/block_shape`, got a value {value} which is out of "
+                       "the range",
+                 "ru": "смещения и размеры блока должны помещаться в 32 бита, а значение {value} не помещается"},
+    },
+    "block_pointer_scalar": {
+        "head": {"en": "Expected a scalar in shape/strides/offsets",
+                 "ru": "в `shape`, `strides` и `offsets` нужны скаляры, а не блоки"},
+    },
+    "block_pointer_integer": {
+        "head": {"en": "Expected an integer scalar type in shape/strides/offsets",
+                 "ru": "в `shape`, `strides` и `offsets` нужны целые скаляры"},
+    },
+    "block_pointer_int64_offsets": {
+        "head": {"en": "Block pointers only support 32 bit `offsets/block_shape`, add a `.to(tl.int32)` or use regular "
+                       "indexing for 64 bit support",
+                 "ru": "смещения блока должны быть 32-битными: добавьте `.to(tl.int32)` или для 64-битных смещений "
+                       "используйте обычную адресацию указателями"},
+    },
+    "block_pointer_element": {
+        "head": {"en": "Unsupported element type in shape/strides/offsets: {type}",
+                 "ru": "в `shape`, `strides` и `offsets` не может быть значения типа {type}"},
+    },
+    "block_shape_constants": {
+        "head": {"en": "Expected a list of constant integers (`int32_t` range) in `block_shape`",
+                 "ru": "`block_shape` должен быть списком целых констант (в пределах `int32_t`)"},
+    },
+    "block_pointer_order": {
+        "head": {"en": "Expected a permutation of (0, 1, ..., len(order)-1) in order",
+                 "ru": "`order` должен быть перестановкой (0, 1, ..., len(order)-1)"},
+    },
+    "block_pointer_lengths": {
+        "head": {"en": "Expected shape/strides/offsets/block_shape to have the same length",
+                 "ru": "у `shape`, `strides`, `offsets` и `block_shape` должна быть одинаковая длина"},
+    },
+    "advance_count": {
+        "head": {"en": "tl.advance: expected {expected} offsets, but got {count}",
+                 "ru": "tl.advance: нужно смещений: {expected}, а передано {count}"},
+    },
+    "boundary_check_duplicate": {
+        "head": {"en": "Duplicate dimension in `boundary_check`", "ru": "в `boundary_check` ось повторяется"},
+    },
+    "block_value_shape": {
+        "head": {"en": "Block shape({block}) and value shape({value}) mismatch",
+                 "ru": "форма блока {block} не совпадает с формой значения {value}"},
+    },
+    "block_value_type": {
+        "head": {"en": "Block element type({block}) and value element type({value}) mismatch",
+                 "ru": "тип элементов блока {block} не совпадает с типом значения {value}"},
+    },
+    "descriptor_atomic_dtype": {
+        "head": {"en": "Unsupported dtype", "ru": "этот тип не поддерживается атомарной операцией дескриптора"},
+    },
+    "descriptor_indexing": {
+        "head": {"en": "descriptor {op} only supports 2D indexing, but got {count}",
+                 "ru": "{op} дескриптора принимает ровно два индекса, а передано {count}"},
+    },
+    "descriptor_offsets_count": {
+        "head": {"en": "expected {ndim} offsets, but got {count}",
+                 "ru": "нужно смещений: {ndim}, а передано {count}"},
+    },
+    "descriptor_2d": {
+        "head": {"en": "descriptor must be 2D, but got {block_shape}",
+                 "ru": "дескриптор должен быть двумерным, а его блок {block_shape}"},
+    },
+    "descriptor_one_row": {
+        "head": {"en": "descriptor block must have 1 row, but got {block_shape}",
+                 "ru": "в блоке дескриптора должна быть одна строка, а он {block_shape}"},
+    },
+    "descriptor_x_offsets": {
+        "head": {"en": "x offsets must be 1D, but got {shape}",
+                 "ru": "смещения строк должны быть одномерным блоком, а их форма {shape}"},
+    },
+    "descriptor_rows": {
+        "head": {"en": "descriptor {op} must have at least 8 rows, but got {shape}",
+                 "ru": "{op} дескриптора требует не меньше 8 строк, а форма смещений {shape}"},
+    },
+    "descriptor_columns": {
+        "head": {"en": "descriptor {op} of {dtype} must have at least {min_cols} columns, but got {cols}",
+                 "ru": "{op} дескриптора типа {dtype} требует не меньше {min_cols} столбцов, а их {cols}"},
+    },
+    "size_one_tensor": {
+        "head": {"en": "only accepts size-1 tensor", "ru": "здесь нужен блок из одного элемента"},
+    },
     "host_descriptor_rank": {
         "head": {"en": "rank mismatch: {descriptor}",
-                 "ru": "у shape, strides и block_shape дескриптора разное число осей: `{descriptor}`"},
+                 "ru": "у `shape`, `strides` и `block_shape` дескриптора разное число осей: `{descriptor}`"},
     },
     "host_descriptor_rank_zero": {
         "head": {"en": "rank must not be zero", "ru": "у дескриптора должна быть хотя бы одна ось"},

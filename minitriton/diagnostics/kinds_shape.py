@@ -101,6 +101,32 @@ SHAPE = {
         "head": {"en": "expected last dimension to be 2 for split, got {size}",
                  "ru": "для split последняя ось должна иметь размер 2, а она {size}"},
     },
+    "unsplat": {
+        "head": {"en": "can only unsplat single-element tensors",
+                 "ru": "превратить в скаляр можно только блок из одного элемента"},
+    },
+    "histogram_rank": {
+        "head": {"en": "histogram only supports 1D input", "ru": "tl.histogram принимает только одномерный блок"},
+    },
+    "histogram_type": {
+        "head": {"en": "histogram only supports integer input", "ru": "tl.histogram принимает только целые"},
+    },
+    "gather_index_type": {
+        "head": {"en": "index must be an integer tensor", "ru": "индекс tl.gather должен быть целым блоком"},
+    },
+    "gather_rank": {
+        "head": {"en": "source and index tensors must have the same rank",
+                 "ru": "у источника и индекса tl.gather должно быть одинаковое число осей"},
+    },
+    "gather_axis": {
+        "head": {"en": "gather axis {axis} must be < source rank ({rank})",
+                 "ru": "ось tl.gather {axis} должна быть меньше числа осей источника ({rank})"},
+    },
+    "gather_dims": {
+        "head": {"en": "index dim {axis} must match the corresponding source dim",
+                 "ru": "размеры индекса tl.gather по осям, кроме оси {axis}, должны совпадать с размерами "
+                       "источника"},
+    },
     "no_attribute": {
         "head": {"en": "'{type}' object has no attribute '{name}'",
                  "ru": "у объекта типа `{type}` нет атрибута `{name}`"},

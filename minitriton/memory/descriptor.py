@@ -101,7 +101,7 @@ class tensor_descriptor_base:
     def _reduce(self, op, offsets, value, allowed):
         programs.current(f"atomic_{op}")
         value = _validate_store_like(self, value, offsets)
-        assert self.dtype in allowed, "Unsupported dtype"
+        errors.require(self.dtype in allowed, "descriptor_atomic_dtype", op=op, dtype=self.dtype)
         ptr, mask = _block(self, offsets, f"atomic_{op}")
         with _described(self, f"atomic_{op}"):
             ops_memory.atomic_rmw(op, ptr, value, mask)
@@ -128,7 +128,7 @@ class tensor_descriptor_base:
     def gather(self, *args):
         """`desc.gather(x_offsets, y_offset)`: rows x_offsets[i] (a 1-D int block), columns y_offset + j, of a
         descriptor with one-row blocks; elements outside the shape read as 0."""
-        assert len(args) == 2, f"descriptor gather only supports 2D indexing, but got {len(args)}"
+        errors.require(len(args) == 2, "descriptor_indexing", op="gather", count=len(args))
         programs.current("load")
         ptr, mask = _rows(self, "gather", *args)
         other = float("nan") if self.padding == "nan" else None
@@ -138,7 +138,7 @@ class tensor_descriptor_base:
     def scatter(self, value, *args):
         """`desc.scatter(value, x_offsets, y_offset)`: the rows of `value` into rows x_offsets[i], columns
         y_offset + j, where inside the shape."""
-        assert len(args) == 2, f"descriptor scatter only supports 2D indexing, but got {len(args)}"
+        errors.require(len(args) == 2, "descriptor_indexing", op="scatter", count=len(args))
         programs.current("store")
         ptr, mask = _rows(self, "scatter", *args)
         with _described(self, "scatter"):
@@ -187,7 +187,7 @@ def _shown(v):
 def _validate_store_like(desc, value, offsets) -> tensor:
     value = to_tensor(value)
     ndim = len(desc.block_shape)
-    assert len(offsets) == ndim, f"expected {ndim} offsets, but got {len(offsets)}"
+    errors.require(len(offsets) == ndim, "descriptor_offsets_count", ndim=ndim, count=len(offsets))
     assert value.shape == desc.block_shape
     return value
 
@@ -198,17 +198,15 @@ def _offset(elem):
     if isinstance(elem, bool):
         return int(elem)
     if isinstance(elem, int):
-        assert -2**31 <= elem < 2**31, (f"Block pointers only support 32 bit `offsets/block_shape`, "
-                                        f"got a value {elem} which is out of the range")
+        errors.require(-2**31 <= elem < 2**31, "block_pointer_range32", value=elem)
         return elem
     if isinstance(elem, tensor):
-        assert elem.numel == 1, "Expected a scalar in shape/strides/offsets"
-        assert elem.dtype.is_int(), "Expected an integer scalar type in shape/strides/offsets"
+        errors.require(elem.numel == 1, "block_pointer_scalar", numel=elem.numel)
+        errors.require(elem.dtype.is_int(), "block_pointer_integer", dtype=elem.dtype)
         if elem.dtype == T.int64:
-            assert False, ("Block pointers only support 32 bit `offsets/block_shape`, "
-                           "add a `.to(tl.int32)` or use regular indexing for 64 bit support")
+            raise errors.python_error(AssertionError, errors.diagnostic("block_pointer_int64_offsets"))
         return elem if not elem.shape else tensor(elem.data.reshape(elem.data.shape[0]), elem.dtype, ())
-    assert False, f"Unsupported element type in shape/strides/offsets: {type(elem)}"
+    raise errors.python_error(AssertionError, errors.diagnostic("block_pointer_element", type=type(elem)))
 
 
 def _block(desc, offsets, op):
@@ -217,7 +215,7 @@ def _block(desc, offsets, op):
     if not hasattr(offsets, "__len__"):
         offsets = [offsets]
     ndim = len(desc.block_shape)
-    assert len(offsets) == ndim, f"expected {ndim} offsets, but got {len(offsets)}"
+    errors.require(len(offsets) == ndim, "descriptor_offsets_count", ndim=ndim, count=len(offsets))
     offs = [_offset(o) for o in offsets]
     _check_inner_offset(desc, offs[-1], op)
     ptr, mask = desc.base, None
@@ -251,13 +249,13 @@ def _check_inner_offset(desc, offset, op):
 def _rows(desc, op, x_offsets, y_offset):
     """(pointers, in-bounds mask) for a gather/scatter: Triton 3.6's `descriptor_gather`/`_scatter` checks."""
     x_offsets = to_tensor(x_offsets)
-    assert len(desc.block_shape) == 2, f"descriptor must be 2D, but got {desc.block_shape}"
-    assert desc.block_shape[0] == 1, f"descriptor block must have 1 row, but got {desc.block_shape}"
-    assert len(x_offsets.shape) == 1, f"x offsets must be 1D, but got {x_offsets.shape}"
-    assert x_offsets.shape[0] >= 8, f"descriptor {op} must have at least 8 rows, but got {x_offsets.shape}"
+    errors.require(len(desc.block_shape) == 2, "descriptor_2d", block_shape=str(desc.block_shape))
+    errors.require(desc.block_shape[0] == 1, "descriptor_one_row", block_shape=str(desc.block_shape))
+    errors.require(len(x_offsets.shape) == 1, "descriptor_x_offsets", shape=str(x_offsets.shape))
+    errors.require(x_offsets.shape[0] >= 8, "descriptor_rows", op=op, shape=str(x_offsets.shape))
     min_cols = 32 // desc.dtype.primitive_bitwidth * 8
-    assert desc.block_shape[1] >= min_cols, \
-        f"descriptor {op} of {desc.dtype} must have at least {min_cols} columns, but got {desc.block_shape[1]}"
+    errors.require(desc.block_shape[1] >= min_cols,
+                   "descriptor_columns", op=op, dtype=desc.dtype, min_cols=min_cols, cols=desc.block_shape[1])
     y = _offset(y_offset)
     rows = expand_dims(cast(x_offsets, T.int64), 1)
     cols = expand_dims(cast(arange(0, desc.block_shape[1]), T.int64), 0) + y
@@ -269,7 +267,7 @@ def _rows(desc, op, x_offsets, y_offset):
 def _scalar(value, ty: T.dtype, what: str):
     value = unwrap(value)
     if isinstance(value, tensor):
-        assert value.numel == 1, "only accepts size-1 tensor"
+        errors.require(value.numel == 1, "size_one_tensor", numel=value.numel)
         value = value if not value.shape else tensor(value.data.reshape(value.data.shape[0]), value.dtype, ())
         return cast(value, ty)
     if not isinstance(value, int):

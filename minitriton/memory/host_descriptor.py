@@ -50,12 +50,6 @@ def element_type(base):
     return found[1]
 
 
-def _require(ok: bool, kind: str, **fields):
-    """Triton's `assert` of a host descriptor's rule: an AssertionError with the record of `kind`."""
-    if not ok:
-        raise errors.python_error(AssertionError, errors.diagnostic(kind, **fields))
-
-
 @dataclass
 class TensorDescriptor:
     """A descriptor of a tensor in memory: base, shape and strides (in elements), and the block shape each
@@ -69,24 +63,24 @@ class TensorDescriptor:
 
     def __post_init__(self):
         rank = len(self.shape)
-        _require(len(self.strides) == rank, "host_descriptor_rank", descriptor=repr(self))
-        _require(len(self.block_shape) == rank, "host_descriptor_rank", descriptor=repr(self))
-        _require(rank > 0, "host_descriptor_rank_zero")
-        _require(rank <= 5, "host_descriptor_rank_max", rank=rank)
+        errors.require(len(self.strides) == rank, "host_descriptor_rank", descriptor=repr(self))
+        errors.require(len(self.block_shape) == rank, "host_descriptor_rank", descriptor=repr(self))
+        errors.require(rank > 0, "host_descriptor_rank_zero")
+        errors.require(rank <= 5, "host_descriptor_rank_max", rank=rank)
         address = base_address(self.base)
-        _require(address % 16 == 0, "host_descriptor_base_alignment", past=address % 16)
+        errors.require(address % 16 == 0, "host_descriptor_base_alignment", past=address % 16)
         validate_block_shape(self.block_shape)
         elem = element_type(self.base)
         elem_bytes = elem.itemsize
         for dim, stride in enumerate(self.strides[:-1]):
-            _require((stride * elem_bytes) % 16 == 0, "host_descriptor_stride_alignment", dim=dim, stride=stride,
-                     bytes=stride * elem_bytes)
+            errors.require((stride * elem_bytes) % 16 == 0, "host_descriptor_stride_alignment", dim=dim,
+                           stride=stride, bytes=stride * elem_bytes)
         for shape_dim in self.shape:
-            _require(shape_dim > 0, "host_descriptor_shape", shape=list(self.shape))
-        _require(self.strides[-1] == 1, "host_descriptor_contiguous", stride=self.strides[-1])
-        _require(self.padding == "zero" or self.padding == "nan", "host_descriptor_padding", padding=self.padding)
+            errors.require(shape_dim > 0, "host_descriptor_shape", shape=list(self.shape))
+        errors.require(self.strides[-1] == 1, "host_descriptor_contiguous", stride=self.strides[-1])
+        errors.require(self.padding in ("zero", "nan"), "host_descriptor_padding", padding=self.padding)
         if self.padding == "nan":
-            _require(elem.is_floating(), "host_descriptor_nan", dtype=elem)
+            errors.require(elem.is_floating(), "host_descriptor_nan", dtype=elem)
 
     @staticmethod
     def from_tensor(tensor: Any, block_shape: List[int], padding="zero"):

@@ -173,7 +173,7 @@ def item(input):
     x = to_tensor(input)
     if len(x.shape) == 0:
         return x
-    assert x.numel == 1, "can only unsplat single-element tensors"
+    errors.require(x.numel == 1, "unsplat", numel=x.numel)
     return tensor(x.data.reshape(x.data.shape[0]), x.dtype, ())
 
 
@@ -193,8 +193,8 @@ def histogram(input, num_bins, mask=None):
     mask = unwrap(mask)
     if mask is not None:
         mask = to_tensor(mask)
-    assert len(x.shape) == 1, "histogram only supports 1D input"
-    assert x.dtype.is_int(), "histogram only supports integer input"
+    errors.require(len(x.shape) == 1, "histogram_rank", shape=str(list(x.shape)))
+    errors.require(x.dtype.is_int(), "histogram_type", dtype=x.dtype)
     validate_block_shape((num_bins,))
     if mask is not None:
         if mask.shape != x.shape:
@@ -225,16 +225,16 @@ def gather(src, index, axis):
     result has index's shape and src's dtype. An index outside the axis is an OutOfBoundsError (a GPU reads
     whatever the register shuffle finds)."""
     src, index, axis = to_tensor(unwrap(src)), to_tensor(unwrap(index)), unwrap(axis)
-    assert index.dtype.is_int(), "index must be an integer tensor"
+    errors.require(index.dtype.is_int(), "gather_index_type", dtype=index.dtype)
     rank = len(src.shape)
-    assert len(index.shape) == rank, "source and index tensors must have the same rank"
-    assert -rank <= axis < rank, f"gather axis {axis} must be < source rank ({rank})"
+    errors.require(len(index.shape) == rank, "gather_rank", rank=rank, index_rank=len(index.shape))
+    errors.require(-rank <= axis < rank, "gather_axis", axis=axis, rank=rank)
     if axis < 0:
         axis += rank
     for d in range(rank):
         if d == axis:
             continue
-        assert index.shape[d] == src.shape[d], f"index dim {axis} must match the corresponding source dim"
+        errors.require(index.shape[d] == src.shape[d], "gather_dims", axis=axis)
     n = src.shape[axis]
     idx = index.data
     if index.dtype.is_int_unsigned():
