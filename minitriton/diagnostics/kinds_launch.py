@@ -29,6 +29,22 @@ LAUNCH = {
                        "по этой оси и сделайте цикл внутри ядра или перенесите работу на ось 0 (предел "
                        "2**31 - 1)"},
     },
+    "too_many_arguments": {
+        "head": {"en": "{kernel_name}() takes {expected} arguments but {given} were given",
+                 "ru": "ядро {kernel_name}() принимает аргументов: {expected}, а передано {given}"},
+    },
+    "unexpected_keyword": {
+        "head": {"en": "{kernel_name}() got an unexpected keyword argument '{name}'",
+                 "ru": "у ядра {kernel_name}() нет параметра `{name}`"},
+    },
+    "argument_twice": {
+        "head": {"en": "{kernel_name}() got multiple values for argument '{name}'",
+                 "ru": "аргумент `{name}` ядра {kernel_name}() передан дважды"},
+    },
+    "missing_argument": {
+        "head": {"en": "{kernel_name}() missing required argument: '{name}'",
+                 "ru": "ядру {kernel_name}() не передан обязательный аргумент `{name}`"},
+    },
     "constexpr_array": {
         "head": {"en": "argument `{name}` is a tl.constexpr but received an array; constexpr parameters take Python "
                        "values (ints, floats, bools, dtypes)",

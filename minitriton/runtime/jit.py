@@ -155,20 +155,21 @@ class JITFunction(KernelInterface):
         options = {k: kwargs[k] for k in kwargs if k in LAUNCH_OPTIONS}
         kwargs = {k: v for k, v in kwargs.items() if k not in LAUNCH_OPTIONS or k in self.arg_names}
         if len(args) > len(self.params):
-            raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments but {len(args)} were given")
+            raise errors.python_error(TypeError, errors.diagnostic("too_many_arguments", kernel_name=self.__name__,
+                                                       expected=len(self.params), given=len(args)))
         values = {}
         for p, a in zip(self.params, args):
             values[p.name] = a
         for k, v in kwargs.items():
             if k not in self.arg_names:
-                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{k}'")
+                raise errors.python_error(TypeError, errors.diagnostic("unexpected_keyword", kernel_name=self.__name__, name=k))
             if k in values:
-                raise TypeError(f"{self.__name__}() got multiple values for argument '{k}'")
+                raise errors.python_error(TypeError, errors.diagnostic("argument_twice", kernel_name=self.__name__, name=k))
             values[k] = v
         for p in self.params:
             if p.name not in values:
                 if p.default is inspect.Parameter.empty:
-                    raise TypeError(f"{self.__name__}() missing required argument: '{p.name}'")
+                    raise errors.python_error(TypeError, errors.diagnostic("missing_argument", kernel_name=self.__name__, name=p.name))
                 values[p.name] = p.default
         return values, options
 

@@ -218,6 +218,9 @@ def test_argument_mistakes_read_in_russian():
     exc = _raised(lambda: kernel[(1,)]([1.0, 2.0], BLOCK=8))
     assert exc.diagnostic.kind == "argument_type" and exc.diagnostic.fields["type"] == "list"
     _russian_page(exc)
+    exc = _raised(lambda: kernel[(1,)](BLOCK=8))
+    assert isinstance(exc, TypeError) and str(exc) == "k() missing required argument: 'x_ptr'"
+    assert "не передан обязательный аргумент `x_ptr`" in _russian_page(exc)
 
 
 def test_host_descriptor_alignment_reads_in_russian():
