@@ -152,17 +152,14 @@ def _find_allocation(op, group, ptr, addr, m):
         if found is not None:
             alloc, start = found
             if ((live - start) % size).any():
-                raise errors.KernelRuntimeError(
-                    errors.OutOfBoundsError, f"tl.{op} through a misaligned address into `{alloc.name}`",
-                    f"  the address is {int(((live - start) % size).max())} bytes past a {size}-byte boundary "
-                    f"(a GPU stops with 'misaligned address')\n  fix: cast the address to a pointer to the "
-                    f"array's own element type", _first_bad(addr, m))
+                record = errors.diagnostic("misaligned", op=op, tensor=alloc.name, itemsize=size,
+                                           past=int(((live - start) % size).max()))
+                raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, _first_bad(addr, m))
             return alloc, (addr - start) // size
     if len(slots) != 1 or not (1 <= int(slots[0]) <= len(allocs)):
-        raise errors.KernelRuntimeError(
-            errors.OutOfBoundsError, f"tl.{op} through pointers that point into no tensor argument "
-            f"(or into several at once)",
-            "  fix: build pointers from a pointer argument: ptr + offsets", _first_bad(addr, m))
+        shown = np.unique(live)[:3] if live.size else np.unique(addr)[:3]
+        record = errors.diagnostic("no_tensor", op=op, addresses=", ".join(hex(int(v)) for v in shown))
+        raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, _first_bad(addr, m))
     alloc = allocs[int(slots[0]) - 1]
     return alloc, (addr - alloc.base_address) // size
 
