@@ -45,6 +45,31 @@ LAUNCH = {
         "head": {"en": "{kernel_name}() missing required argument: '{name}'",
                  "ru": "ядру {kernel_name}() не передан обязательный аргумент `{name}`"},
     },
+    "compiled_arguments": {
+        "head": {"en": "{kernel_name}: a compiled kernel takes all {expected} parameters positionally ({names}), got "
+                       "{given}",
+                 "ru": "скомпилированное ядро {kernel_name} принимает все {expected} параметров по порядку "
+                       "({names}), а передано {given}"},
+    },
+    "jit_call_outside": {
+        "head": {"en": "Cannot call @triton.jit'd outside of the scope of a kernel",
+                 "ru": "функцию @triton.jit можно вызывать только из ядра; ядро запускают как "
+                       "`kernel[grid](...)`"},
+    },
+    "tensor_device": {
+        "head": {"en": "minitriton runs on the CPU: got a tensor on {device}; move it with .cpu() (on a GPU, run real "
+                       "Triton instead)",
+                 "ru": "minitriton работает на CPU, а тензор лежит на {device}: перенесите его через .cpu() (на GPU "
+                       "запускайте настоящий Triton)"},
+    },
+    "device_index": {
+        "head": {"en": "minitriton emulates one GPU (device 0); got device {device}",
+                 "ru": "minitriton изображает один GPU (устройство 0), а передано устройство {device}"},
+    },
+    "array_strides": {
+        "head": {"en": "array strides {strides} are not multiples of the element size {itemsize}",
+                 "ru": "шаги массива {strides} не кратны размеру элемента {itemsize}"},
+    },
     "constexpr_array": {
         "head": {"en": "argument `{name}` is a tl.constexpr but received an array; constexpr parameters take Python "
                        "values (ints, floats, bools, dtypes)",

@@ -122,12 +122,12 @@ class JITFunction(KernelInterface):
 
     def __call__(self, *args, **kwargs):
         if programs.active() is None:
-            raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+            raise errors.python_error(RuntimeError, errors.diagnostic("jit_call_outside"))
         self.check_scoping()
         result = self.kernel_fn(*args, **kwargs)
         if result is None and self.source.returns_none_literally:
             # 3.6's visit_Return makes `return None` (unlike a bare `return`) a tensor, and None is none
-            raise TypeError("cannot convert None of type <class 'NoneType'> to tensor")
+            raise errors.python_error(TypeError, errors.diagnostic("to_tensor", value="None", type="<class 'NoneType'>"))
         return _decay(result)
 
     def run(self, *args, grid, warmup=False, **kwargs):
