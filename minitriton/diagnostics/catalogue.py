@@ -6,6 +6,7 @@ English keeps Triton's wording where Triton raises the same error. Every kind an
 languages (tests/diagnostics checks it)."""
 from __future__ import annotations
 
+from minitriton.diagnostics.kinds_access import ACCESS, ACCESS_SUGGESTIONS
 from minitriton.diagnostics.kinds_compile import COMPILE, COMPILE_SUGGESTIONS
 from minitriton.diagnostics.kinds_descriptor import DESCRIPTOR, DESCRIPTOR_SUGGESTIONS
 from minitriton.diagnostics.kinds_launch import LAUNCH, LAUNCH_SUGGESTIONS
@@ -14,9 +15,10 @@ from minitriton.diagnostics.kinds_runtime import RUNTIME, RUNTIME_SUGGESTIONS
 from minitriton.diagnostics.kinds_shape import SHAPE, SHAPE_SUGGESTIONS
 from minitriton.diagnostics.kinds_types import TYPES, TYPES_SUGGESTIONS
 
-KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE, **TYPES, **LAUNCH, **DESCRIPTOR}
+KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE, **TYPES, **LAUNCH, **DESCRIPTOR, **ACCESS}
 SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS, **SHAPE_SUGGESTIONS,
-                     **TYPES_SUGGESTIONS, **LAUNCH_SUGGESTIONS, **DESCRIPTOR_SUGGESTIONS}
+                     **TYPES_SUGGESTIONS, **LAUNCH_SUGGESTIONS, **DESCRIPTOR_SUGGESTIONS,
+                     **ACCESS_SUGGESTIONS}
 
 # The forms of a noun after a number: Russian one / few / many, English singular / plural.
 NOUNS = {
