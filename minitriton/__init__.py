@@ -36,8 +36,8 @@ from minitriton.runtime.autotune import Autotuner, Config, Heuristics, autotune,
 from minitriton.observers.counters import Recording, record
 from minitriton.options import Options, options, set_options
 from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileTimeAssertionFailure, DeadlockError,
-                               DescriptorError, DeviceAssertionError, InterpreterError, LaunchError, MiniTritonError, OutOfBoundsError,
-                               OutOfResources, TritonError)
+                               DescriptorError, DeviceAssertionError, InfiniteLoopError, InterpreterError, KernelInterrupted,
+                               LaunchError, MiniTritonError, OutOfBoundsError, OutOfResources, TritonError)
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
 from minitriton.semantics.constexpr import constexpr
 from minitriton.runtime import driver as _driver  # noqa: F401 - triton.runtime.driver
@@ -122,4 +122,5 @@ def uninstall() -> None:
 __all__ = ["Buffer", "TensorWrapper", "reinterpret", "InterpreterError", "jit", "autotune", "heuristics", "Config", "JITFunction", "KernelInterface", "Autotuner", "Heuristics",
            "cdiv", "next_power_of_2", "constexpr", "language", "testing", "record", "Recording", "Options", "options", "set_options",
            "install", "uninstall", "set_allocator", "DescriptorError", "TritonError", "CompilationError", "CompileTimeAssertionFailure", "OutOfResources", "MiniTritonError",
-           "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError", "DeadlockError"]
+           "OutOfBoundsError", "DeviceAssertionError", "LaunchError", "AutotuneMismatchError", "DeadlockError",
+           "InfiniteLoopError", "KernelInterrupted"]

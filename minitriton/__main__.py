@@ -12,6 +12,9 @@ Scripts see the emulated GPU (an H200, docs/device.md): `triton.runtime.driver.a
 torch.cuda's device queries (`get_device_capability`, `get_device_properties`, `get_device_name`) answer for
 it while `torch.cuda.is_available()` stays False. `--no-bench` skips `triton.testing.perf_report` benchmarks
 (MINITRITON_BENCHMARKS=0).
+
+An uncaught error's traceback shows the script's frames and the kernel's, without runpy's and minitriton's
+own; `--traceback` (MINITRITON_DEBUG=1) shows them all.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import runpy
 import sys
 
 import minitriton
-from minitriton.runtime import torch_cuda
+from minitriton.runtime import reporting, torch_cuda
 
 
 def main(argv=None) -> int:
@@ -31,11 +34,12 @@ def main(argv=None) -> int:
     run = sub.add_parser("run", help="run a Triton script (or -m module) on minitriton")
     run.add_argument("--tf32", action="store_true", help="fp32 tl.dot defaults to TF32, as on the GPU")
     run.add_argument("--no-bench", action="store_true", help="skip triton.testing.perf_report benchmarks")
+    run.add_argument("--traceback", action="store_true", help="tracebacks show minitriton's own frames too")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = set()
-    while len(argv) > 1 and argv[0] == "run" and argv[1] in ("--tf32", "--no-bench"):
+    while len(argv) > 1 and argv[0] == "run" and argv[1] in ("--tf32", "--no-bench", "--traceback"):
         flags.add(argv.pop(1))
     tf32, no_bench = "--tf32" in flags, "--no-bench" in flags
     if len(argv) >= 3 and argv[0] == "run" and argv[1] == "-m":  # keep the module's own options intact
@@ -46,6 +50,10 @@ def main(argv=None) -> int:
     os.environ["TRITON_INTERPRET"] = "1"
     if args.no_bench or no_bench:
         os.environ["MINITRITON_BENCHMARKS"] = "0"
+    if getattr(args, "traceback", False) or "--traceback" in flags:
+        os.environ["MINITRITON_DEBUG"] = "1"
+    if not minitriton.options().internal_frames:
+        sys.excepthook = _short_excepthook
     if args.tf32 or tf32:
         os.environ["TRITON_F32_DEFAULT"] = "tf32"
     else:
@@ -73,6 +81,17 @@ def main(argv=None) -> int:
     return 0
 
 
+def _short_excepthook(kind, exc, tb):
+    """Python's report of an uncaught error, without runpy's and minitriton's frames (in chained errors too)."""
+    seen = set()
+    chained = exc
+    while chained is not None and id(chained) not in seen:
+        seen.add(id(chained))
+        chained.__traceback__ = reporting.user_frames(chained.__traceback__)
+        chained = chained.__cause__ or chained.__context__
+    sys.__excepthook__(kind, exc, exc.__traceback__ if exc is not None else tb)
+
+
 def _module_exists(name: str) -> bool:
     try:
         return importlib.util.find_spec(name) is not None
@@ -81,4 +100,8 @@ def _module_exists(name: str) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as stop:   # Ctrl-C's status, 130, for a stop that says where the kernel was too
+        sys.excepthook(type(stop), stop, stop.__traceback__)
+        sys.exit(130)

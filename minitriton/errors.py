@@ -105,26 +105,39 @@ class DeadlockError(MiniTritonError, RuntimeError):
     """Programs wait in a `while` loop for memory no program is left to change (a GPU would hang)."""
 
 
+class InfiniteLoopError(DeadlockError):
+    """A `while` loop in one program that nothing can end: its state repeats and no other program can change
+    what its condition reads (`while True:`, a condition on values the loop never changes)."""
+
+
+class KernelInterrupted(KeyboardInterrupt):
+    """A KeyboardInterrupt (Ctrl-C, the sandbox's Stop, a signal handler raising it) that came while a kernel
+    ran: still a KeyboardInterrupt (never an Exception), with a `diagnostic` record (kind "stopped") saying
+    where the code was: the kernel line and the programs running."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+        super().__init__(diagnostic.kind)
+
+    def __str__(self):
+        return render(self.diagnostic)
+
+
 class KernelRuntimeError(MiniTritonError):
     """An error found while programs run, raised by an op about specific programs of the group: the exception
     class the user will see (`kind`), its record, and `positions`, indices into the current group. The engine
     turns the first position into a program id, locates the record at the kernel line, adds a suggestion and
     raises `kind(record)`."""
 
-    def __init__(self, kind: type, diagnostic, details=None, positions=None):
-        if not isinstance(diagnostic, Diagnostic):   # a headline and details not yet made a record
-            diagnostic = Diagnostic("kernel_message", {"headline": diagnostic, "details": details or ""})
-        else:
-            positions = details if positions is None else positions
+    def __init__(self, kind: type, diagnostic: Diagnostic, positions=None):
         self.kind = kind
         self.positions = positions
         super().__init__(diagnostic)
 
 
 def python_error(cls: type, record: Diagnostic) -> BaseException:
-    """Python's own exception `cls` (the ValueError, TypeError, AssertionError, ... Triton raises for the same
-    mistake, so `except` clauses and Triton's `repr` layout carry over) carrying `record` as `diagnostic`; its
-    text is the record in English."""
+    """Python's own exception `cls` (the one Triton raises for the mistake: `except` clauses and Triton's `repr`
+    layout carry over) carrying `record` as `diagnostic`; its text is the record in English."""
     exc = cls(render(record))
     exc.diagnostic = record
     return exc
@@ -135,15 +148,6 @@ def require(ok, kind: str, **fields) -> None:
     computed before the test: keep them cheap)."""
     if not ok:
         raise python_error(AssertionError, diagnostic(kind, **fields))
-
-
-def syntax_diagnostic(exc: SyntaxError) -> Diagnostic:
-    """The record of a Python syntax error in the user's file (Python raises it before a kernel runs): Python's
-    message, where it is (line, columns of the span) and the line's text."""
-    col = (exc.offset or 1) - 1
-    end = (exc.end_offset or 0) - 1 if exc.end_lineno in (None, exc.lineno) else None
-    record = Diagnostic("syntax_error", {"message": exc.msg})
-    return record.located(None, exc.filename, exc.lineno, col, end if end and end > col else None, exc.text)
 
 
 def diagnostic(kind: str, **fields) -> Diagnostic:

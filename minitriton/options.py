@@ -21,6 +21,7 @@ variables below; a launch reads them once, when it starts, as Triton reads its o
 | allow_non_constexpr_globals | TRITON_ALLOW_NON_CONSTEXPR_GLOBALS | False | kernels may read plain module globals |
 | autotune | MINITRITON_AUTOTUNE | "first" | "first" config, "cheapest" by traffic counters, or "all" (run each, compare) |
 | benchmarks | MINITRITON_BENCHMARKS | True | `triton.testing.perf_report` benchmarks run (`python -m minitriton run --no-bench` sets 0) |
+| internal_frames | MINITRITON_DEBUG | False | tracebacks keep minitriton's own frames (`python -m minitriton run --traceback` sets 1); else an error shows the user's frames: the launch line, then the kernel's |
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class Options:
     allow_non_constexpr_globals: bool = False
     autotune: str = "first"
     benchmarks: bool = True
+    internal_frames: bool = False
 
     def __post_init__(self):
         if self.group_size is not None and (not isinstance(self.group_size, int) or self.group_size < 1):
@@ -81,6 +83,7 @@ _ENV = {  # field: (variable, parse)
     "allow_non_constexpr_globals": ("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", _flag),
     "autotune": ("MINITRITON_AUTOTUNE", lambda text: text.strip().lower()),
     "benchmarks": ("MINITRITON_BENCHMARKS", _flag),
+    "internal_frames": ("MINITRITON_DEBUG", _flag),
 }
 _FIELDS = {f.name for f in dataclasses.fields(Options)}
 _explicit: dict = {}

@@ -126,6 +126,8 @@ COMPILE = {
 }
 
 COMPILE_SUGGESTIONS = {
+    "loop_first_assigned": {"en": "`{name}` gets its value before the loop at line {first_line}: `{first_source}`",
+                            "ru": "`{name}` получает значение до цикла в строке {first_line}: `{first_source}`"},
     "loop_type_fix": {"en": "give {name} its loop type before the loop: {right}",
                       "ru": "задайте {name} тип цикла до цикла: {right}"},
     "arange_fix": {"en": "use a power-of-2 block ({pow2}) and mask the extra lanes",

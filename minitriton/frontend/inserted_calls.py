@@ -17,10 +17,13 @@ Each check gets the kernel (`__mt_kernel`) and the file line and column of the s
 """
 from __future__ import annotations
 
+import ast
+import linecache
 import sys
 import warnings
 
 from minitriton import errors
+from minitriton.diagnostics import Edit, Suggestion
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.debug import device_assert
 from minitriton.semantics.constexpr import constexpr, to_tensor
@@ -154,10 +157,6 @@ def assert_(test, msg=""):
     return device_assert(test, msg)
 
 
-def _fail(kernel, line: int, col: int, message: str):
-    raise errors.CompilationError(errors.compilation_text(kernel, line, col, message))
-
-
 def _refuse(kernel, line: int, col: int, record):
     """The CompilationError Triton's code generator raises for an AssertionError of its own about `record`
     (its layout shows `AssertionError('...')`), carrying the record."""
@@ -174,11 +173,26 @@ def _retyped(snap: Snapshot, local_vars: dict):
 
 
 def check_loop(snap: Snapshot, local_vars: dict, kernel, line: int, col: int):
-    """End of a loop iteration: every carried variable still has its type from before the loop."""
+    """End of a loop iteration: every carried variable still has its type from before the loop. Triton's error
+    is shown at the re-assignment, with a note naming the assignment before the loop."""
     for name, before, now in _retyped(snap, local_vars):
-        _fail(kernel, line, col, repr(AssertionError(
-            f"Loop-carried variable {name} has initial type {_type_name(before)} but is re-assigned to "
-            f"{_type_name(now)} in loop! Please make sure that the type stays consistent.")))
+        first, again = kernel.source.loop_assignments(line, name)
+        at, c = (again.lineno, again.col_offset) if again is not None else (line, col)
+        first_line, b, a = first.lineno if first is not None else kernel.source.def_line, _type_name(before), _type_name(now)
+        record = errors.diagnostic("loop_carried_type", name=name, before=b, after=a, first_line=first_line,
+                                   first_source=linecache.getline(kernel.file_name, first_line).strip())
+        record.notes.append(("loop_first_assigned", {}))
+        if isinstance(first, ast.Assign) and isinstance(first.value, ast.Constant) and a == "fp32":
+            right = f"{name} = {float(first.value.value)!r}"   # `s = 0` -> `s = 0.0`, an fp32 from the start
+            record.suggestion = Suggestion("loop_type_fix", {"right": right}, Edit(
+                first.lineno, first.col_offset, first.end_lineno, first.end_col_offset, right))
+        record.triton = errors.compilation_text(kernel, at, c, repr(AssertionError(
+            f"Loop-carried variable {name} has initial type {b} but is re-assigned to {a} in loop! Please make sure "
+            f"that the type stays consistent.")))
+        exc = errors.CompilationError(record.located(kernel.__name__, kernel.file_name, at, c, None,
+                                                     linecache.getline(kernel.file_name, at) or None))
+        exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = kernel.__name__, kernel.file_name, at, c, None
+        raise exc
 
 
 def check_branch(snap: Snapshot, local_vars: dict, kernel, line: int, col: int, branch: str, new_names: tuple):

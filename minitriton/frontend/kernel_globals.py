@@ -9,6 +9,7 @@ user's module is patched.
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 
 import numpy as np
@@ -27,7 +28,7 @@ class KernelInterface:
     interfaces, which a kernel may read from its module."""
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+        return functools.partial(self.run, grid=grid, warmup=False)  # no frame of its own in a traceback
 
     def warmup(self, *args, grid, **kwargs):
         return self.run(*args, grid=grid, warmup=True, **kwargs)

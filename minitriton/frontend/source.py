@@ -90,6 +90,18 @@ class KernelSource:
             shown = [linecache.getline(self.file_name or "", lineno).rstrip("\n")]
         return f"at {rel}:{rel_col}:\n" + "\n".join(shown + [" " * rel_col + "^"])
 
+    def loop_assignments(self, loop_line: int, name: str):
+        """(the last assignment of `name` before the loop at file line `loop_line`, its first assignment
+        inside that loop): statement nodes, each None when there is none (a parameter; no parse)."""
+        nodes = list(ast.walk(self.func)) if self.func is not None else []
+        loop = next((n for n in nodes if isinstance(n, (ast.For, ast.While)) and n.lineno == loop_line), None)
+        found = sorted((n for n in nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Name) and t.id == name for target in getattr(n, "targets", [getattr(n, "target", None)])
+            for t in ast.walk(target))), key=lambda n: (n.lineno, n.col_offset)) if loop else []
+        before = [n for n in found if n.lineno < loop.lineno]
+        inside = [n for n in found if loop.lineno < n.lineno <= loop.end_lineno]
+        return (before[-1] if before else None), (inside[0] if inside else None)
+
     @cached_property
     def returns_none_literally(self) -> bool:
         """Whether the function has a `return None` statement (3.6's visit_Return makes it a tensor, which

@@ -67,7 +67,8 @@ def _span(array: np.ndarray):
     extent = sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides)) + itemsize
     for s in array.strides:
         if s % itemsize:
-            raise errors.python_error(TypeError, errors.diagnostic("array_strides", strides=str(array.strides), itemsize=itemsize))
+            raise errors.python_error(TypeError, errors.diagnostic("array_strides", strides=str(array.strides),
+                                                                   itemsize=itemsize))
     start = low.reshape(-1)[:1].view(np.uint8)
     raw = np.lib.stride_tricks.as_strided(start, shape=(extent,), strides=(1,),
                                           writeable=bool(array.flags.writeable))

@@ -18,7 +18,8 @@ from minitriton.frontend.scopes import find_loop_scoped_names
 from minitriton.frontend.source import KernelSource
 from minitriton.values.programs import KERNEL_CODES
 from minitriton.memory.buffers import TensorWrapper, reinterpret  # noqa: F401 - triton.runtime.jit's names
-from minitriton.runtime import launch
+from minitriton.options import options
+from minitriton.runtime import launch, reporting
 from minitriton.semantics.dtypes import CANONICAL_NAMES as type_canonicalisation_dict  # noqa: F401 - likewise
 from minitriton.semantics.constexpr import constexpr, to_tensor
 from minitriton.runtime.compiled import CompiledKernel
@@ -127,15 +128,22 @@ class JITFunction(KernelInterface):
         result = self.kernel_fn(*args, **kwargs)
         if result is None and self.source.returns_none_literally:
             # 3.6's visit_Return makes `return None` (unlike a bare `return`) a tensor, and None is none
-            raise errors.python_error(TypeError, errors.diagnostic("to_tensor", value="None", type="<class 'NoneType'>"))
+            raise errors.python_error(TypeError, errors.diagnostic("to_tensor", value="None",
+                                                                   type="<class 'NoneType'>"))
         return _decay(result)
 
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch the kernel on `grid` (a tuple or a callable of the meta-parameters); with `warmup`, only
         warm it up (see `warmup`)."""
+        __tracebackhide__ = True  # pytest: the user's launch line leads to the kernel's line
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
-        return launch.launch(self, args, kwargs, grid)
+        try:
+            return launch.launch(self, args, kwargs, grid)
+        except BaseException as exc:   # shown with the user's frames alone: this launch line, then the kernel's
+            if not options().internal_frames:
+                exc.with_traceback(reporting.user_frames(exc.__traceback__))
+            raise
 
     def warmup(self, *args, grid, **kwargs) -> CompiledKernel:
         """`kernel.warmup(*args, grid=..., **kwargs)`: bind the arguments (types such as `torch.float16` may
@@ -155,21 +163,24 @@ class JITFunction(KernelInterface):
         options = {k: kwargs[k] for k in kwargs if k in LAUNCH_OPTIONS}
         kwargs = {k: v for k, v in kwargs.items() if k not in LAUNCH_OPTIONS or k in self.arg_names}
         if len(args) > len(self.params):
-            raise errors.python_error(TypeError, errors.diagnostic("too_many_arguments", kernel_name=self.__name__,
-                                                       expected=len(self.params), given=len(args)))
+            raise errors.python_error(TypeError, errors.diagnostic(
+                "too_many_arguments", kernel_name=self.__name__, expected=len(self.params), given=len(args)))
         values = {}
         for p, a in zip(self.params, args):
             values[p.name] = a
         for k, v in kwargs.items():
             if k not in self.arg_names:
-                raise errors.python_error(TypeError, errors.diagnostic("unexpected_keyword", kernel_name=self.__name__, name=k))
+                raise errors.python_error(TypeError, errors.diagnostic("unexpected_keyword",
+                                                                       kernel_name=self.__name__, name=k))
             if k in values:
-                raise errors.python_error(TypeError, errors.diagnostic("argument_twice", kernel_name=self.__name__, name=k))
+                raise errors.python_error(TypeError, errors.diagnostic("argument_twice",
+                                                                       kernel_name=self.__name__, name=k))
             values[k] = v
         for p in self.params:
             if p.name not in values:
                 if p.default is inspect.Parameter.empty:
-                    raise errors.python_error(TypeError, errors.diagnostic("missing_argument", kernel_name=self.__name__, name=p.name))
+                    raise errors.python_error(TypeError, errors.diagnostic("missing_argument",
+                                                                           kernel_name=self.__name__, name=p.name))
                 values[p.name] = p.default
         return values, options
 

@@ -2,14 +2,38 @@
 in Triton's layout where Triton reports it at compile time."""
 from __future__ import annotations
 
-import dataclasses
 import dis
 import linecache
+import os
 import types
 
 from minitriton import errors
 from minitriton.frontend import fixes
 from minitriton.values.programs import KERNEL_CODES
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+RUNPY_FILES = ("<frozen runpy>", os.path.join(os.path.dirname(os.__file__), "runpy.py"))
+
+
+def user_frames(tb):
+    """The traceback `tb` without minitriton's own frames (nor runpy's, under `python -m minitriton run`): the
+    user's frames (the script up to the launch line, a grid callable, the kernel and its helpers, whose code
+    minitriton compiled), outermost first; None when none is left."""
+    kept = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code in KERNEL_CODES or not (code.co_filename.startswith(PACKAGE_DIR) or code.co_filename in RUNPY_FILES):
+            kept.append(tb)
+        tb = tb.tb_next
+    return _rebuilt(kept)
+
+
+def _rebuilt(entries):
+    tb_next = None
+    for tb in reversed(entries):
+        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    return tb_next
+
 
 def kernel_frames(tb):
     """The traceback entries that are inside @jit functions, outermost first."""
@@ -22,11 +46,6 @@ def kernel_frames(tb):
     return frames
 
 
-def _position(tb):
-    line, col, _ = _span(tb)
-    return line, col
-
-
 def _span(tb):
     """(line, column, end column or None) of the instruction a traceback entry stopped at."""
     code = tb.tb_frame.f_code
@@ -37,13 +56,6 @@ def _span(tb):
         return tb.tb_lineno, 0, None
 
 
-def _user_traceback(frames):
-    tb_next = None
-    for tb, _ in reversed(frames):
-        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
-    return tb_next
-
-
 def finalize(run, exc: BaseException, failing: int) -> BaseException:
     """The exception the user sees: located at the kernel line, naming the program."""
     frames = kernel_frames(exc.__traceback__)
@@ -52,7 +64,7 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
         return exc
     tb, jit_fn = frames[-1]
     line, col, end_col = _span(tb)
-    user_tb = _user_traceback(frames)
+    user_tb = _rebuilt([tb for tb, _ in frames])
     if isinstance(exc, errors.KernelRuntimeError):
         record = exc.diagnostic.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,
                                         linecache.getline(jit_fn.file_name, line) or None, pid)
@@ -82,16 +94,25 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
 
 
 def _cause_record(exc: BaseException, triton: str, kind: str = "compile_error"):
-    """The record of the CompilationError a Python error `exc` in a kernel line becomes: a copy of the record
-    the op raised it with (its kind and fields: the names, the sizes), else `kind` with Python's message;
-    Triton's layout text is kept as `triton` (the English terminal shows it word for word)."""
-    cause = getattr(exc, "diagnostic", None)
-    if cause is not None:
-        record = dataclasses.replace(cause, fields=dict(cause.fields), notes=list(cause.notes))
-    else:
-        record = errors.diagnostic(kind, message=str(exc) or type(exc).__name__)
+    """The record of the CompilationError a Python error `exc` in a kernel line becomes: the op's record (its
+    kind and fields), else `kind` with Python's message; `triton` keeps Triton's layout text."""
+    record = getattr(exc, "diagnostic", None) or errors.diagnostic(kind, message=str(exc) or type(exc).__name__)
     record.triton = triton
     return record
+
+
+def interrupted(run, exc: KeyboardInterrupt, pids) -> KeyboardInterrupt:
+    """A KeyboardInterrupt that came while programs `pids` (linear ids) of `run` ran: a KernelInterrupted
+    (still a KeyboardInterrupt) whose record says where the kernel was: its line and the programs running."""
+    frames = kernel_frames(exc.__traceback__)
+    shown = [run.pid_tuple(p) for p in pids[:8]]
+    record = errors.diagnostic("stopped", running=", ".join(map(str, shown)) + (", ..." if len(pids) > 8 else ""),
+                               programs=[list(p) for p in shown], count=len(pids))
+    tb, jit_fn = frames[-1] if frames else (None, run.kernel)   # between two passes: no kernel line
+    line, col, end_col = _span(tb) if tb else (None, None, None)
+    record.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,
+                   linecache.getline(jit_fn.file_name, line) or None if line else None, shown[0])
+    return errors.KernelInterrupted(record).with_traceback(_rebuilt([tb for tb, _ in frames]) or exc.__traceback__)
 
 
 _OPERATOR_OPS = frozenset(op for op, name in enumerate(dis.opname)

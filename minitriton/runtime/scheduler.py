@@ -11,10 +11,12 @@ value fits in cache and the group's values stay within a share of the launch's a
   `Blocked` (runtime/spinning.py): it is rolled back and set aside, and the other programs run, as a GPU
   runs other programs while some spin. Set-aside groups run again once a group has completed (the latest
   set aside first); when none can progress they run together as one group (programs that wait for each
-  other, a grid-wide barrier); when even that makes no progress, the launch fails with `DeadlockError`.
+  other, a grid-wide barrier); when even that makes no progress, the launch fails with `DeadlockError`
+  (`InfiniteLoopError` for a launch of one program: nothing else could end its loop).
 * Errors are reported for the first failing program in launch order, after every earlier program that can
   run has run, so results, errors and counters do not depend on the grouping.
-* An exception a signal handler raises (a time-out, Ctrl-C) ends the launch at once: nothing re-runs.
+* An exception a signal handler raises (a time-out, Ctrl-C) ends the launch at once: nothing re-runs. A
+  KeyboardInterrupt becomes `KernelInterrupted` (still a KeyboardInterrupt), saying where the kernel was.
 """
 from __future__ import annotations
 
@@ -24,9 +26,9 @@ import signal
 import numpy as np
 
 from minitriton import errors
+from minitriton.diagnostics import loops
 from minitriton.runtime.group import Group
-from minitriton.runtime.reporting import finalize
-from minitriton.runtime.spinning import deadlock_text
+from minitriton.runtime.reporting import finalize, interrupted
 from minitriton.values import programs
 from minitriton.values.programs import Blocked, Diverged, OverBudget
 
@@ -184,15 +186,18 @@ class _Scheduler:
         raise finalize(run, exc, failing)
 
     def _deadlock(self):
-        """No set-aside group can progress, alone or together: report the first program's loop."""
+        """No set-aside group can progress, alone or together: the loop of a launch's only program is an
+        infinite loop; else a deadlock (each program named with the loop it waits in and what that reads)."""
         first = min(self.waiting, key=lambda w: int(w.pids[0]))
-        blocked = first.blocked
-        headline, details = deadlock_text(blocked.iterations, blocked.exact, others=True, apart=self.merged_split)
-        pids = np.sort(np.concatenate([w.pids for w in self.waiting]))
-        shown = ", ".join(str(self.launch.pid_tuple(p)) for p in pids[:8]) + (", ..." if len(pids) > 8 else "")
-        details = f"  programs waiting: {shown}\n" + details
-        exc = errors.KernelRuntimeError(errors.DeadlockError, headline, details, [0])
-        raise finalize(self.launch, exc.with_traceback(blocked.__traceback__), int(pids[0]))
+        waiting = [(w.blocked.site, w.pids.tolist()) for w in self.waiting]
+        pids = sorted(p for _, group in waiting for p in group)
+        if self.launch.n == 1:
+            cls, record = errors.InfiniteLoopError, loops.infinite_loop(first.blocked.site, pids[0])
+        else:
+            cls, record = errors.DeadlockError, loops.deadlock(waiting, self.launch.pid_tuple,
+                                                                  apart=self.merged_split)
+        exc = errors.KernelRuntimeError(cls, record, [0])
+        raise finalize(self.launch, exc.with_traceback(first.blocked.__traceback__), int(pids[0]))
 
 
 def _fitting(target: int, live_budget: int, value: int, live: int) -> int:
@@ -230,6 +235,8 @@ def _run_group(group: Group, call):
     except errors.KernelRuntimeError as e:
         group.rollback()
         return "error", (e, int(group.pids[int(e.positions[0])]))
+    except KeyboardInterrupt as e:   # Ctrl-C, the sandbox's Stop: ends the launch, saying where it was
+        raise interrupted(group.launch, e, group.pids.tolist()) from None
     except Exception as e:
         if raised_by_signal_handler(e):
             raise  # asynchronous (a time-out, an interrupt): not the kernel's error, nothing re-runs

@@ -8,17 +8,25 @@ loop frame's variables, and every writeable allocation's bytes once the variable
 deterministic, so the same state twice at one loop means the loop repeats forever unless another program
 changes memory: the pass is `Blocked`, and the scheduler runs other programs first. A loop whose variables
 keep changing but that leaves memory as it was for `PATIENCE` iterations is taken as waiting too (a spin
-with a retry counter).
+with a retry counter). A loop that reads no memory (`while True:`, a condition on values it never changes)
+cannot be ended by another program: it is an `InfiniteLoopError` at once.
+
+What a waiting loop waits on (`LoopSite`: its line, its condition's text and names, the element of memory its
+condition reads per program) is found from the kernel's source and the loop's frame; the records of an
+infinite loop and of a deadlock are made here.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 
 import numpy as np
 
 from minitriton import errors
+from minitriton.diagnostics import loops
+from minitriton.diagnostics.loops import LoopSite
 from minitriton.semantics.constexpr import constexpr
-from minitriton.values.programs import Blocked
+from minitriton.values.programs import KERNEL_CODES, Blocked
 from minitriton.values.tensor import tensor
 
 FIRST_CHECK = 4        # the first fingerprint of a loop, at this iteration; then at every power of two
@@ -51,11 +59,15 @@ class SpinWatch:
         # computes does not hash the launch's arrays
         memory = self._memory_digest() if same_variables or n >= PATIENCE // 2 else None
         if memory is not None and memory == entry[1] and (same_variables or n >= PATIENCE):
-            if self.group.journal is None:  # cannot be rolled back to let others run first
-                raise errors.KernelRuntimeError(errors.DeadlockError,
-                                                *deadlock_text(n, same_variables, others=False),
-                                                np.arange(self.group.size))
-            raise Blocked(n, same_variables)
+            site = loop_site(frame, self.group, n, same_variables)
+            # a loop that reads no memory cannot be ended by another program; nor can one whose pass cannot be
+            # rolled back to let others run first
+            if not site.reads_memory or self.group.journal is None:
+                raise errors.KernelRuntimeError(errors.InfiniteLoopError,
+                                                loops.infinite_loop(site, int(self.group.pids[0])), [0])
+            blocked = Blocked(n, same_variables)
+            blocked.site = site
+            raise blocked
         entry[1:] = memory, variables, kept
 
     def _memory_digest(self) -> bytes:
@@ -90,24 +102,54 @@ def _digest(a: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(a).view(np.uint8), digest_size=16).digest()
 
 
-def deadlock_text(iterations: int, exact: bool, others: bool, apart: bool = False) -> tuple:
-    """(headline, details) of the error for programs that wait in a `while` loop forever. `apart`: the
-    waiting programs, run together, split on a value (they wait for each other on different paths)."""
-    how = ("came back to the same state (its variables and all memory unchanged)" if exact else
-           f"ran {iterations:,} iterations without changing memory")
-    if apart:
-        return ("the programs wait for each other on different paths of the kernel, which minitriton cannot run "
-                "side by side", f"  the loop {how}; the programs it waits for took another branch or loop, and "
-                f"minitriton runs the programs of a group in lockstep, one path at a time (a GPU runs them side by "
-                f"side and may finish)\n"
-                f"  fix: let the programs wait at the same place (e.g. every program arrives, then all wait in one "
-                f"loop), or test this kernel on a GPU")
-    nobody = ("and no other program of the launch is left to change memory" if others else
-              "and this pass cannot be set aside for other programs to run first")
-    details = (f"  the loop {how} {nobody}: on a GPU the kernel would hang\n"
-               f"  causes: a lock taken and never released (tl.atomic_cas without the tl.atomic_xchg(lock, 0) "
-               f"that frees it on every path), a flag or counter no program writes, programs that wait for each "
-               f"other\n"
-               f"  fix: release every lock after its critical section and make sure some program writes the value "
-               f"the loop waits for")
-    return "the programs wait forever in this `while` loop (a deadlock)", details
+# ---------------------------------------------------------------- what a waiting loop waits on
+
+PURE_CALLS = frozenset({"range", "static_range", "min", "max", "len", "abs", "int", "float", "bool", "print"})
+_SIMPLE = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Attribute, ast.Load, ast.operator, ast.unaryop)
+
+
+def loop_site(frame, group, iterations: int, exact: bool) -> LoopSite:
+    """What the `while` loop being tested in `frame` (a kernel's or a @jit helper's) reads; its state repeated
+    after `iterations` (`exact`: variables and memory both)."""
+    jit_fn, line = KERNEL_CODES.get(frame.f_code), frame.f_lineno
+    func = jit_fn.source.func if jit_fn is not None else None
+    node = next((n for n in ast.walk(func) if isinstance(n, ast.While) and n.lineno == line), None) if func else None
+    if node is None:
+        return LoopSite(line, "?", (), True, {}, iterations, exact)
+    test = list(ast.walk(node.test))
+    skipped = {id(n.func) for n in test if isinstance(n, ast.Call)} | \
+        {id(n.value) for n in test if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+         and n.value.id not in frame.f_locals}
+    names = tuple(dict.fromkeys(n.id for n in test if isinstance(n, ast.Name) and id(n) not in skipped))
+    reads = [n for n in test if _call_name(n) in ("load", "atomic") and n.args] or \
+        [n for n in ast.walk(node) if _call_name(n) in ("load", "atomic") and n.args]
+    # a @jit helper or a descriptor's load may read memory too; `tl.` arithmetic does not
+    may_read = bool(reads) or any(_call_name(n) not in (None, "tl") for n in ast.walk(node))
+    return LoopSite(line, ast.unparse(node.test), names, may_read,
+                    _waits(reads[0], frame, group) if reads else {}, iterations, exact)
+
+
+def _call_name(node):
+    """For a call: "load" or "atomic" (it reads memory), "tl" (a `tl.` function or pure builtin), else its name."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "?"
+    if name.startswith("atomic_"):
+        return "atomic"
+    return "tl" if name in PURE_CALLS or isinstance(f, ast.Attribute) and "load" not in name else name
+
+
+def _waits(call, frame, group) -> dict:
+    """Per program of `group` (linear id): (tensor, element offset, value now) that the pointer of `call`
+    addresses (its first element), evaluated in the loop's frame when the pointer is arithmetic on names."""
+    if not all(isinstance(n, _SIMPLE) for n in ast.walk(call.args[0])):
+        return {}
+    try:
+        ptr = eval(compile(ast.Expression(call.args[0]), "<pointer>", "eval"), frame.f_globals, dict(frame.f_locals))
+        offsets = np.broadcast_to(ptr.data.reshape(ptr.data.shape[0], -1)[:, 0], (group.size,)).tolist()
+        flat = ptr.alloc.flat(ptr.dtype.element_ty)
+    except (AttributeError, TypeError, ValueError, NameError, IndexError, ArithmeticError):
+        return {}
+    return {pid: (ptr.alloc.name, int(k), flat[k].item() if 0 <= k < flat.shape[0] else None)
+            for pid, k in zip(group.pids.tolist(), offsets)}

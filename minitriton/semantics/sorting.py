@@ -261,9 +261,7 @@ def _gather_out_of_range(index, bad, n, axis):
     lanes = np.argwhere(bad[row])
     first = tuple(int(v) for v in lanes[0])
     lane_text = first[0] if len(first) == 1 else first
-    value = int(index.data[(row,) + first])
-    count, total = int(bad[row].sum()), int(bad[row].size)
-    record = errors.diagnostic("gather_out_of_range", axis=axis, bad=count, total=total, lane=lane_text, value=value, n=n,
-                              high=n - 1)
+    record = errors.diagnostic("gather_out_of_range", axis=axis, bad=int(bad[row].sum()), total=int(bad[row].size),
+                               lane=lane_text, value=int(index.data[(row,) + first]), n=n, high=n - 1)
     record.suggestion = Suggestion("clamp_index", {"index": "idx", "high": n - 1})
     raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, positions)

@@ -19,9 +19,6 @@ PACKAGE = pathlib.Path(minitriton.__file__).parent
 LOCATION_FIELDS = {"kernel", "line", "program", "triton"}   # the renderer supplies these to every template
 # Fields only the Russian sentence names, where the English text is Triton's wording and has no place for them.
 RUSSIAN_ONLY = {("loop_carried_type", "first_line"), ("loop_scoped_name", "loop_line")}
-# The legacy form (a headline and details given as English text) has no Russian: it disappears with its last
-# raise site (runtime/scheduler.py, runtime/spinning.py, memory/access.py's pointer checks).
-LEGACY = {"kernel_message"}
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}(?:[ ,]+[A-Za-z]{2,}){2,}\b")
 
@@ -61,11 +58,7 @@ def _outside_code(said: str) -> str:
     return re.sub(r"`[^`]*`", " ", said)
 
 
-ENTRIES = [t for t in _templates() if t[0] not in LEGACY]
-# Kinds whose word table (a format spec) is not in the catalogue yet: no raise site uses them so far.
-PENDING_WORDS = {"stopped"}   # `{reason:stop}`: the Stop diagnostics bring the `stop` table
-FORMATTED = [pytest.param(*t, marks=pytest.mark.xfail(reason="word table pending")) if t[0] in PENDING_WORDS
-             else pytest.param(*t) for t in ENTRIES]
+ENTRIES = list(_templates())
 
 
 @pytest.mark.parametrize("name, part, entry", ENTRIES, ids=[f"{n}.{p}" for n, p, _ in ENTRIES])
@@ -77,7 +70,7 @@ def test_both_languages_with_the_same_fields(name, part, entry):
     assert en == ru, f"{name}.{part}: English names {sorted(en)}, Russian {sorted(ru)}"
 
 
-@pytest.mark.parametrize("name, part, entry", FORMATTED, ids=[f"{n}.{p}" for n, p, _ in ENTRIES])
+@pytest.mark.parametrize("name, part, entry", ENTRIES, ids=[f"{n}.{p}" for n, p, _ in ENTRIES])
 def test_russian_templates_are_russian(name, part, entry):
     """Formatted with sample fields (words from the Russian tables), the Russian text has Cyrillic outside
     code spans and no English sentence there; both languages format without error."""

@@ -11,6 +11,7 @@ import pytest
 import minitriton.language as tl
 from minitriton import errors
 from minitriton.diagnostics import render
+from minitriton.diagnostics.syntax import syntax_diagnostic
 from minitriton.memory.host_descriptor import TensorDescriptor
 from tests.helpers.kernels import make_kernel
 
@@ -234,7 +235,7 @@ def test_host_descriptor_alignment_reads_in_russian():
 def test_syntax_error_reads_in_russian():
     with pytest.raises(SyntaxError) as info:
         compile("def k(x_ptr):\n    offs = tl.arange(0, 8\n", "kernel.py", "exec")
-    record = errors.syntax_diagnostic(info.value)
+    record = syntax_diagnostic(info.value)
     assert record.kind == "syntax_error" and record.line is not None
     said = render(record, "ru", "page")
     assert said.startswith("синтаксическая ошибка: `") and f"строка {record.line}" in said

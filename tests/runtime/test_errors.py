@@ -455,14 +455,16 @@ def k_types_kept(x_ptr, out_ptr, n, N: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, N), acc + total)
 
 
-CARRIED_TYPE_CASES = [  # the texts are the H200's (Triton 3.6.0) for these kernels
-    (k_acc_from_int, lambda out: ((np.ones(4, np.float32), out, 3), {"N": 4}), (1,), "for i in range(0, n):",
+CARRIED_TYPE_CASES = [  # the texts are the H200's (Triton 3.6.0) for these kernels; a loop-carried type change is
+    # shown at the re-assignment (Triton shows the loop's line), with a note naming the assignment before the loop
+    (k_acc_from_int, lambda out: ((np.ones(4, np.float32), out, 3), {"N": 4}), (1,), "acc += tl.sum(x)",
      "AssertionError('Loop-carried variable acc has initial type int32 but is re-assigned to fp32 in loop! "
      "Please make sure that the type stays consistent.')"),
-    (k_bf16_max_loop, lambda out: ((np.ones(4, np.float32), out, 2), {"N": 4}), (1,), "for i in range(0, n):",
+    (k_bf16_max_loop, lambda out: ((np.ones(4, np.float32), out, 2), {"N": 4}), (1,),
+     "v = tl.maximum(v, x.to(tl.bfloat16))",
      "AssertionError(\"Loop-carried variable v has initial type <['4'], bf16> but is re-assigned to "
      "<['4'], fp32> in loop! Please make sure that the type stays consistent.\")"),
-    (k_while_changes_type, lambda out: ((out, 3), {}), (1,), "while i < n:",
+    (k_while_changes_type, lambda out: ((out, 3), {}), (1,), "s = s + 0.5",
      "AssertionError('Loop-carried variable s has initial type int32 but is re-assigned to fp32 in loop! "
      "Please make sure that the type stays consistent.')"),
     (k_branches_disagree, lambda out: ((np.ones(4, np.float32), out), {"N": 4}), (2,), "if pid < 1:",
@@ -487,8 +489,15 @@ def test_carried_types_must_not_change(options_restored, group_size, kernel, mak
     text = str(info.value)
     assert message in text, text
     line = next(i for i, ln in enumerate(_SRC, 1) if ln.strip() == at and i > kernel.def_line)
-    assert text.startswith(f"at {line - kernel.def_line + 1}:4:\n"), text
+    col = len(_SRC[line - 1]) - len(_SRC[line - 1].lstrip())
+    assert text.startswith(f"at {line - kernel.def_line + 1}:{col}:\n"), text
     assert f"  in kernel `{kernel.__name__}` ({__file__}:{line})" in text
+    assert info.value.diagnostic.line == line
+    if "Loop-carried" in message:
+        name = info.value.diagnostic.fields["name"]
+        first = next(i for i in range(line - 1, kernel.def_line, -1) if _SRC[i - 1].strip().startswith(f"{name} ="))
+        assert f"  `{name}` gets its value before the loop at line {first}: `{_SRC[first - 1].strip()}`" in text
+        assert info.value.diagnostic.fields["first_line"] == first
     assert (out == 0).all()
 
 

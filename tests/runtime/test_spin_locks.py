@@ -292,6 +292,8 @@ def test_a_wait_is_seen_when_frame_locals_are_a_fresh_proxy_each_time():
 
     class Frame:   # a kernel frame whose locals never change, seen through a fresh mapping each time
         f_lasti = 10
+        f_lineno = 3
+        f_code = None   # no kernel's code: what the loop reads is unknown, so it may wait for others
 
         def __init__(self):
             self.values = {"i": 3, "lock": np.zeros(1, np.int32)}

@@ -22,7 +22,8 @@ _FP = ("fp32", "fp64")
 
 def _check(x, allowed=_FP):
     if isinstance(x, _tensor) and x.dtype.name not in allowed:
-        raise errors.python_error(ValueError, errors.diagnostic("dtype_expected", allowed=str(list(allowed)), dtype=x.dtype.name))
+        raise errors.python_error(ValueError, errors.diagnostic("dtype_expected", allowed=str(list(allowed)),
+                                                                dtype=x.dtype.name))
 
 
 def _unary(fn, name, result=None):

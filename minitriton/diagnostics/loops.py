@@ -1,0 +1,66 @@
+"""The records of `while` loops that never end: one program's infinite loop, and programs that wait for each
+other (a deadlock), made from what the runtime saw of each waiting loop (a `LoopSite`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from minitriton.diagnostics.record import Diagnostic, Suggestion
+
+
+@dataclass
+class LoopSite:
+    """A `while` loop whose state repeated: its file line, its condition's text and the names that condition
+    reads, whether the loop may read memory (if not, no other program can end it), per program (linear id)
+    the memory element its condition reads as (tensor, offset, value now), and after how many iterations
+    the state was seen to repeat (`exact`: its variables and all memory; else memory alone)."""
+
+    line: int
+    condition: str
+    names: tuple
+    reads_memory: bool
+    waits: dict = field(default_factory=dict)
+    iterations: int = 0
+    exact: bool = False
+
+
+def _how(site: LoopSite):
+    return ("loop_how_same" if site.exact else "loop_how_patience"), {"iterations": site.iterations}
+
+
+def infinite_loop(site: LoopSite, pid: int) -> Diagnostic:
+    """Program `pid`'s loop, which nothing can end."""
+    names = ", ".join(f"`{n}`" for n in site.names)
+    record = Diagnostic("infinite_loop", {"condition": site.condition, "names": names,
+                                          "iterations": site.iterations, "exact": site.exact})
+    wait = site.waits.get(pid)
+    if wait is not None:
+        record.fields.update(zip(("tensor", "offset", "value"), wait))
+    record.notes.append(("loop_reads_memory" if wait is not None else "loop_reads" if names else
+                         "loop_reads_nothing", {}))
+    record.notes.append(_how(site))
+    fix = "deadlock_fix" if site.reads_memory else "loop_fix" if names else "loop_fix_constant"
+    record.suggestion = Suggestion(fix, {"names": names})
+    return record
+
+
+def deadlock(waiting, program_id, apart: bool) -> Diagnostic:
+    """Programs that wait for each other: `waiting` pairs each set-aside pass's LoopSite with the linear ids
+    of its programs; `program_id` gives the id a program is shown by. `apart`: they wait on different paths
+    of the kernel. Its `waits` field lists, per place and memory element, the programs waiting there."""
+    def shown(pids):
+        return ", ".join(str(program_id(p)) for p in pids[:8]) + (", ..." if len(pids) > 8 else "")
+
+    record = Diagnostic("deadlock_apart" if apart else "deadlock",
+                        {"waiting": shown(sorted(p for _, pids in waiting for p in pids)), "waits": []})
+    places = {}
+    for site, pids in sorted(waiting, key=lambda w: min(w[1])):
+        for p in pids:
+            places.setdefault((site.line, site.condition, site.waits.get(p)), []).append(p)
+    for (line, condition, wait), pids in places.items():
+        fields = {"line": line, "condition": condition, "programs": shown(pids)}
+        fields.update(zip(("tensor", "offset", "value"), wait or ()))
+        record.fields["waits"].append({**fields, "programs": [list(program_id(p)) for p in pids]})
+        record.notes.append(("deadlock_wait_memory" if wait is not None else "deadlock_wait", fields))
+    record.notes.append(_how(min(waiting, key=lambda w: min(w[1]))[0]))
+    record.suggestion = Suggestion("deadlock_apart_fix" if apart else "deadlock_fix", {})
+    return record
