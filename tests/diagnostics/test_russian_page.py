@@ -10,8 +10,7 @@ import pytest
 
 import minitriton.language as tl
 from minitriton import errors
-from minitriton.diagnostics import render
-from minitriton.diagnostics.syntax import syntax_diagnostic
+from minitriton.diagnostics import Diagnostic, render
 from minitriton.memory.host_descriptor import TensorDescriptor
 from tests.helpers.kernels import make_kernel
 
@@ -233,12 +232,13 @@ def test_host_descriptor_alignment_reads_in_russian():
 
 
 def test_syntax_error_reads_in_russian():
+    """Python raises a syntax error before any kernel runs; its record (as the sandbox makes it from the
+    SyntaxError) quotes Python's message in a code span."""
     with pytest.raises(SyntaxError) as info:
         compile("def k(x_ptr):\n    offs = tl.arange(0, 8\n", "kernel.py", "exec")
-    record = syntax_diagnostic(info.value)
-    assert record.kind == "syntax_error" and record.line is not None
+    record = Diagnostic("syntax_error", {"message": info.value.msg}, filename="kernel.py", line=info.value.lineno)
     said = render(record, "ru", "page")
-    assert said.startswith("синтаксическая ошибка: `") and f"строка {record.line}" in said
+    assert said == f"синтаксическая ошибка: `{info.value.msg}` (строка {info.value.lineno}).", said
 
 
 def test_call_outside_a_kernel_reads_in_russian():
