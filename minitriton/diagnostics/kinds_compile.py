@@ -26,6 +26,10 @@ COMPILE = {
     "name_error": {
         "head": {"en": "{name} is not defined", "ru": "имя `{name}` не определено"},
     },
+    "module_attribute": {   # Python's own text (Triton shows it as raised)
+        "head": {"en": "module '{module}' has no attribute '{name}'",
+                 "ru": "в модуле `{module}` нет имени `{name}`: проверьте, как оно пишется"},
+    },
     "global_refused": {
         "head": {"en": "Cannot access global variable {name} from within @jit'ed function. Triton kernels can only "
                        "access global variables that are instanstiated as constexpr (`x = triton.language."

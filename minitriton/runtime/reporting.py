@@ -96,9 +96,17 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
 def _cause_record(exc: BaseException, triton: str, kind: str = "compile_error"):
     """The record of the CompilationError a Python error `exc` in a kernel line becomes: the op's record (its
     kind and fields), else `kind` with Python's message; `triton` keeps Triton's layout text."""
-    record = getattr(exc, "diagnostic", None) or errors.diagnostic(kind, message=str(exc) or type(exc).__name__)
+    record = getattr(exc, "diagnostic", None) or _python_record(exc, kind)
     record.triton = triton
     return record
+
+
+def _python_record(exc: BaseException, kind: str):
+    """Python's own error in a kernel line: a name a module lacks (a misspelt `tl.` function) by its names,
+    else `kind` with Python's message."""
+    if isinstance(exc, AttributeError) and isinstance(getattr(exc, "obj", None), types.ModuleType):
+        return errors.diagnostic("module_attribute", module=exc.obj.__name__, name=exc.name)
+    return errors.diagnostic(kind, message=str(exc) or type(exc).__name__)
 
 
 def interrupted(run, exc: KeyboardInterrupt, pids) -> KeyboardInterrupt:

@@ -50,6 +50,12 @@ KERNEL_CASES = {
             offs = tl.arange(0, 8)
             tl.store(x_ptr + offs, offs * scale)
         """, {}, "name_error", {"name": "scale"}, "имя `scale` не определено"),
+    "misspelt tl function": ("""
+        @triton.jit
+        def k(x_ptr):
+            offs = tl.arrange(0, 8)
+            tl.store(x_ptr + offs, offs)
+        """, {}, "module_attribute", {"name": "arrange"}, "нет имени `arrange`"),
     "arange not a power of 2": ("""
         @triton.jit
         def k(x_ptr, BLOCK: tl.constexpr):
