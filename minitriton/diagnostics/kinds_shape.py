@@ -24,7 +24,7 @@ SHAPE = {
                        "равен 1 и не совпадает с {target}"},
     },
     "shape_element_type": {
-        "head": {"en": "Shape element {index} must have type `constexpr[int]`, got `constexpr[{type}]`",
+        "head": {"en": "Shape element {index} must have type `constexpr[int]`, got `constexpr[{type}]",  # sic
                  "ru": "элемент формы {index} должен иметь тип `constexpr[int]`, а получен `constexpr[{type}]`"},
     },
     "shape_power_of_two": {
