@@ -55,7 +55,9 @@ class KernelGlobals(dict):
                 if _held is not None:
                     self._hold(key, value)
                 return value
-            raise errors.python_error(NameError, errors.diagnostic("name_error", name=key)) from None
+            record = errors.diagnostic("name_error", name=key)
+            record.names = (key,)
+            raise errors.python_error(NameError, record) from None
         if key in KERNEL_BUILTINS or _kernel_may_read(value) or _allow_non_constexpr_globals():
             if _held is not None:
                 self._hold(key, value)

@@ -150,6 +150,7 @@ def test_kernel_mistake_reads_in_russian(case):
     exc = _raised(lambda: kernel[(1,)](X.copy(), **kwargs))
     record = exc.diagnostic
     assert record.kind == kind, (record.kind, str(exc))
+    assert record.names == ((fields["name"],) if kind == "name_error" else ())
     assert {k: record.fields.get(k) for k in fields} == fields
     assert record.kernel == "k" and record.line is not None and record.source, record
     said = _russian_page(exc)
