@@ -136,6 +136,4 @@ COMPILE_SUGGESTIONS = {
                       "ru": "задайте {name} тип цикла до цикла: {right}"},
     "arange_fix": {"en": "use a power-of-2 block ({pow2}) and mask the extra lanes",
                    "ru": "возьмите блок длиной в степень двойки ({pow2}) и закройте лишние дорожки маской"},
-    "loop_scoped_fix": {"en": "give `{name}` a value before the loop (e.g. {name} = 0 or tl.zeros(...))",
-                        "ru": "задайте `{name}` значение до цикла (например, {name} = 0 или tl.zeros(...))"},
 }
