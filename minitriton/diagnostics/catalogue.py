@@ -37,6 +37,7 @@ WORDS = {
         "more": {"offsets": "… ({n} offsets in all)", "values": "… ({n} in all)"},
         "label": {"fix": "fix", "note": "note"},
         "use": {"condition": "condition", "integer": "integer", "number": "number"},
+        "unary": {"minus": "minus", "invert": "invert"},
     },
     "ru": {
         "verb": {"load": "читает", "store": "пишет", "atomic": "обновляет", "gather": "читает"},
@@ -46,6 +47,7 @@ WORDS = {
         "more": {"offsets": "… (всего {n})", "values": "… (всего {n})"},
         "label": {"fix": "исправление", "note": "заметка"},
         "use": {"condition": "условие", "integer": "целое число", "number": "число"},
+        "unary": {"minus": "минус", "invert": "оператор ~"},
     },
 }
 

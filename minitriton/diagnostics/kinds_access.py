@@ -54,7 +54,7 @@ ACCESS = {
     },
     "memory_semantic": {
         "head": {"en": "Memory {what} {value} not supported",
-                 "ru": "значение {value} для {what} атомарной операции не поддерживается"},
+                 "ru": "значение {value} (`{what}`) атомарной операции не поддерживается"},
     },
 }
 

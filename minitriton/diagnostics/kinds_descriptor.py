@@ -153,7 +153,7 @@ DESCRIPTOR = {
     },
     "descriptor_indexing": {
         "head": {"en": "descriptor {op} only supports 2D indexing, but got {count}",
-                 "ru": "{op} дескриптора принимает ровно два индекса, а передано {count}"},
+                 "ru": "`{op}` дескриптора принимает ровно два индекса, а передано {count}"},
     },
     "descriptor_offsets_count": {
         "head": {"en": "expected {ndim} offsets, but got {count}",
@@ -173,11 +173,11 @@ DESCRIPTOR = {
     },
     "descriptor_rows": {
         "head": {"en": "descriptor {op} must have at least 8 rows, but got {shape}",
-                 "ru": "{op} дескриптора требует не меньше 8 строк, а форма смещений {shape}"},
+                 "ru": "`{op}` дескриптора требует не меньше 8 строк, а форма смещений {shape}"},
     },
     "descriptor_columns": {
         "head": {"en": "descriptor {op} of {dtype} must have at least {min_cols} columns, but got {cols}",
-                 "ru": "{op} дескриптора типа {dtype} требует не меньше {min_cols} столбцов, а их {cols}"},
+                 "ru": "`{op}` дескриптора типа {dtype} требует не меньше {min_cols} столбцов, а их {cols}"},
     },
     "size_one_tensor": {
         "head": {"en": "only accepts size-1 tensor", "ru": "здесь нужен блок из одного элемента"},

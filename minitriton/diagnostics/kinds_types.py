@@ -32,8 +32,8 @@ TYPES = {
         "head": {"en": "unexpected type {left} and {right}", "ru": "неожиданная пара типов {left} и {right}"},
     },
     "unary_type": {
-        "head": {"en": "wrong type argument to unary {op} ({dtype})",
-                 "ru": "унарный {op} не применяется к типу {dtype}"},
+        "head": {"en": "wrong type argument to unary {op:unary} ({dtype})",
+                 "ru": "унарный {op:unary} не применяется к типу {dtype}"},
     },
     "power_operator": {
         "head": {"en": "`**` is not supported on tl.tensor; use tl.exp2/tl.log2, or libdevice.pow",
@@ -133,7 +133,7 @@ TYPES = {
     },
     "dot_operand_dtype": {
         "head": {"en": "Unsupported {side} dtype {dtype}",
-                 "ru": "tl.dot не принимает операнд ({side}) типа {dtype}"},
+                 "ru": "tl.dot не принимает операнд (`{side}`) типа {dtype}"},
     },
     "dot_same_dtype": {
         "head": {"en": "Both operands must be same dtype. Got {left} and {right}",
