@@ -98,12 +98,12 @@ COMPILE = {
     },
     "static_range_value": {
         "head": {"en": "{type} used as tl.static_range {which} value is not a constexpr",
-                 "ru": "значение {type}, переданное как {which} в tl.static_range, не является константой "
+                 "ru": "значение {type}, переданное как `{which}` в tl.static_range, не является константой "
                        "(`constexpr`)"},
     },
     "program_axis": {
         "head": {"en": "{op} axis must be 0, 1, or 2 but got {axis}",
-                 "ru": "ось {op} должна быть 0, 1 или 2, а передана {axis}"},
+                 "ru": "ось tl.{op} должна быть 0, 1 или 2, а передана {axis}"},
     },
     "loop_bounds": {
         "head": {"en": "For loop bounds and step must all be ints, are ({names})",

@@ -24,7 +24,7 @@ DESCRIPTOR = {
     },
     "descriptor_offset_alignment": {
         "head": {"en": "tensor descriptor {op}: the innermost offset must be 16-byte aligned",
-                 "ru": "tensor descriptor {op}: самое внутреннее смещение должно быть кратно 16 байтам"},
+                 "ru": "дескриптор тензора, `{op}`: самое внутреннее смещение должно быть кратно 16 байтам"},
         "body": {"en": "offsets[{dim}] = {offset} elements of {dtype} = {bytes} bytes, not a multiple of 16; on the "
                        "GPU the TMA unit stops the kernel (CUDA error: an illegal instruction was encountered)",
                  "ru": "`offsets[{dim}]` = {offset} элементов {dtype} = {bytes} байт, это не кратно 16; на GPU блок "
@@ -32,7 +32,7 @@ DESCRIPTOR = {
     },
     "descriptor_out_of_bounds": {
         "head": {"en": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`",
-                 "ru": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`"},
+                 "ru": "дескриптор тензора: `{call}` {op:verb} {side:side} `{tensor}`"},
         "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}): offsets {offsets:runs} from "
                        "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
                  "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
@@ -72,7 +72,7 @@ DESCRIPTOR = {
     },
     "descriptor_integers": {
         "head": {"en": "tensor descriptor {what} must be integers, got {type}",
-                 "ru": "{what} дескриптора должны быть целыми, а получено {type}"},
+                 "ru": "`{what}` дескриптора должны быть целыми, а получено {type}"},
     },
     "padding_option": {
         "head": {"en": "Padding option {option} not supported",
