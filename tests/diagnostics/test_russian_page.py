@@ -3,6 +3,7 @@ each error carries a record of its own kind with the kernel's names and numbers,
 and its Russian page text has no English sentence outside code spans."""
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -19,6 +20,8 @@ ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z]{2,}(?:[ ,]+[A-Za-z]{2,}){2,}\b")
 
 
 def _russian_page(exc) -> str:
+    """The record's Russian page text, checked; the record itself is plain JSON (the page reads its fields)."""
+    json.dumps(exc.diagnostic.to_json())
     said = render(exc.diagnostic, "ru", "page")
     plain = re.sub(r"`[^`]*`", " ", said)
     assert CYRILLIC.search(plain), said
