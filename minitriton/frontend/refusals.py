@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 
 from minitriton import errors
-from minitriton.diagnostics import Diagnostic, render
+from minitriton.diagnostics import Diagnostic
 from minitriton.frontend.source import KernelSource
 
 # AST node types Triton 3.6's CodeGenerator visits (its visit_* methods), plus the pieces its visitors
@@ -38,11 +38,6 @@ class Refusal:
     col_offset: int
     error: type           # errors.UnsupportedLanguageConstruct or errors.CompilationError
     record: Diagnostic
-
-    @property
-    def message(self) -> str:
-        """Triton's text for it (English)."""
-        return render(self.record)
 
 
 def _refusal(node, constexpr_params):

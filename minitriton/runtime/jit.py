@@ -12,6 +12,7 @@ import linecache
 import types
 
 from minitriton import errors
+from minitriton.diagnostics import render
 from minitriton.frontend import refusals, rewrite
 from minitriton.frontend.kernel_globals import KernelGlobals, KernelInterface
 from minitriton.frontend.scopes import find_loop_scoped_names
@@ -96,28 +97,24 @@ class JITFunction(KernelInterface):
             return
         refusal = refusals.first_refusal(self.source, {self.params[i].name for i in self.constexprs})
         if refusal is not None:
-            raise self._compile_error(refusal.error, refusal.lineno, refusal.col_offset, refusal.message,
-                                      record=refusal.record)
+            raise self._compile_error(refusal.error, refusal.lineno, refusal.col_offset, refusal.record)
         found = find_loop_scoped_names(self.source)
         if found:
             f = found[0]
             raise self._compile_error(
-                errors.CompilationError, f.lineno, f.col_offset, f"NameError('{f.name} is not defined')",
+                errors.CompilationError, f.lineno, f.col_offset,
+                errors.diagnostic("loop_scoped_name", name=f.name, loop_line=f.loop_lineno),
                 extra=f"  `{f.name}` is first assigned inside the loop at line {f.loop_lineno} and used after "
                       f"it; Triton's compiler only keeps variables defined before a loop.\n"
-                      f"  fix: give `{f.name}` a value before the loop (e.g. {f.name} = 0 or tl.zeros(...))",
-                record=errors.diagnostic("loop_scoped_name", name=f.name, loop_line=f.loop_lineno))
+                      f"  fix: give `{f.name}` a value before the loop (e.g. {f.name} = 0 or tl.zeros(...))")
         self._checked = True
 
-    def _compile_error(self, cls, lineno: int, col: int, message: str, extra: str = "", record=None):
-        """`cls` (a CompilationError) in Triton's layout, located at file line `lineno`, column `col`; its
-        `record` (the kind and fields) when given."""
-        text = errors.compilation_text(self, lineno, col, message, extra=extra)
-        if record is not None:
-            record.triton = text
-            record.located(self.__name__, self.file_name, lineno, col, None,
-                           linecache.getline(self.file_name, lineno) or None)
-        exc = cls(text if record is None else record)
+    def _compile_error(self, cls, lineno: int, col: int, record, extra: str = ""):
+        """`cls` (a CompilationError) carrying `record`, in Triton's layout at file line `lineno`, column `col`
+        (the record's English text as the message, then `extra`)."""
+        record.triton = errors.compilation_text(self, lineno, col, render(record), extra=extra)
+        exc = cls(record.located(self.__name__, self.file_name, lineno, col, None,
+                                 linecache.getline(self.file_name, lineno) or None))
         exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = self.__name__, self.file_name, lineno, col, None
         return exc
 
