@@ -149,3 +149,14 @@ def test_a_record_renders_in_both_languages_with_a_suggestion():
     assert "not a multiple of 16" in render(record, "en")
     ru = render(record, "ru", "page")
     assert "не кратно 16" in ru and "дополните строки" in ru.lower()
+
+
+_PYTHON_CLASS_KIND = re.compile(r"(?:python_error\([\w.]+,\s*errors\.diagnostic\(\s*|require\([^\"]*?)\"(\w+)\"", re.S)
+
+
+def test_kinds_raised_as_python_errors_are_one_line():
+    """A kind raised as Python's own exception (Triton's ValueError, TypeError, assert) has no body: its text is
+    Triton's message alone, which the CompilationError quotes and parity compares."""
+    kinds = _named_in_package(_PYTHON_CLASS_KIND)
+    assert len(kinds) > 150
+    assert not {k: where for k, where in kinds.items() if "body" in KINDS.get(k, {})}
