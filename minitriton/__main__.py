@@ -15,6 +15,10 @@ it while `torch.cuda.is_available()` stays False. `--no-bench` skips `triton.tes
 
 An uncaught error's traceback shows the script's frames and the kernel's, without runpy's and minitriton's
 own; `--traceback` (MINITRITON_DEBUG=1) shows them all.
+
+`run` sanitizes (MINITRITON_SANITIZE=1 unless already set): races between programs, loads of never-written
+memory (arrays made by `np.empty`, `torch.empty` and the like hold no value until written) and outputs a
+launch left partly unwritten are reported. `--no-sanitize` (or MINITRITON_SANITIZE=0) runs without.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import sys
 
 import minitriton
 from minitriton.runtime import reporting, torch_cuda
+from minitriton.testing import constructors
 
 
 def main(argv=None) -> int:
@@ -35,15 +40,19 @@ def main(argv=None) -> int:
     run.add_argument("--tf32", action="store_true", help="fp32 tl.dot defaults to TF32, as on the GPU")
     run.add_argument("--no-bench", action="store_true", help="skip triton.testing.perf_report benchmarks")
     run.add_argument("--traceback", action="store_true", help="tracebacks show minitriton's own frames too")
+    run.add_argument("--no-sanitize", action="store_true", help="do not report races and unwritten memory")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = set()
-    while len(argv) > 1 and argv[0] == "run" and argv[1] in ("--tf32", "--no-bench", "--traceback"):
+    leading = ("--tf32", "--no-bench", "--traceback", "--no-sanitize")
+    while len(argv) > 1 and argv[0] == "run" and argv[1] in leading:
         flags.add(argv.pop(1))
     tf32, no_bench = "--tf32" in flags, "--no-bench" in flags
+    no_sanitize = "--no-sanitize" in flags
     if len(argv) >= 3 and argv[0] == "run" and argv[1] == "-m":  # keep the module's own options intact
-        args = argparse.Namespace(command="run", module=argv[2], target=argv[3:], tf32=tf32, no_bench=no_bench)
+        args = argparse.Namespace(command="run", module=argv[2], target=argv[3:], tf32=tf32, no_bench=no_bench,
+                                  no_sanitize=no_sanitize)
     else:
         args = parser.parse_args(argv)
 
@@ -54,12 +63,18 @@ def main(argv=None) -> int:
         os.environ["MINITRITON_DEBUG"] = "1"
     if not minitriton.options().internal_frames:
         sys.excepthook = _short_excepthook
+    if args.no_sanitize or no_sanitize:
+        os.environ["MINITRITON_SANITIZE"] = "0"
+    if not os.environ.get("MINITRITON_SANITIZE"):
+        os.environ["MINITRITON_SANITIZE"] = "1"
     if args.tf32 or tf32:
         os.environ["TRITON_F32_DEFAULT"] = "tf32"
     else:
         os.environ.setdefault("TRITON_F32_DEFAULT", "ieee")
     minitriton.install()
     torch_cuda.emulate()
+    if minitriton.options().sanitize:
+        constructors.track()   # np.empty, torch.empty & co. start unwritten
     if args.module:
         sys.path.insert(0, os.getcwd())
         if not _module_exists(args.module):  # python -m's own words and status

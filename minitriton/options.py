@@ -1,6 +1,7 @@
 """minitriton's settings: one frozen `Options`, from explicit settings over environment variables.
 
     minitriton.options()                          # the settings a launch would use now
+    minitriton.options.sanitize                   # one of them (assigning it raises: use set_options)
     minitriton.set_options(group_size=1)          # from now on (returns the previous explicit settings)
     with minitriton.set_options(sanitize=True):   # only inside the block
         kernel[grid](...)
@@ -16,7 +17,7 @@ variables below; a launch reads them once, when it starts, as Triton reads its o
 | value_budget | | 64 MiB | bytes one value of a group may take (memory bound) |
 | undo_bytes | | 64 MiB | copies kept so that a compile-time error leaves memory untouched |
 | debug | TRITON_DEBUG | False | `tl.device_assert` fires (also `jit(debug=True)`) |
-| sanitize | MINITRITON_SANITIZE | False | report races, order-dependent reads and loads of never-written elements |
+| sanitize | MINITRITON_SANITIZE | False | report races, order-dependent reads, loads of never-written elements and outputs left unwritten; on unless told otherwise under `python -m minitriton run`, `minitriton.testing.check_kernel` and the sandbox |
 | f32_default | TRITON_F32_DEFAULT | "tf32" | fp32 `tl.dot`'s default input precision: "tf32", "tf32x3" or "ieee" |
 | allow_non_constexpr_globals | TRITON_ALLOW_NON_CONSTEXPR_GLOBALS | False | kernels may read plain module globals |
 | autotune | MINITRITON_AUTOTUNE | "first" | "first" config, "cheapest" by traffic counters, or "all" (run each, compare) |
@@ -100,9 +101,35 @@ def from_env(environ=None) -> dict:
     return found
 
 
-def options() -> Options:
-    """The settings a launch starting now uses: explicit settings over the environment over defaults."""
-    return Options(**{**from_env(), **_explicit})
+class _Current:
+    """`minitriton.options()`: the settings a launch starting now uses (explicit settings over the environment
+    over defaults). `minitriton.options.sanitize` reads one of them; assigning one raises: settings change
+    through `set_options`."""
+
+    __slots__ = ()
+
+    def __call__(self) -> Options:
+        return Options(**{**from_env(), **_explicit})
+
+    def __getattr__(self, name):
+        if name in _FIELDS:
+            return getattr(self(), name)
+        raise AttributeError(f"minitriton.options has no setting {name!r}; known: {', '.join(sorted(_FIELDS))}")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"minitriton.options.{name} cannot be assigned; use minitriton.set_options("
+                             f"{name}={value!r}) (or `with minitriton.set_options({name}={value!r}):` for one block)")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"minitriton.options.{name} cannot be deleted; use minitriton.set_options({name}=None)")
+
+
+options = _Current()
+
+
+def chosen(field: str) -> bool:
+    """Whether `field` is set explicitly (`set_options`) or by its environment variable, not by the default."""
+    return field in _explicit or field in from_env()
 
 
 class set_options:

@@ -6,8 +6,9 @@ Ops (each request may carry "lang": "ru" | "en"; Russian by default):
   solutions {}                                     -> {"solutions": {id: code}} (a file of the built site, so
                                                        Solution works while Python is not up)
   run       {exercise, code}                       -> {ok, stdout, error, launches, seconds}
-  check     {exercise, code}                       -> {passed, tests: [{id, name, passed, message, tolerance}], stdout,
-                                                       error, launches, seconds}
+  check     {exercise, code}                       -> {passed, tests: [{id, name, passed, message, tolerance, fix?}],
+                                                       stdout, error, launches, seconds} (fix: the suggestion a
+                                                       failed test's diagnosis found in the source)
   hint      {exercise, index}                      -> {hint, index, total}
   solution  {exercise}                             -> {code}
   memory    {exercise, code, source, launch, grid} -> {source, launch_index, launches, launch, tensors: {name: {shape,
@@ -15,9 +16,12 @@ Ops (each request may carry "lang": "ru" | "en"; Russian by default):
                                                        tensors: {name: {loaded, stored, atomic}}, counters}],
                                                        traced, traffic, stdout, seconds} (offsets as runs)
   gpu       {exercise, code}                       -> {available: false, reason} here; the lab server answers it
-Failures become {"error": Error}, Error = {type, message, line, col, program, traceback} (+ program_text): the
-line is in the learner's code, the program is [x, y, z] and program_text writes it as the messages do ("96" on
-a 1-D grid, "(0, 5)" on a 2-D one).
+Failures become {"error": Error}, Error = {type, message, line, col, program, traceback} (+ program_text,
+diagnostic): the line is in the learner's code, the program is [x, y, z] and program_text writes it as the
+messages do ("96" on a 1-D grid, "(0, 5)" on a 2-D one); `diagnostic` is minitriton's record of the error
+(Diagnostic.to_json(): the span, the lanes, the suggestion and its edit), null for Python's own errors.
+The page's Stop (a KeyboardInterrupt) ends the op with an Error of type "KeyboardInterrupt" that says where
+the code was.
 
 The learner's code runs as a module named "<exercise>.py" (registered with linecache, so @triton.jit can read
 its source and errors can quote it) in which `import triton` / `import triton.language` resolve to minitriton.
@@ -41,9 +45,8 @@ import numpy as np
 
 import minitriton
 
-from . import memory_picture
+from . import explain, memory_picture
 from . import messages as M
-from .explain import summarize
 from .exercises import EXERCISES, get as get_exercise
 from .exercises._base import Fail, Session
 
@@ -58,7 +61,8 @@ class RequestError(Exception):
 # ---------------------------------------------------------------- the entry points
 
 def handle(op: str, request_json: str) -> str:
-    """JSON in, JSON out; never raises (KeyboardInterrupt from the page's Stop excepted)."""
+    """JSON in, JSON out; never raises (a KeyboardInterrupt from the page's Stop that comes between ops
+    excepted)."""
     try:
         request = json.loads(request_json) if request_json else {}
         if not isinstance(request, dict):
@@ -160,7 +164,7 @@ def run(ex, code: str, lang: str) -> dict:
             ex.demo(mod, lang)
         except Fail as f:
             error = _error("ExerciseError", str(f))
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt) as exc:
             error = error_info(exc, ex, lang)
     return {"ok": error is None, "stdout": out.text(lang), "error": error, "launches": _launches(),
             "seconds": round(time.perf_counter() - started, 4)}
@@ -175,7 +179,7 @@ def check(ex, code: str, lang: str) -> dict:
     with _op(out):
         try:
             mod = load(ex, code, as_main=False)
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt) as exc:
             first_error = error_info(exc, ex, lang)
             message = M.say("module_failed", lang, message=first_error["message"])
             results = [_result(t, lang, False, message) for t in ex.tests]
@@ -183,22 +187,31 @@ def check(ex, code: str, lang: str) -> dict:
             for test in ex.tests:
                 Session.label = test.id
                 Session.counters = test.counters
+                Session.fix = None
                 try:
                     passed, message = test.fn(mod, lang)
                 except Fail as f:
                     passed, message = False, str(f)
+                except KeyboardInterrupt as exc:      # Stop: the tests after this one do not run
+                    first_error = error_info(exc, ex, lang)
+                    results.append(_result(test, lang, False, first_error["message"]))
+                    break
                 except Exception as exc:
                     info = error_info(exc, ex, lang)
                     first_error = first_error or info
                     passed, message = False, info["message"]
-                results.append(_result(test, lang, bool(passed), message))
+                results.append(_result(test, lang, bool(passed), message, Session.fix))
     return {"passed": all(r["passed"] for r in results), "tests": results, "stdout": out.text(lang),
             "error": first_error, "launches": _launches(), "seconds": round(time.perf_counter() - started, 4)}
 
 
-def _result(test, lang, passed, message):
-    return {"id": test.id, "name": test.title[lang], "passed": passed, "message": message,
-            "tolerance": (test.tolerance or {}).get(lang)}
+def _result(test, lang, passed, message, fix=None):
+    """A test's result; a failed one carries the fix its diagnosis found (a suggestion, as JSON) when any."""
+    result = {"id": test.id, "name": test.title[lang], "passed": passed, "message": message,
+              "tolerance": (test.tolerance or {}).get(lang)}
+    if fix is not None and not passed:
+        result["fix"] = fix.to_json()
+    return result
 
 
 def memory(ex, code: str, request: dict, lang: str) -> dict:
@@ -232,7 +245,7 @@ def memory(ex, code: str, request: dict, lang: str) -> dict:
                         break
         except Fail as f:
             error = _error("ExerciseError", str(f))
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt) as exc:
             error = error_info(exc, ex, lang)
         kept = list(Session.launches)
     count = len(kept)
@@ -243,10 +256,6 @@ def memory(ex, code: str, request: dict, lang: str) -> dict:
     return {"source": source, "launch_index": which, "launches": count, **memory_picture.picture(record),
             "traced": len(record.get("trace", [])), "stdout": out.text(lang),
             "seconds": round(time.perf_counter() - started, 4)}
-
-
-def _pad(p):
-    return list(p) + [0] * (3 - len(p))
 
 
 def _launches():
@@ -297,7 +306,7 @@ class Capture(io.TextIOBase):
 
     def text(self, lang: str) -> str:
         text = "".join(self.parts)
-        return text + M.say("stdout_cut", lang, n=M.num(STDOUT_LIMIT)) if self.cut else text
+        return text + M.say("stdout_cut", lang, n=M.num(STDOUT_LIMIT, lang)) if self.cut else text
 
 
 @contextlib.contextmanager
@@ -317,38 +326,15 @@ def _op(out: Capture, trace=()):
         Session.label = None
 
 
-# ---------------------------------------------------------------- errors, in kernel terms
+# ---------------------------------------------------------------- errors: their records, for the page
 
 def _error(type_: str, message: str) -> dict:
     return {"type": type_, "message": message, "line": None, "col": None, "program": None, "traceback": ""}
 
 
 def error_info(exc: BaseException, ex, lang: str) -> dict:
-    """The Error dict for an exception from the learner's code; its message is one kernel-terms sentence."""
-    filename = f"{ex.id}.py"
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    line = col = program = None
-    if getattr(exc, "filename", None) == filename and getattr(exc, "lineno", None) is not None:
-        line = int(exc.lineno)
-        if isinstance(exc, SyntaxError):
-            col = (exc.offset - 1) if exc.offset else None
-        else:
-            col = getattr(exc, "col", None)
-            program = getattr(exc, "program", None)
-    elif frames:
-        line = frames[-1].lineno
-        col = getattr(frames[-1], "colno", None)
-    kind = type(exc).__name__
-    summary = summarize(exc, kind, line, program, bool(frames) or line is not None, lang)
-    program_text = None
-    if program is not None:
-        program_text = M.program(program)
-        program = _pad([int(p) for p in program])
-    tb = "".join(traceback.format_list(frames)) if frames else ""
-    tb = ("Traceback (most recent call last):\n" + tb if tb else "") + "".join(
-        traceback.format_exception_only(type(exc), exc)).replace("minitriton.errors.", "")
-    return {"type": kind, "message": summary, "line": line, "col": col, "program": program,
-            "program_text": program_text, "traceback": tb}
+    """The Error dict for an exception from the learner's code (sandbox.explain)."""
+    return explain.error_info(exc, f"{ex.id}.py", lang)
 
 
 # ---------------------------------------------------------------- JSON

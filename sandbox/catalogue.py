@@ -79,90 +79,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "addr_wrote": {"ru": "пишет", "en": "writes"},
     "addr_not_read": {"ru": "прочитала", "en": "never reads"},
     "addr_not_wrote": {"ru": "записала", "en": "never writes"},
-    # ---- errors raised by the learner's code
-    "oob": {"ru": "программа {program} {verb} смещения {offsets} {where} `{tensor}` (в нём {n}), строка {line}.",
-            "en": "program {program} {verb} offsets {offsets} {where} `{tensor}` (n = {n}), line {line}."},
-    "oob_load": {"ru": "читает", "en": "reads"},
-    "oob_store": {"ru": "пишет", "en": "writes"},
-    "oob_atomic": {"ru": "обновляет", "en": "updates"},
-    "oob_past": {"ru": "за концом", "en": "past the end of"},
-    "oob_before": {"ru": "перед началом", "en": "before the start of"},
-    "fix_mask": {"ru": "Закройте хвост маской: mask={var} < {bound}.", "en": "Mask the tail: mask={var} < {bound}."},
-    "fix_bound": {"ru": "Маска пропускает эти дорожки: проверьте её границу ({var} < {bound}) и шаги (stride) в "
-                        "смещениях.",
-                  "en": "The mask lets these lanes through: check its bound ({var} < {bound}) and the strides in the "
-                        "offsets."},
-    "fix_off_by_one": {"ru": "Маска {var} <= {bound} пропускает одну лишнюю дорожку: сравнивайте строго, {var} < {bound}.",
-                       "en": "The mask {var} <= {bound} lets one lane too many through: compare strictly, "
-                             "{var} < {bound}."},
-    "fix_2d": {"ru": "Тайл двумерный, и за границу выходят {what}: маска должна закрывать эту ось, "
-                     "mask={mask}.",
-               "en": "The tile is 2-D and its {what} run past the end: the mask must cover that axis, "
-                     "mask={mask}."},
-    "fix_2d_bound": {"ru": "Тайл двумерный, маска есть по обеим осям, но пропускает эти дорожки: проверьте её границы "
-                           "и шаги (stride) строк и столбцов в смещениях.",
-                     "en": "The tile is 2-D and its mask covers both axes but lets these lanes through: check its "
-                           "bounds and the row and column strides in the offsets."},
-    "axis_rows": {"ru": "строки ({var}[:, None])", "en": "rows ({var}[:, None])"},
-    "axis_cols": {"ru": "столбцы ({var}[None, :])", "en": "columns ({var}[None, :])"},
-    "axis_word_rows": {"ru": "строки", "en": "rows"},
-    "axis_word_cols": {"ru": "столбцы", "en": "columns"},
-    "fix_axis": {"ru": "Маска проверяет {var} по другой оси: в ней {used}, и условие ложится на {mask_axis}, а в адресе "
-                       "{var} нумерует {ptr_axis} ({right}). Пишите {right} < {bound}.",
-                 "en": "The mask tests {var} along the other axis: it has {used}, which applies to the {mask_axis}, "
-                       "while in the pointer {var} numbers the {ptr_axis} ({right}). Write {right} < {bound}."},
-    "fix_same_stride": {"ru": "В адресе и строки ({row}[:, None]), и столбцы ({col}[None, :]) тайла умножаются на один и "
-                              "тот же шаг {stride}, а у строк и столбцов шаги разные: {col} умножайте на {right}.",
-                        "en": "In the address both the rows ({row}[:, None]) and the columns ({col}[None, :]) of the tile "
-                              "are multiplied by the same stride {stride}, while rows and columns have different "
-                              "strides: multiply {col} by {right}."},
-    "own_stride": {"ru": "шаг своей оси", "en": "its own axis's stride"},
-    "fix_broadcast": {"ru": "`{var}` загружен по индексам {idx}, а они нумеруют {axis} тайла ({idx_form} в адресах), но "
-                            "используется как {used}, вдоль другой оси: пишите {right}.",
-                      "en": "`{var}` is loaded at the indices {idx}, which number the tile's {axis} ({idx_form} in the "
-                            "addresses), but it is used as {used}, along the other axis: write {right}."},
-    "race": {"ru": "программы {me} и {them} обе пишут смещения {offsets} в `{tensor}` в одном запуске, строка {line}: "
-                   "GPU выполняет программы в любом порядке, и останется любое из значений.",
-             "en": "programs {me} and {them} both write offsets {offsets} of `{tensor}` in one launch, line {line}: "
-                   "a GPU runs programs in any order, so either value may stay."},
-    "race_fix": {"ru": "Дайте каждой программе свои элементы (проверьте смещения, например pid * BLOCK + "
-                       "tl.arange(0, BLOCK)) или складывайте вклады через tl.atomic_add.",
-                 "en": "Give each program its own elements (check the offsets, e.g. pid * BLOCK + tl.arange(0, BLOCK)), "
-                       "or add the contributions with tl.atomic_add."},
-    "race_fix_shared": {"ru": "Адрес записи не зависит от tl.program_id, поэтому все программы пишут в одни и те же "
-                              "элементы: сдвиньте его на долю программы (например, + pid * n_cols) или складывайте "
-                              "вклады через tl.atomic_add.",
-                        "en": "The store's address does not depend on tl.program_id, so every program writes the same "
-                              "elements: offset it by the program's share (e.g. + pid * n_cols), or add the "
-                              "contributions with tl.atomic_add."},
-    "race_fix_unmasked": {"ru": "У этого tl.store нет маски: дорожки за концом ({var} ≥ {bound}) пишут в элементы "
-                                "соседней программы. Добавьте mask={var} < {bound}.",
-                          "en": "This tl.store has no mask: the lanes past the end ({var} >= {bound}) write into the "
-                                "next program's elements. Add mask={var} < {bound}."},
-    "order_read": {"ru": "программа {me} читает смещения {offsets} `{tensor}`, которые в том же запуске {them}, "
-                         "строка {line}: результат зависит от порядка программ, а GPU его не фиксирует.",
-                   "en": "program {me} reads offsets {offsets} of `{tensor}` that {them} in the same launch, "
-                         "line {line}: the result depends on the order of the programs, which a GPU does not fix."},
-    "order_write": {"ru": "программа {me} пишет смещения {offsets} `{tensor}`, которые в том же запуске {them}, "
-                          "строка {line}: результат зависит от порядка программ, а GPU его не фиксирует.",
-                    "en": "program {me} writes offsets {offsets} of `{tensor}` that {them} in the same launch, "
-                          "line {line}: the result depends on the order of the programs, which a GPU does not fix."},
-    "order_reader_one": {"ru": "читает программа {p}", "en": "program {p} reads"},
-    "order_reader_many": {"ru": "читают несколько других программ", "en": "several other programs read"},
-    "order_writer_one": {"ru": "пишет программа {p}", "en": "program {p} writes"},
-    "order_writer_many": {"ru": "пишут несколько других программ", "en": "several other programs write"},
-    "order_fix": {"ru": "Читайте и пишите разные массивы или разбейте работу на два запуска.",
-                  "en": "Read and write different arrays, or split the work into two launches."},
-    "uninit": {"ru": "программа {me} читает смещения {offsets} `{tensor}`, куда ещё ничего не записано, строка {line}.",
-               "en": "program {me} reads offsets {offsets} of `{tensor}`, which hold no value yet, line {line}."},
-    "uninit_fix": {"ru": "Закройте чтение маской или сначала запишите эти элементы.",
-                   "en": "Mask the load, or write these elements first."},
-    "compile_error": {"ru": "ошибка компиляции в ядре `{kernel}`, строка {line}: {message}",
-                      "en": "compile error in kernel `{kernel}`, line {line}: {message}"},
-    "kernel_error": {"ru": "{type} в ядре `{kernel}`, строка {line}, программа {program}: {message}",
-                     "en": "{type} in kernel `{kernel}`, line {line}, program {program}: {message}"},
+    # ---- errors raised by the learner's code (minitriton's own errors are its records' texts)
+    "traceback_frame": {"ru": '  файл "{file}", строка {line}, в {name}', "en": '  File "{file}", line {line}, in {name}'},
     "host_error": {"ru": "{type} в строке {line}: {message}", "en": "{type} at line {line}: {message}"},
-    "error_plain": {"ru": "{type}: {message}", "en": "{type}: {message}"},
     "module_failed": {"ru": "код не загрузился, тесты не запускались: {message}",
                       "en": "the code did not load, so no test ran: {message}"},
     "missing_kernel": {"ru": "в коде нет `{name}`: имя ядра и его параметры менять нельзя, тесты запускают "
@@ -234,6 +153,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "gpu_only_lab": {"ru": "запуск на GPU есть только в лабораторном режиме (python -m sandbox)",
                      "en": "running on the GPU needs lab mode (python -m sandbox)"},
     "stopped": {"ru": "остановлено", "en": "stopped"},
+    "stopped_at": {"ru": "остановлено в строке {line}", "en": "stopped at line {line}"},
     "time_limit": {"ru": "остановлено: дольше {seconds} с", "en": "stopped after the {seconds} s limit"},
     "worker_failed": {"ru": "процесс Python упал: {message}", "en": "the Python process failed: {message}"},
     # ---- demo lines (Run)

@@ -2,21 +2,20 @@
 the catalogue (`sandbox.catalogue`), `text(entry, lang, **fields)` any {"ru", "en"} pair (an exercise's own
 diagnoses). Russian is the default and the fallback.
 
-Numbers go through `num()` (digit groups with a narrow no-break space, "98 432", as Russian typography
-writes them), counted nouns through `count()` ("98 432 элемента", "1 element"), runs of indices through
-`ranges()` (minitriton's own `format_ranges`, with the digit groups), and failure messages made of several
+Numbers go through `num()` (minitriton's digit groups for the page: "98 432" with narrow no-break spaces in
+Russian, "98,432" in English), counted nouns through `count()` ("98 432 элемента", "1 element"), runs of indices through
+`ranges()` (minitriton's own `Runs`, with the digit groups), and failure messages made of several
 sentences through `sentences()`, so each ends with its period.
 """
 from __future__ import annotations
 
-import re
-
-from minitriton.errors import format_ranges
+from minitriton.diagnostics import Runs
+from minitriton.diagnostics.render import number
 
 from .catalogue import CATALOGUE, NOUNS
 
 LANGS = ("ru", "en")
-NNBSP = "\u202f"   # narrow no-break space: the digit-group separator
+NNBSP = "\u202f"   # narrow no-break space: the Russian digit-group separator
 
 
 def say(key: str, lang: str = "ru", **fields) -> str:
@@ -36,19 +35,10 @@ def lang_of(request: dict) -> str:
     return lang if lang in LANGS else "ru"
 
 
-def num(n) -> str:
-    """An integer with digit groups from 10 000 on: 98432 -> '98 432' (narrow no-break spaces), 9600 -> '9600'."""
-    n = int(n)
-    sign = "-" if n < 0 else ""
-    s = str(abs(n))
-    if abs(n) < 10000:
-        return sign + s
-    groups = []
-    while len(s) > 3:
-        groups.insert(0, s[-3:])
-        s = s[:-3]
-    groups.insert(0, s)
-    return sign + NNBSP.join(groups)
+def num(n, lang: str) -> str:
+    """An integer as the page writes it in `lang` (minitriton's one rule, diagnostics.render.number): digit
+    groups from 10 000 on, '98 432' in Russian (narrow no-break spaces), '98,432' in English; '9600'."""
+    return number(n, lang, "page")
 
 
 def plural(n, noun: str, lang: str) -> str:
@@ -65,24 +55,13 @@ def plural(n, noun: str, lang: str) -> str:
 
 def count(n, noun: str, lang: str) -> str:
     """'98 432 элемента', '1 element'."""
-    return f"{num(n)} {plural(n, noun, lang)}"
-
-
-_MORE = re.compile(r"… \((\d+) offsets in all\)$")
+    return f"{num(n, lang)} {plural(n, noun, lang)}"
 
 
 def ranges(values, lang: str = "ru", limit: int = 4) -> str:
-    """Sorted integers as compact runs, by minitriton.errors.format_ranges: [1, 2, 3, 7] -> '1…3, 7'; digit
-    groups as `num` writes them, and a long list ends with how many there are ('… (всего 1200)')."""
-    return ranges_text(format_ranges(values, limit), lang)
-
-
-def ranges_text(compact: str, lang: str = "ru") -> str:
-    """A run list as minitriton.errors.format_ranges writes it ('98304…99327'), in the page's words."""
-    more = _MORE.search(compact)
-    runs = compact[:more.start()] if more else compact
-    runs = re.sub(r"-?\d+", lambda m: num(m.group()), runs)
-    return runs + say("ranges_more", lang, n=num(more.group(1))) if more else runs
+    """Sorted integers as compact runs, by minitriton's Runs (one writer of runs): [1, 2, 3, 7] -> '1…3, 7';
+    digit groups as `num` writes them, and a long list ends with how many there are ('… (всего 1200)')."""
+    return Runs.of(values).text(limit, number=lambda n: num(n, lang), more=CATALOGUE["ranges_more"][lang])
 
 
 def sentences(*parts) -> str:

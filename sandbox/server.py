@@ -9,8 +9,10 @@
   step (a body over MAX_BODY gets 413 and the connection is closed).
 * `POST /api/<op>` takes the bridge's JSON (sandbox/bridge.py). exercises/solutions/hint/solution answer in
   this process, and "info" checks the token; run/check/memory/gpu each run in a fresh subprocess with a
-  wall-clock limit, so `POST /api/stop` (or the limit) ends a `while True:` at once. A spare subprocess is
-  started ahead, with NumPy and minitriton already imported, so a request does not wait for Python to start.
+  wall-clock limit, so `POST /api/stop` (or the limit) ends a `while True:` at once: Stop interrupts the worker
+  (its answer says the line and the program the code was at) and kills it if it does not answer within a
+  second. A spare subprocess is started ahead, with NumPy and minitriton already imported, so a request does
+  not wait for Python to start.
 * The extra op "gpu" (sandbox/gpu.py) runs the learner's code with real Triton on CUDA and compares its
   outputs with the emulator's; it answers {"available": false, "reason"} when Triton + CUDA do not import.
 * Serves the built page (web/dist, from `node web/build.mjs`); without it the server does not start.
@@ -30,6 +32,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import webbrowser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -39,6 +42,7 @@ DIST = ROOT / "web" / "dist"
 LOCAL_OPS = ("exercises", "solutions", "hint", "solution")
 WORKER_OPS = ("run", "check", "memory", "gpu")
 MAX_BODY = 2**20
+STOP_GRACE = 1.0          # seconds an interrupted worker has to answer before it is killed
 MAX_DRAIN = 16 * 2**20    # a larger refused body is not read: the connection is cut instead
 SERIAL_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}   # latency, not BLAS
 CONTENT_TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
@@ -109,7 +113,9 @@ class Workers:
         with self.lock:
             if proc in self.stopped:
                 self.stopped.discard(proc)
-                return _error("Stopped", _say("stopped", lang))
+                answer = _parsed(out) if proc.returncode == 0 else None
+                # an interrupted worker answers with where the code was; a killed one says nothing
+                return answer if answer and answer.get("error") else _error("Stopped", _say("stopped", lang))
         if proc.returncode != 0 or not out.strip():
             tail = err.decode("utf-8", "replace").strip().splitlines()[-5:]
             return _error("WorkerError", _say("worker_failed", lang,
@@ -117,11 +123,19 @@ class Workers:
         return json.loads(out.decode("utf-8"))
 
     def stop(self) -> int:
+        """Interrupt the running workers (a KeyboardInterrupt: the bridge answers with the line and the program
+        the code was at), and kill those still running STOP_GRACE seconds later."""
         with self.lock:
             procs = list(self.running)
             self.stopped.update(procs)
         for proc in procs:
-            _kill(proc)
+            _interrupt_worker(proc)
+        deadline = time.monotonic() + STOP_GRACE
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill(proc)
         return len(procs)
 
     def close(self):
@@ -135,6 +149,25 @@ class Workers:
                 proc.communicate(timeout=5)
             except (subprocess.TimeoutExpired, ValueError, OSError):
                 pass
+
+
+def _interrupt_worker(proc):
+    """Ctrl-C for the worker alone (POSIX); elsewhere it is killed."""
+    if os.name != "posix":
+        _kill(proc)
+        return
+    try:
+        proc.send_signal(signal.SIGINT)
+    except (ProcessLookupError, OSError):
+        pass
+
+
+def _parsed(out: bytes):
+    try:
+        answer = json.loads(out.decode("utf-8"))
+    except ValueError:
+        return None
+    return answer if isinstance(answer, dict) else None
 
 
 def _kill(proc):

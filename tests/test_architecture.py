@@ -26,7 +26,11 @@ LAYERS = [
 OPTIONAL = {"torch", "hypothesis", "ml_dtypes"}   # may be imported where first needed
 MODULE_LINES = 500
 EMULATOR_LINES = 11000                            # minitriton/ without testing/ and diagnostics/ (docs/architecture.md)
-DIAGNOSTICS_LINES = 3000                          # minitriton/diagnostics: the records, their texts in two languages
+DIAGNOSTICS_LINES = 3000                          # the records, their texts in two languages, the fixes
+# The diagnostics' modules: records and texts, and the fixes read from the kernel source (in frontend/, the layer
+# that reads source); they count against DIAGNOSTICS_LINES, not the emulator's budget.
+DIAGNOSTICS = ("minitriton.diagnostics", "minitriton.frontend.fix", "minitriton.frontend.kernel_source",
+               "minitriton.frontend.kernel_values")
 
 
 def _modules():
@@ -140,12 +144,12 @@ def test_module_size(module):
 
 def test_emulator_size():
     total = sum(len(p.read_text().splitlines()) for m, p in MODULES.items()
-                if not m.startswith(("minitriton.testing", "minitriton.diagnostics")))
+                if not m.startswith(("minitriton.testing",) + DIAGNOSTICS))
     assert total <= EMULATOR_LINES, f"the emulator has {total} lines (budget {EMULATOR_LINES})"
 
 
 def test_diagnostics_size():
-    total = sum(len(p.read_text().splitlines()) for m, p in MODULES.items() if m.startswith("minitriton.diagnostics"))
+    total = sum(len(p.read_text().splitlines()) for m, p in MODULES.items() if m.startswith(DIAGNOSTICS))
     assert total <= DIAGNOSTICS_LINES, f"minitriton/diagnostics has {total} lines (budget {DIAGNOSTICS_LINES})"
 
 

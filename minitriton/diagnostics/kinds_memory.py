@@ -6,9 +6,17 @@ MEMORY = {
     "out_of_bounds": {
         "head": {"en": "tl.{call} {op:verb} {side:side} `{tensor}`",
                  "ru": "tl.{call} {op:verb} {side:side} `{tensor}`"},
-        "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}): offsets {offsets:runs} from "
+        "body": {"en": "{bad} of {total} lanes {bad:is|are} out of range (first: lane {lane}): offsets {offsets:runs} from "
                        "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
-                 "ru": "за границу выходят {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
+                 "ru": "за границу {bad:выходит|выходят|выходят} {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
+                       "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
+    },
+    "descriptor_out_of_bounds": {
+        "head": {"en": "tensor descriptor {call} {op:verb} {side:side} `{tensor}`",
+                 "ru": "тензорный дескриптор: {call} {op:verb} {side:side} `{tensor}`"},
+        "body": {"en": "{bad} of {total} lanes {bad:is|are} out of range (first: lane {lane}): offsets {offsets:runs} from "
+                       "`{tensor}`, but `{tensor}` has {n:num} elements (valid offsets {low:num}…{high:num})",
+                 "ru": "за границу {bad:выходит|выходят|выходят} {bad} из {total} дорожек (первая: {lane}): смещения {offsets:runs} "
                        "от `{tensor}`, а в `{tensor}` {n:element} (допустимые смещения {low:num}…{high:num})"},
     },
     "misaligned": {
@@ -53,7 +61,7 @@ MEMORY = {
                        "фиксирует"},
     },
     "order_write_several": {
-        "head": {"en": "tl.store writes `{tensor}` elements that program (several) reads in the same launch",
+        "head": {"en": "tl.store writes `{tensor}` elements that several other programs read in the same launch",
                  "ru": "tl.store пишет элементы `{tensor}`, которые в том же запуске читают несколько других "
                        "программ"},
         "body": {"en": "offsets {offsets:runs}: the result depends on the order in which programs run, which the "
@@ -71,7 +79,7 @@ MEMORY = {
                        "фиксирует"},
     },
     "order_read_several": {
-        "head": {"en": "tl.load reads `{tensor}` elements that program (several) writes in the same launch",
+        "head": {"en": "tl.load reads `{tensor}` elements that several other programs write in the same launch",
                  "ru": "tl.load читает элементы `{tensor}`, которые в том же запуске пишут несколько других "
                        "программ"},
         "body": {"en": "offsets {offsets:runs}: the result depends on the order in which programs run, which the "
@@ -80,8 +88,8 @@ MEMORY = {
                        "фиксирует"},
     },
     "uninitialized": {
-        "head": {"en": "tl.load reads `{tensor}` elements that were never written",
-                 "ru": "tl.load читает элементы `{tensor}`, в которые ещё ничего не записано"},
+        "head": {"en": "tl.{call} reads `{tensor}` elements that were never written",
+                 "ru": "tl.{call} читает элементы `{tensor}`, в которые ещё ничего не записано"},
         "body": {"en": "offsets {offsets:runs} of `{tensor}` hold no value yet (the array was made by "
                        "{made}, which leaves it uninitialised)",
                  "ru": "смещения {offsets:runs} в `{tensor}` ещё не получили значения (массив создан "
@@ -99,30 +107,66 @@ MEMORY_SUGGESTIONS = {
         "en": "mask the lanes past the end, e.g. tl.{op}(<pointer>, mask=<offsets> < <number of elements>)",
         "ru": "закройте маской дорожки за концом, например tl.{op}(<указатель>, mask=<смещения> < <число "
               "элементов>)"},
-    "mask_bound": {"en": "the mask lets these lanes through: check its bound ({mask}) and the strides used to "
+    "mask_like_index": {"en": "the lanes out of range are the ones the load of {var} masked off ({mask}); mask "
+                              "this access the same way: {call}",
+                        "ru": "за границу выходят дорожки, которые маска загрузки {var} отключила ({mask}); закройте "
+                              "это обращение той же маской: {call}"},
+    "mask_bound": {"en": "the mask {mask} lets these lanes through: check its bound and the strides used to "
                          "build the offsets",
-                   "ru": "маска пропускает эти дорожки: проверьте её границу ({mask}) и шаги (stride) в "
+                   "ru": "маска {mask} пропускает эти дорожки: проверьте её границу и шаги (stride) в "
                          "смещениях"},
+    "mask_bound_large": {"en": "the mask {mask} lets offsets up to {value:num} through, but `{tensor}` has "
+                               "{n:element}: compare with its size, {right}",
+                         "ru": "маска {mask} пропускает смещения до {value:num}, а в `{tensor}` {n:element}: "
+                               "сравнивайте с его размером, {right}"},
+    "mask_bound_over": {"en": "the mask {mask} lets offsets up to {value:num} through, but `{tensor}` has "
+                              "{n:element}",
+                        "ru": "маска {mask} пропускает смещения до {value:num}, а в `{tensor}` {n:element}"},
     "mask_bound_generic": {"en": "the mask lets these lanes through: check its bound and the strides used to "
                                  "build the offsets",
                            "ru": "маска пропускает эти дорожки: проверьте её границу и шаги (stride) в смещениях"},
+    "mask_offsets": {"en": "the mask bounds {var}, but the lanes access {expr}: bound that too, {call}",
+                     "ru": "маска ограничивает {var}, а дорожки обращаются к {expr}: ограничьте и его, {call}"},
     "off_by_one": {"en": "the mask {mask} lets one lane too many through: compare strictly, {right}",
                    "ru": "маска {mask} пропускает одну лишнюю дорожку: сравнивайте строго, {right}"},
-    "mask_2d": {"en": "the tile is 2-D and its {axes} run past the end: mask that axis too, {call}",
-                "ru": "тайл двумерный, и за границу выходят {axes}: закройте маской и эту ось, {call}"},
+    "mask_2d": {"en": "the tile is 2-D: mask both of its axes, {call}",
+                "ru": "тайл двумерный: закройте маской обе его оси, {call}"},
+    "boundary_check": {"en": "a block pointer takes no mask: its load or store checks the axes named in "
+                             "boundary_check, {call}",
+                       "ru": "блочному указателю маска не нужна: загрузка или запись проверяет оси, перечисленные в "
+                             "boundary_check, {call}"},
+    "mask_2d_one": {"en": "the tile is 2-D and its {axis:axis} run past the end; mask them: {call}",
+                    "ru": "тайл двумерный, и за границу выходят его {axis:axis}; закройте их маской: {call}"},
+    "mask_2d_axis": {"en": "the tile is 2-D and the mask leaves an axis open; add {mask}: {call}",
+                     "ru": "тайл двумерный, и маска не закрывает одну из осей; добавьте {mask}: {call}"},
+    "mask_2d_generic": {"en": "the tile is 2-D: mask each axis that runs past the end, such as the one {var} numbers",
+                        "ru": "тайл двумерный: закройте маской каждую ось, выходящую за границу, например ту, "
+                              "которую нумерует {var}"},
     "mask_axis": {"en": "the mask tests {var} along the other axis: it has {used}, while in the pointer {var} "
-                        "numbers the {ptr_axis:axis} ({right}); write {right}",
+                        "numbers the {axis:axis} ({right}); write {right}",
                   "ru": "маска проверяет {var} по другой оси: в ней {used}, а в адресе {var} нумерует "
-                        "{ptr_axis:axis} ({right}); пишите {right}"},
+                        "{axis:axis} ({right}); пишите {right}"},
     "same_stride": {"en": "the rows ({row}) and the columns ({col}) of the tile are both multiplied by {stride}: "
-                          "multiply {col} by {right}",
-                    "ru": "и строки ({row}), и столбцы ({col}) тайла умножаются на {stride}: {col} умножайте на "
+                          "multiply {name} by {right}",
+                    "ru": "и строки ({row}), и столбцы ({col}) тайла умножаются на {stride}: {name} умножайте на "
                           "{right}"},
-    "to_int64": {"en": "{expr} overflows int32 (it reaches {value:num}); compute it in 64 bits: {right}",
-                 "ru": "{expr} переполняет int32 (доходит до {value:num}); считайте в 64 битах: {right}"},
-    "negative_offset": {"en": "{expr} goes negative (down to {value:num}) on these lanes; mask them, {call}",
-                        "ru": "{expr} становится отрицательным (до {value:num}) на этих дорожках; закройте их "
-                              "маской, {call}"},
+    "same_stride_generic": {"en": "the rows ({row}) and the columns ({col}) of the tile are both multiplied by "
+                                  "{stride}: each axis needs its own stride",
+                            "ru": "и строки ({row}), и столбцы ({col}) тайла умножаются на {stride}: у каждой оси "
+                                  "свой шаг"},
+    "broadcast_axis": {"en": "the vector {var} is loaded at {idx}, which numbers the {axis:axis} of the tile ({idx_form}), "
+                             "but it is broadcast as {used}: write {right}",
+                       "ru": "вектор {var} загружен по {idx}, а {idx} нумерует {axis:axis} тайла ({idx_form}), но "
+                             "растягивается как {used}: пишите {right}"},
+    "to_int64": {"en": "in int32, {expr} overflows (it reaches {value:num}); compute it in 64 bits: {right}",
+                 "ru": "в int32 {expr} переполняется (доходит до {value:num}); считайте в 64 битах: {right}"},
+    "negative_offset": {"en": "the offset {expr} goes negative (down to {value:num}) on these lanes; mask them: {call}",
+                        "ru": "смещение {expr} становится отрицательным (до {value:num}) на этих дорожках; закройте их "
+                              "маской: {call}"},
+    "descriptor_reach": {"en": "the descriptor's shape {shape} and strides {strides} reach past the array; elements "
+                               "inside the shape must lie inside it",
+                         "ru": "форма {shape} и шаги {strides} дескриптора выходят за массив; элементы внутри формы "
+                               "должны лежать внутри него"},
     "pointer_from_argument": {"en": "build pointers from a pointer argument: ptr + offsets",
                               "ru": "стройте указатели от аргумента-указателя: ptr + смещения"},
     "cast_aligned": {"en": "cast the address to a pointer to the element's type only at multiples of its size",
@@ -135,19 +179,41 @@ MEMORY_SUGGESTIONS = {
                           "ru": "дайте каждой программе свои элементы: смещения должны зависеть от номера "
                                 "программы так, чтобы две программы не писали один элемент"},
     "race_shared": {"en": "the store's address does not depend on tl.program_id, so every program writes the "
-                          "same elements: offset it by the program's share (e.g. {example}), or, if the programs "
-                          "are meant to add up, use tl.atomic_add",
+                          "same elements: offset it by the program's share, {example}, as the kernel's other "
+                          "accesses do: {call}",
                     "ru": "адрес записи не зависит от tl.program_id, поэтому все программы пишут в одни и те же "
-                          "элементы: сдвиньте его на долю программы (например, {example}) или, если вклады "
-                          "нужно сложить, используйте tl.atomic_add"},
+                          "элементы: сдвиньте его на долю программы, {example}, как в других обращениях ядра: "
+                          "{call}"},
+    "race_no_program_id": {"en": "the kernel never reads tl.program_id, so every program writes the same "
+                                 "elements: start each program's block at its id, {var} = {right}",
+                           "ru": "ядро не читает tl.program_id, поэтому все программы пишут в одни и те же "
+                                 "элементы: начинайте блок каждой программы с её номера, {var} = {right}"},
+    "race_reduction": {"en": "every program stores its {reduction} into the same element, so only one survives: "
+                             "combine them atomically, {call}",
+                       "ru": "каждая программа записывает свой {reduction} в один и тот же элемент, и остаётся "
+                             "только один: объединяйте их атомарно, {call}"},
+    "race_program_axis": {"en": "on the grid {grid}, {call} is always 0: every program gets the same block; the "
+                                "programs are numbered along another axis, {right}",
+                          "ru": "на сетке {grid} {call} всегда равен 0: все программы получают один и тот же блок; "
+                                "программы пронумерованы по другой оси, {right}"},
+    "race_shared_generic": {"en": "the store's address does not depend on tl.program_id, so every program writes "
+                                  "the same elements: offset it by the program's share, or, if the programs are "
+                                  "meant to add up, use tl.atomic_add",
+                            "ru": "адрес записи не зависит от tl.program_id, поэтому все программы пишут в одни и "
+                                  "те же элементы: сдвиньте его на долю программы или, если вклады нужно сложить, "
+                                  "используйте tl.atomic_add"},
     "race_unmasked": {"en": "this tl.store has no mask: the lanes past the end write into the next program's "
-                            "elements; {call}",
+                            "elements; mask them: {call}",
                       "ru": "у этого tl.store нет маски: дорожки за концом пишут в элементы соседней программы; "
-                            "{call}"},
-    "race_stride": {"en": "the programs' addresses differ only by {expr}: {name} is multiplied by {stride}, which "
-                          "is too small for a {block}-element block; use {right}",
-                    "ru": "адреса программ различаются только на {expr}: {name} умножается на {stride}, а этого "
-                          "мало для блока из {block} элементов; пишите {right}"},
+                            "закройте их маской: {call}"},
+    "race_stride": {"en": "the programs' blocks overlap: {expr} steps by {stride}, less than a block of "
+                          "{block:lane}; step by the block: {right}",
+                    "ru": "блоки программ перекрываются: {expr} шагает на {stride}, а в блоке {block:lane}; "
+                          "шагайте на блок: {right}"},
+    "race_row_stride": {"en": "the tile's rows overlap: {expr} places rows {stride} apart, but a row holds {bound} "
+                              "elements ({var} < {bound}); place them {bound} apart: {right}",
+                        "ru": "строки тайла перекрываются: {expr} ставит строки через {stride}, а в строке {bound} "
+                              "элементов ({var} < {bound}); ставьте их через {bound}: {right}"},
     "order_fix": {"en": "read and write different arrays, or split the work into two launches",
                   "ru": "читайте и пишите разные массивы или разбейте работу на два запуска"},
     "uninit_fix": {"en": "mask the load ({mask}) or write these elements first",
@@ -161,4 +227,39 @@ MEMORY_SUGGESTIONS = {
     "unwritten_grid": {"en": "no program stored there (check the grid size and the offsets)",
                        "ru": "туда не писала ни одна программа (проверьте размер сетки и смещения)"},
     "no_automatic_fix": {"en": "(no automatic fix: {why})", "ru": "(автоматического исправления нет: {why})"},
+    # why a fix carries no edit (Suggestion.reason)
+    "reason_no_source": {"en": "(no automatic fix: the kernel's source is not available)",
+                         "ru": "(автоматического исправления нет: исходный код ядра недоступен)"},
+    "reason_loaded_pointer": {"en": "(no automatic fix: the pointer is loaded from memory, so the offsets are "
+                                    "data, not code)",
+                              "ru": "(автоматического исправления нет: указатель загружен из памяти, смещения — "
+                                    "это данные, а не код)"},
+    "reason_helper": {"en": "(no automatic fix: the pointer is built in a helper function; fix it where the "
+                            "offsets are made)",
+                      "ru": "(автоматического исправления нет: указатель строится во вспомогательной функции; "
+                            "исправьте там, где получаются смещения)"},
+    "reason_no_bound": {"en": "(no automatic fix: the kernel compares its offsets with no bound and no argument "
+                              "equals the tensor's size)",
+                        "ru": "(автоматического исправления нет: ядро ни с чем не сравнивает смещения, и ни один "
+                              "аргумент не равен размеру тензора)"},
+    "reason_no_bound_var": {"en": "(no automatic fix: the kernel compares {var} with nothing and no argument "
+                                  "equals the tensor's size)",
+                            "ru": "(автоматического исправления нет: ядро ни с чем не сравнивает {var}, и ни один "
+                                  "аргумент не равен размеру тензора)"},
+    "reason_bound_argument": {"en": "(no automatic fix: {bound} is an argument, and the launch passed "
+                                    "{passed:num}: check the launch)",
+                              "ru": "(автоматического исправления нет: {bound} — аргумент, и запуск передал "
+                                    "{passed:num}: проверьте запуск)"},
+    "reason_mask_bound": {"en": "(no automatic fix: the mask is there, and which bound or stride is meant only "
+                                "the kernel's author knows)",
+                          "ru": "(автоматического исправления нет: маска есть, а какая граница или шаг имелись в "
+                                "виду, знает только автор ядра)"},
+    "reason_stride_unknown": {"en": "(no automatic fix: no parameter's name says which stride is the other "
+                                    "axis's)",
+                              "ru": "(автоматического исправления нет: по именам параметров не видно, какой шаг "
+                                    "относится к другой оси)"},
+    "reason_race_intent": {"en": "(no automatic fix: which elements each program should write is the kernel's "
+                                 "intent)",
+                           "ru": "(автоматического исправления нет: какие элементы пишет каждая программа, "
+                                 "решает замысел ядра)"},
 }

@@ -12,9 +12,9 @@ RUNTIME = {
     "deadlock": {
         "head": {"en": "the programs wait forever in this `while` loop: a deadlock",
                  "ru": "программы вечно ждут друг друга в этом цикле `while`: взаимная блокировка"},
-        "body": {"en": "programs waiting: {waiting}; none of them can leave its loop and no other program of the "
+        "body": {"en": "programs waiting: {waiting:pids}; none of them can leave its loop and no other program of the "
                        "launch is left to change memory: on a GPU the kernel would hang",
-                 "ru": "ждут программы: {waiting}; ни одна из них не может выйти из своего цикла, и не осталось "
+                 "ru": "ждут программы: {waiting:pids}; ни одна из них не может выйти из своего цикла, и не осталось "
                        "программы, которая могла бы изменить память: на GPU ядро зависло бы"},
     },
     "deadlock_apart": {
@@ -22,17 +22,17 @@ RUNTIME = {
                        "cannot run side by side",
                  "ru": "программы ждут друг друга на разных путях ядра, а minitriton не умеет выполнять их "
                        "бок о бок"},
-        "body": {"en": "programs waiting: {waiting}; the programs a loop waits for took another branch or loop, "
+        "body": {"en": "programs waiting: {waiting:pids}; the programs a loop waits for took another branch or loop, "
                        "and minitriton runs the programs of a group in lockstep, one path at a time (a GPU runs "
                        "them side by side and may finish)",
-                 "ru": "ждут программы: {waiting}; программы, которых ждёт цикл, пошли по другой ветке или "
+                 "ru": "ждут программы: {waiting:pids}; программы, которых ждёт цикл, пошли по другой ветке или "
                        "циклу, а minitriton выполняет программы группы в ногу, по одному пути за раз (GPU "
                        "выполняет их бок о бок и может закончить)"},
     },
     "stopped": {
         "head": {"en": "stopped while running `{kernel}`",
                  "ru": "остановлено во время работы `{kernel}`"},
-        "body": {"en": "programs running: {running}", "ru": "выполнялись программы: {running}"},
+        "body": {"en": "programs running: {programs:pids}", "ru": "выполнялись программы: {programs:pids}"},
     },
     "device_assert": {
         "head": {"en": "Assertion `{message}` failed", "ru": "не выполнено условие tl.device_assert: `{message}`"},
@@ -66,12 +66,12 @@ RUNTIME_SUGGESTIONS = {
                                 "to write it",
                           "ru": "оно читает `{tensor}`[{offset}], там {value}, и не осталось программы, которая "
                                 "могла бы это изменить"},
-    "deadlock_wait": {"en": "at line {line} the loop goes on while `{condition}`; waiting there: {programs}",
-                      "ru": "в строке {line} цикл продолжается, пока `{condition}`; там ждут: {programs}"},
+    "deadlock_wait": {"en": "at line {line} the loop goes on while `{condition}`; waiting there: {programs:pids}",
+                      "ru": "в строке {line} цикл продолжается, пока `{condition}`; там ждут: {programs:pids}"},
     "deadlock_wait_memory": {"en": "at line {line} the loop goes on while `{condition}`, which reads "
-                                   "`{tensor}`[{offset}] (now {value}); waiting there: {programs}",
+                                   "`{tensor}`[{offset}] (now {value}); waiting there: {programs:pids}",
                              "ru": "в строке {line} цикл продолжается, пока `{condition}`, а условие читает "
-                                   "`{tensor}`[{offset}] (сейчас {value}); там ждут: {programs}"},
+                                   "`{tensor}`[{offset}] (сейчас {value}); там ждут: {programs:pids}"},
     # fixes
     "loop_fix": {"en": "make the loop change what its condition reads ({names}), or end it with a bound",
                  "ru": "пусть цикл меняет то, что читает его условие ({names}), или ограничьте число итераций"},

@@ -47,19 +47,17 @@ def deadlock(waiting, program_id, apart: bool) -> Diagnostic:
     """Programs that wait for each other: `waiting` pairs each set-aside pass's LoopSite with the linear ids
     of its programs; `program_id` gives the id a program is shown by. `apart`: they wait on different paths
     of the kernel. Its `waits` field lists, per place and memory element, the programs waiting there."""
-    def shown(pids):
-        return ", ".join(str(program_id(p)) for p in pids[:8]) + (", ..." if len(pids) > 8 else "")
-
     record = Diagnostic("deadlock_apart" if apart else "deadlock",
-                        {"waiting": shown(sorted(p for _, pids in waiting for p in pids)), "waits": []})
+                        {"waiting": [program_id(p) for p in sorted(p for _, pids in waiting for p in pids)],
+                         "waits": []})
     places = {}
     for site, pids in sorted(waiting, key=lambda w: min(w[1])):
         for p in pids:
             places.setdefault((site.line, site.condition, site.waits.get(p)), []).append(p)
     for (line, condition, wait), pids in places.items():
-        fields = {"line": line, "condition": condition, "programs": shown(pids)}
+        fields = {"line": line, "condition": condition, "programs": [program_id(p) for p in pids]}
         fields.update(zip(("tensor", "offset", "value"), wait or ()))
-        record.fields["waits"].append({**fields, "programs": [list(program_id(p)) for p in pids]})
+        record.fields["waits"].append(fields)
         record.notes.append(("deadlock_wait_memory" if wait is not None else "deadlock_wait", fields))
     record.notes.append(_how(min(waiting, key=lambda w: min(w[1]))[0]))
     record.suggestion = Suggestion("deadlock_apart_fix" if apart else "deadlock_fix", {})

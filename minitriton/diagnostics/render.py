@@ -4,8 +4,8 @@ sandbox, whose editor marks the line itself).
 
 Templates are `str.format` strings over the record's fields, with format specs that name how a field is
 written: `{n:num}` a number in the language's digit groups, `{offsets:runs}` runs of offsets, `{n:element}`
-a count and its noun (NOUNS), `{program:pid}`
-a program id, and `{op:verb}` (any other spec) the field's value looked up in the language's word table."""
+a count and its noun (NOUNS), `{n:is|are}` the form of a word that goes with a number (Russian: one|few|many),
+`{program:pid}` a program id, `{programs:pids}` a list of them, and `{op:verb}` (any other spec) the field's value looked up in the language's word table."""
 from __future__ import annotations
 
 import os
@@ -32,10 +32,14 @@ def number(n, lang: str, medium: str = "page") -> str:
 
 def plural(n, noun: str, lang: str) -> str:
     """The form of `noun` after the number n: 1 элемент, 2 элемента, 5 элементов; 1 element, 2 elements."""
-    forms = NOUNS[noun][lang]
+    return pick(n, NOUNS[noun][lang], lang)
+
+
+def pick(n, forms, lang: str) -> str:
+    """The one of `forms` that goes with the number n: English (one, other); Russian (one, few, many)."""
     n = abs(int(n))
-    if lang == "en":
-        return forms[0] if n == 1 else forms[1]
+    if lang == "en" or len(forms) < 3:
+        return forms[0] if n == 1 else forms[-1]
     if 11 <= n % 100 <= 14:
         return forms[2]
     return forms[0] if n % 10 == 1 else forms[1] if 2 <= n % 10 <= 4 else forms[2]
@@ -60,6 +64,12 @@ class _Formatter(string.Formatter):
             runs = value if isinstance(value, Runs) else Runs.of(value)
             return runs.text(number=lambda n: number(n, self.lang, self.medium),
                              more=WORDS[self.lang]["more"]["offsets"])
+        if spec == "pids":   # a list of program ids: the first 8, then how many in all
+            shown = [self.format_field(p, "pid") for p in value[:8]]
+            more = WORDS[self.lang]["more"]["values"].format(n=len(value)) if len(value) > 8 else ""
+            return ", ".join(shown + ([more] if more else []))
+        if "|" in spec:   # forms of a word after the number: {bad:is|are}, {n:программа|программы|программ}
+            return pick(value, spec.split("|"), self.lang)
         if spec == "pid":   # a terminal shows the id as Python prints it, as Triton's interpreter does
             return str(tuple(int(v) for v in value)) if self.medium == "terminal" else program_text(value)
         if spec in NOUNS:   # a count and its noun in the right form: '98 432 элемента', '1 element'
@@ -137,7 +147,10 @@ def render(diag: Diagnostic, lang: str = "en", medium: str = "terminal") -> str:
     head = headline(diag, lang, medium)
     place = where(diag, lang, medium)
     if medium == "page":
-        return sentences(f"{head} ({place})" if place else head, *details(diag, lang, medium))
+        if place:   # the location goes inside the headline's own sentence
+            end = len(head.rstrip().rstrip(".!"))
+            head = f"{head[:end]} ({place}){head[end:].strip()}"
+        return sentences(head, *details(diag, lang, medium))
     if medium != "terminal":
         raise ValueError(f"medium must be 'terminal' or 'page', got {medium!r}")
     if diag.triton is not None and lang == "en":   # Triton's own layout, word for word

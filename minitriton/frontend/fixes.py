@@ -1,9 +1,17 @@
-"""The suggestion of a diagnostic: a fix in the kernel's own terms, read from the kernel source at the
-failing line. This module picks the suggestion by the record's kind; where the source says nothing more, the
-fix is said in general words and carries no edit."""
+"""The suggestion of a diagnostic: a fix in the kernel's own terms, an edit of the user's own line read from the
+kernel source (frontend.kernel_source) and checked against the launch's values where they decide it
+(frontend.kernel_values). This module picks the fix by the record's kind: fix_bounds (out of bounds, int32
+overflow, negative offsets, 2-D masks), fix_races (races), fix_axes (axis mix-ups, also found in the source
+alone: `static_hint`). Where no edit is certain, the fix is said in general words, carries no edit and names
+the reason."""
 from __future__ import annotations
 
 from minitriton.diagnostics import Diagnostic, Suggestion
+from minitriton.frontend import fix_bounds, fix_races
+from minitriton.frontend.fix_axes import static_hint
+from minitriton.frontend.fix_site import WORD_FIELDS
+
+__all__ = ["suggest", "static_hint", "WORD_FIELDS"]
 
 _GENERAL = {   # kind -> the suggestion said without reading the source
     "out_of_bounds": lambda r: "mask_bound_generic" if r.fields.get("masked") else "mask_tail_generic",
@@ -17,9 +25,20 @@ _GENERAL = {   # kind -> the suggestion said without reading the source
     "misaligned": lambda r: "cast_aligned",
 }
 
-
 def suggest(record: Diagnostic, launch=None) -> Diagnostic:
     """Give `record` its suggestion (kept if it has one already); returns the record."""
-    if record.suggestion is None and record.kind in _GENERAL:
-        record.suggestion = Suggestion(_GENERAL[record.kind](record), {"op": record.fields.get("call", "load")})
+    if record.suggestion is not None or record.kind not in _GENERAL:
+        return record
+    specific = None
+    try:
+        if record.kind == "out_of_bounds":
+            specific = fix_bounds.suggest(record, launch)
+        elif record.kind == "race":
+            specific = fix_races.suggest(record, launch)
+    except Exception:   # a source the analysis cannot read must not hide the error itself: say it generally
+        specific = None
+    general = Suggestion(_GENERAL[record.kind](record), {"op": record.fields.get("call", "load")})
+    if specific is None and record.kind in ("out_of_bounds", "race"):
+        general.reason = "reason_no_source"
+    record.suggestion = specific or general
     return record

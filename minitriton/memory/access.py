@@ -198,10 +198,10 @@ def _lane_runs(lane_bad):
     return Runs.of(np.flatnonzero(lane_bad))
 
 
-def _emit(group, kind, alloc, elem, index, raw, m, shape):
+def _emit(group, kind, alloc, elem, index, raw, m, shape, op=None):
     """Tell the group's observers (counters, sanitizer) about an access; nothing to do without them."""
     if group.observers:
-        group.emit(Access(kind, alloc, elem, shape, (index, raw, m)))
+        group.emit(Access(kind, alloc, elem, shape, (index, raw, m), op=op))
 
 
 def _emit_tile(group, kind, ptr, mask, shape, elem):
@@ -472,7 +472,7 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, operand):
     operand = np.broadcast_to(operand, full + extra).reshape((-1,) + extra)
     active = None if m is None else np.broadcast_to(m, full).reshape(-1)
     shaped = safe.reshape(full)
-    _emit(group, "atomic", alloc, elem, shaped, shaped, None if m is None else active.reshape(full), shape)
+    _emit(group, "atomic", alloc, elem, shaped, shaped, None if m is None else active.reshape(full), shape, op)
     old_all = np.zeros(safe.shape, elem.np_compute)
     lanes = None if active is None else np.flatnonzero(active)
     targets = safe if lanes is None else safe[lanes]

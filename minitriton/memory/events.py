@@ -32,13 +32,15 @@ class Access:
     `raw`: the offsets as the kernel computed them, masked-off lanes included (they may lie outside).
     `mask`: the lanes that touch memory, or None when all do.
     `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None.
+    `op`: an atomic's operation ("add", "cas", "xchg", ...); None for loads and stores.
     Either form may be given as a function that builds it, called when an observer first reads it.
     """
 
-    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes")
+    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes", "op")
 
-    def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile=None):
+    def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile=None, op=None):
         self.kind = kind      # "load", "store" or "atomic"
+        self.op = op
         self.alloc = alloc    # memory.allocation.Allocation
         self.elem = elem      # the pointer's element type (semantics.dtypes.dtype)
         self.shape = shape

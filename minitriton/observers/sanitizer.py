@@ -1,14 +1,25 @@
-"""Sanitizers: races between programs, order-dependent reads, reads of never-written memory.
+"""Sanitizers: races between programs, order-dependent reads, reads of never-written memory, outputs a launch
+left unwritten.
 
-Switched on by `minitriton.set_options(sanitize=True)` (or MINITRITON_SANITIZE=1); the test kit and the sandbox
-turn it on. Per launch and per written or read allocation they keep shadow arrays indexed by element:
+Switched on by `minitriton.set_options(sanitize=True)` (or MINITRITON_SANITIZE=1); `python -m minitriton run`,
+the test kit and the sandbox turn it on. Per launch and per written or read allocation they keep shadow
+arrays indexed by element:
 * `writer`: the program that last stored the element in this launch (-1: none);
-* `reader`: the program that first loaded it (-1: none), or -2 once several programs have;
-and, for arrays made by `minitriton.testing.empty` (registered here), which elements hold a value and which
-program's store mask last left an element out. Shadow updates are journaled with the group's stores, so a
-group that is split or replayed leaves no trace, and the findings do not depend on the grouping.
+* `reader`: the program that last loaded it (-1: none), or -2 once several unordered programs have;
+and, for tracked arrays (memory/initialization.py: `minitriton.testing.empty`, and `np.empty`, `torch.empty`
+& co. under `run`), which elements hold a value and which program's store mask last left an element out.
+Two accesses of different programs conflict unless one happens before the other through a lock: each
+`tl.atomic_cas` / `tl.atomic_xchg` lane acquires the vector clock of its element and releases its program's
+clock into it (Triton's default semantic, acq_rel; a CAS that fails still writes, as CUDA's does), a plain
+store to such an element releases too, and every access carries its program's epoch (vector clocks, as in
+FastTrack). Shadow updates are journaled with the group's stores, so a group that is split or replayed
+leaves no trace, and the findings do not depend on the grouping.
 """
 from __future__ import annotations
+
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -17,6 +28,17 @@ from minitriton.memory.events import Access, lanes
 from minitriton.memory.initialization import NO_PROGRAM, registry
 
 _NONE, _SEVERAL = NO_PROGRAM, -2
+_LOCK_OPS = ("cas", "xchg")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class UnwrittenOutputWarning(UserWarning):
+    """A launch stored into a tracked array (made by `np.empty`, `torch.empty` & co.) and left elements of it
+    that nothing ever wrote; `.diagnostic` holds the record."""
+
+    def __init__(self, text: str, diagnostic):
+        super().__init__(text)
+        self.diagnostic = diagnostic
 
 
 class LaunchSanitizer:
@@ -24,12 +46,18 @@ class LaunchSanitizer:
 
     def __init__(self, launch):
         self.launch = launch
-        self.writer = {}
-        self.reader = {}
+        self.writer, self.reader = {}, {}
         self.saved = {}      # allocation index -> copies of its shadow at the start of the launch
+        self.stored = set()  # indices of tracked allocations the launch stores into
+        self.done = 0        # programs committed
+        self.clocks = {}     # program -> its vector clock {program: epoch}, never changed in place
+        self.locks = {}      # allocation index -> {element: the clock its lock atomics released}
+        self.wepoch, self.repoch = {}, {}   # allocation index -> epoch of each element's writer / reader
+        self.synced = False  # a lock atomic ran: clocks and epochs are kept from now on
 
     def _save(self, alloc):
         if alloc.shadow is not None and alloc.index not in self.saved:
+            alloc.shadow.notice_host_writes(alloc.raw)  # what the host wrote before the launch holds a value
             self.saved[alloc.index] = (alloc.shadow.written.copy(), alloc.shadow.masked_by.copy())
 
     def _arrays(self, alloc, numel):
@@ -41,15 +69,20 @@ class LaunchSanitizer:
 
     def reset(self):
         """Forget everything (the launch is being replayed from its start)."""
-        self.writer.clear()
-        self.reader.clear()
+        for table in (self.writer, self.reader, self.clocks, self.locks, self.wepoch, self.repoch):
+            table.clear()
+        self.synced, self.done = False, 0
         for index, (written, masked_by) in self.saved.items():
             shadow = self.launch.allocations[index - 1].shadow
             shadow.written[...] = written
             shadow.masked_by[...] = masked_by
 
     def commit(self, group):
-        """Nothing to publish: the shadow arrays are updated as accesses happen (journaled with the stores)."""
+        """Shadow arrays were updated as accesses happened; after the launch's last program, report the tracked
+        outputs it left partly unwritten."""
+        self.done += group.size
+        if self.done == self.launch.n:
+            self.report_unwritten()
 
     def discard(self, group):
         """Nothing to drop: the group's journal restores the shadow arrays with its stores."""
@@ -69,59 +102,52 @@ class LaunchSanitizer:
                 masked_idx = _units(masked_idx, elem, alloc)
             self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
         else:
-            self.on_atomic(group, alloc, _units(idx, elem, alloc))
+            self.on_atomic(group, alloc, _units(idx, elem, alloc), prog, event.op)
 
     def on_load(self, group, alloc, idx, prog, shape):
         """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`."""
         if idx.size == 0:
             return
         w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
-        writers = w[idx]
-        clash = (writers != _NONE) & (writers != prog)
-        if clash.any():
-            k = int(np.argmax(clash))
-            self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]),
-                        reader_first=False)
+        self._conflict(group, "order", alloc, idx, prog, w[idx], self.wepoch)
         shadow = alloc.shadow
         if shadow is not None:
             self._save(alloc)
             unset = ~shadow.written[idx]
             if unset.any():
-                self._raise(group, prog[unset], "uninit", alloc, idx[unset], first=int(prog[np.argmax(unset)]))
+                self._raise(group, prog[unset], "uninit", alloc, idx[unset])
         old = r[idx]
-        # One reader is remembered per element (several readers within one op: the last one in program order;
-        # enough to catch a later write by any other program).
-        new = np.where((old == _NONE) | (old == prog), prog, _SEVERAL).astype(np.int32, copy=False)
+        # One reader is remembered per element (several readers within one op: the last one in program order), or
+        # "several" once two readers are unordered: enough to catch a later write by any other program.
+        other = (old >= 0) & (old != prog)
+        later = other & ~self._unordered(other, alloc, idx, prog, old, self.repoch)  # ordered after that reader
+        new = np.where((old == _NONE) | (old == prog) | later, prog, _SEVERAL).astype(np.int32, copy=False)
         self._journal(group, r, idx, old)
         r[idx] = new
+        self._stamp(group, self.repoch, alloc, idx, prog)
 
     def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None):
         """Check and record stores (no atomics) of elements `idx` by programs `prog`."""
         w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
         if idx.size:
             writers = w[idx]
-            clash = (writers != _NONE) & (writers != prog)
-            if clash.any():
-                k = int(np.argmax(clash))
-                self._raise(group, prog[clash], "race", alloc, idx[clash], other=int(writers[k]), first=int(prog[k]))
-            readers = r[idx]
-            clash = (readers != _NONE) & (readers != prog)
-            if clash.any():
-                k = int(np.argmax(clash))
-                self._raise(group, prog[clash], "order", alloc, idx[clash], other=int(readers[k]), first=int(prog[k]),
-                            reader_first=True)
+            self._conflict(group, "race", alloc, idx, prog, writers, self.wepoch)
+            self._conflict(group, "order", alloc, idx, prog, r[idx], self.repoch, reader_first=True)
             self._journal(group, w, idx, writers)
             w[idx] = prog
             # Two programs writing one element in this very op: the scatter kept only one of them.
             lost = w[idx] != prog
             if lost.any():
                 k = int(np.argmax(lost))
-                self._raise(group, np.array([int(w[idx[k]])]), "race", alloc, idx[lost], other=int(prog[k]),
-                            first=int(w[idx[k]]))
+                self._raise(group, np.array([int(w[idx[k]])]), "race", alloc, idx[lost], other=int(prog[k]))
+            self._stamp(group, self.wepoch, alloc, idx, prog)
+            if alloc.index in self.locks:  # a plain store to a lock releases it
+                self._release(group, alloc, idx, prog)
         shadow = alloc.shadow
         if shadow is not None:
             self._save(alloc)
             if idx.size:
+                self.stored.add(alloc.index)
                 self._journal(group, shadow.written, idx, shadow.written[idx])
                 shadow.written[idx] = True
             if masked_idx is not None and masked_idx.size:
@@ -130,20 +156,121 @@ class LaunchSanitizer:
                 self._journal(group, shadow.masked_by, mi, shadow.masked_by[mi])
                 shadow.masked_by[mi] = mp
 
-    def on_atomic(self, group, alloc, idx):
-        """Atomics may hit one element from many programs; they only count as writes for initialisation."""
+    def on_atomic(self, group, alloc, idx, prog=None, op=None):
+        """Atomics may hit one element from many programs. They read memory (all but `tl.atomic_xchg`) and
+        count as writes for initialisation; `tl.atomic_cas` / `tl.atomic_xchg` (and any atomic on an element
+        they used: a lock) order their program with the earlier atomics on their element."""
+        if idx.size and (op in _LOCK_OPS or alloc.index in self.locks):
+            self._lock(group, alloc, idx, prog, op)
         shadow = alloc.shadow
         if shadow is not None and idx.size:
             self._save(alloc)
+            unset = ~shadow.written[idx]
+            if op != "xchg" and unset.any():  # the others combine their value with what memory holds
+                self._raise(group, prog[unset], "uninit", alloc, idx[unset], call=f"atomic_{op}")
             self._journal(group, shadow.written, idx, shadow.written[idx])
             shadow.written[idx] = True
+
+    # ------------------------------------------------------------ happens-before through lock atomics
+
+    def _clock(self, program: int) -> dict:
+        return self.clocks.get(program) or {}
+
+    def _set(self, group, table: dict, key, value):
+        if group.journal is not None:
+            group.journal.append((table, key, table.get(key)))
+        table[key] = value
+
+    def _lock(self, group, alloc, idx, prog, op):
+        """Each lane, in the order the atomics apply (lane order): acquire its element's clock, release into it.
+        Other atomics (a counter's atomic_add) order nothing: clocks joined at every one would cost O(programs²)."""
+        held = self.locks.setdefault(alloc.index, {})
+        if op not in _LOCK_OPS:
+            keep = np.array([i in held for i in idx.tolist()])
+            if not keep.any():
+                return
+            idx, prog = idx[keep], prog[keep]
+        self.synced = True
+        for i, p in zip(idx.tolist(), prog.tolist()):
+            clock = _join(self._clock(p), held.get(i))
+            self._set(group, self.clocks, p, clock)
+            self._set(group, held, i, clock)
+        self._tick(group, prog)
+
+    def _release(self, group, alloc, idx, prog):
+        held = self.locks[alloc.index]
+        hit = [(i, p) for i, p in zip(idx.tolist(), prog.tolist()) if i in held]
+        for i, p in hit:
+            self._set(group, held, i, _join(held.get(i), self._clock(p)))
+        if hit:
+            self._tick(group, np.array([p for _, p in hit]))
+
+    def _tick(self, group, prog):
+        """A release ends an epoch: the programs' later accesses are not covered by what they released."""
+        for p in np.unique(prog).tolist():
+            clock = dict(self._clock(p))
+            clock[p] = clock.get(p, 0) + 1
+            self._set(group, self.clocks, p, clock)
+
+    def _epochs(self, prog):
+        """Each lane's program's current epoch."""
+        programs, inverse = np.unique(prog, return_inverse=True)
+        return np.array([self._clock(p).get(p, 0) for p in programs.tolist()], np.int64)[inverse.reshape(-1)]
+
+    def _stamp(self, group, epochs: dict, alloc, idx, prog):
+        """Record the epoch of the programs' accesses (all epochs are 0 until a lock atomic runs)."""
+        if self.synced and idx.size:
+            table = epochs.get(alloc.index)
+            if table is None:
+                table = epochs[alloc.index] = np.zeros(alloc.numel(alloc.dtype), np.int64)
+            self._journal(group, table, idx, table[idx])
+            table[idx] = self._epochs(prog)
+
+    def _unordered(self, clash, alloc, idx, prog, others, epochs: dict):
+        """`clash` without the lanes whose earlier access (by program `others`, at the epoch `epochs` holds)
+        happens before this program's access; "several" earlier programs stay unordered."""
+        if not self.synced or not clash.any():
+            return clash
+        table = epochs.get(alloc.index)
+        lanes_ = np.flatnonzero(clash)
+        at = table[idx[lanes_]] if table is not None else np.zeros(lanes_.size, np.int64)
+        span = self.launch.n + 2   # (program, earlier program) pairs as one int64 key (earlier >= -2)
+        keys, inverse = np.unique(prog[lanes_].astype(np.int64) * span + others[lanes_] + 2, return_inverse=True)
+        seen = np.array([self._clock(k // span).get(k % span - 2, -1) for k in keys.tolist()], np.int64)
+        out = clash.copy()
+        out[lanes_] = at > seen[inverse.reshape(-1)]
+        return out
+
+    # ------------------------------------------------------------ reports
+
+    def report_unwritten(self):
+        """Warn about each array made by `np.empty`, `torch.empty` & co. that this launch stored into and
+        left partly unwritten (by any kernel or the host): its reader would get the fill, not a value."""
+        for index in sorted(self.stored):
+            alloc = self.launch.allocations[index - 1]
+            shadow = alloc.shadow
+            if not shadow.watched:
+                continue
+            missing = _in_view(alloc, np.flatnonzero(~shadow.written))
+            if missing.size:
+                what, why, record = _unwritten(shadow, missing, f"`{alloc.name}`", self.launch.grid)
+                text = f"kernel `{self.launch.kernel.__name__}` left {what} unwritten: {why}"
+                warnings.warn(UnwrittenOutputWarning(text, record), stacklevel=_outside_level())
 
     @staticmethod
     def _journal(group, array, idx, old):
         if group.journal is not None:
             group.journal.append((array, idx, np.array(old, copy=True)))
 
-    def _raise(self, group, progs, kind, alloc, idx, other=None, first=None, reader_first=False):
+    def _conflict(self, group, kind, alloc, idx, prog, earlier, epochs, reader_first=False):
+        """Raise when an earlier access of an element (by program `earlier`, per lane) is another program's and
+        not ordered before this one."""
+        clash = self._unordered((earlier != _NONE) & (earlier != prog), alloc, idx, prog, earlier, epochs)
+        if clash.any():
+            k = int(np.argmax(clash))
+            self._raise(group, prog[clash], kind, alloc, idx[clash], other=int(earlier[k]), reader_first=reader_first)
+
+    def _raise(self, group, progs, kind, alloc, idx, other=None, reader_first=False, call="load"):
         launch = self.launch
         pos = np.searchsorted(group.pids, np.unique(progs))
         fields = {"tensor": alloc.name, "offsets": idx - alloc.base_offset}
@@ -155,8 +282,37 @@ class LaunchSanitizer:
             record = errors.diagnostic(kind, other=None if several else launch.pid_tuple(other), **fields)
         else:
             made = getattr(alloc.shadow, "made", None) or "minitriton.testing.empty"
-            record = errors.diagnostic("uninitialized", made=made, **fields)
+            record = errors.diagnostic("uninitialized", made=made, call=call, **fields)
         raise errors.KernelRuntimeError(errors.SanitizerError, record, pos)
+
+
+def _in_view(alloc, offsets):
+    """The element offsets (into the allocation's span) that belong to the argument itself: the span of a
+    strided view holds other elements too."""
+    a = alloc.array
+    if a.size == alloc.numel(alloc.dtype):
+        return offsets
+    mine = np.int64(alloc.base_offset)
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        mine = np.expand_dims(mine, -1) + np.arange(n, dtype=np.int64) * (stride // a.itemsize)
+    return np.intersect1d(offsets, mine)
+
+
+def _outside_level() -> int:
+    """The `stacklevel` of the first frame outside minitriton: the launch in the user's code."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _join(a, b) -> dict:
+    """The element-wise maximum of two vector clocks (None: empty)."""
+    out = dict(a or {})
+    for p, e in (b or {}).items():
+        if out.get(p, -1) < e:
+            out[p] = e
+    return out
 
 
 def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
@@ -169,19 +325,26 @@ def unwritten_report(array, name: str = "out", launch_grid=None) -> str | None:
     missing = np.nonzero(~shadow.written)[0]
     if missing.size == 0:
         return None
-    text = f"elements {errors.format_ranges(missing)} of {name} were never written"
+    what, why, _ = _unwritten(shadow, missing, name, launch_grid)
+    return f"{what} were never written: {why}"
+
+
+def _unwritten(shadow, missing, name: str, grid) -> tuple:
+    """(which elements, why, the record) for the elements `missing` of a tracked array that hold no value."""
+    what = f"elements {errors.format_ranges(missing)} of {name}" + (f" (made by {shadow.made})" if shadow.made else "")
     masked = shadow.masked_by[missing]
-    progs = sorted(set(int(p) for p in masked if p >= 0))
+    progs = sorted(set(masked[masked >= 0].tolist()))
+    why = "no program stored there (check the grid size and the offsets)"
     if progs:
-        names = ", ".join(_program_text(p, launch_grid) for p in progs[:3])
-        if len(progs) == 1:
-            text += f": program {names}'s store mask excluded them"
-        else:
-            more = "" if len(progs) <= 3 else f" and {len(progs) - 3} more"
-            text += f": the store masks of programs {names}{more} excluded them"
-    else:
-        text += ": no program stored there (check the grid size and the offsets)"
-    return text
+        names = ", ".join(_program_text(p, grid) for p in progs[:3])
+        more = "" if len(progs) <= 3 else f" and {len(progs) - 3} more"
+        some = "them" if (masked >= 0).all() else f"{errors.format_ranges(missing[masked >= 0])} of them"
+        why = (f"program {names}'s store mask excluded {some}" if len(progs) == 1 else
+               f"the store masks of programs {names}{more} excluded {some}") + \
+            ("" if some == "them" else "; no program stored at the others (check the grid size and the offsets)")
+    record = errors.diagnostic("unwritten", tensor=name.strip("`"), offsets=missing, made=shadow.made,
+                               masked_by=[errors.program_id(p, grid or (1,)) for p in progs])
+    return what, why, record
 
 
 def _program_text(linear: int, grid) -> str:

@@ -26,6 +26,7 @@ class Launch:
         self.grid = grid
         self.n = grid[0] * grid[1] * grid[2]
         self.constexprs = constexprs
+        self.arguments: dict = {}            # parameter name -> the value bound to it (fixes read the integers)
         self.allocations: list[Allocation] = []
         self.recording = counters.active()
         self.recorder = None
@@ -135,6 +136,7 @@ def launch(kernel, args, kwargs, grid, warmup=False):
     grid3 = normalize_grid(grid, meta)
     constexprs = {kernel.arg_names[i]: values[kernel.arg_names[i]] for i in kernel.constexprs}
     run = Launch(kernel, grid3, constexprs)
+    run.arguments = values
     if launch_options.get("debug"):
         run.debug = True
     call_args = []

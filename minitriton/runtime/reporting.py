@@ -114,8 +114,7 @@ def interrupted(run, exc: KeyboardInterrupt, pids) -> KeyboardInterrupt:
     (still a KeyboardInterrupt) whose record says where the kernel was: its line and the programs running."""
     frames = kernel_frames(exc.__traceback__)
     shown = [run.pid_tuple(p) for p in pids[:8]]
-    record = errors.diagnostic("stopped", running=", ".join(map(str, shown)) + (", ..." if len(pids) > 8 else ""),
-                               programs=[list(p) for p in shown], count=len(pids))
+    record = errors.diagnostic("stopped", programs=[run.pid_tuple(p) for p in pids], count=len(pids))
     tb, jit_fn = frames[-1] if frames else (None, run.kernel)   # between two passes: no kernel line
     line, col, end_col = _span(tb) if tb else (None, None, None)
     record.located(jit_fn.__name__, jit_fn.file_name, line, col, end_col,

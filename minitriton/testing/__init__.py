@@ -11,7 +11,9 @@ The kit (loaded on first use, so `import minitriton.testing` needs numpy only):
   (offsets into a larger buffer, strided and transposed views), dtypes and values (NaN, inf, -0.0,
   subnormals) that break masks.
 * `check_kernel(launch, reference, inputs)` and the `@kernel_property(...)` test decorator (need hypothesis):
-  run a kernel on drawn inputs, compare with a reference, report the shrunk failing case.
+  run a kernel on drawn inputs, compare with a reference, report the shrunk failing case. They run the
+  sanitizer (races, reads of never-written memory) unless told not to: `sanitize=False`,
+  `minitriton.set_options(sanitize=False)` or MINITRITON_SANITIZE=0.
 """
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from minitriton.errors import format_ranges
 from minitriton.memory.buffers import Buffer
-from minitriton.options import options, set_options
+from minitriton.options import chosen, options, set_options
 from minitriton.memory.allocation import as_array
 from minitriton.testing.poison import (Layout, as_numpy, describe_array, empty, triton_dtype, unwritten, unwritten_attribution,
                      unwritten_message, written_outside)
@@ -46,7 +46,7 @@ class KernelCheckError(AssertionError):
 
 
 def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0, rtol: float = 0.0,
-                 out_layout=None, group_sizes=None, modifies=(), sanitize: bool = True,
+                 out_layout=None, group_sizes=None, modifies=(), sanitize: bool | None = None,
                  max_examples: int | None = None, settings: hypothesis.settings | None = None,
                  seed: int | None = None):
     """Property-test `launch(**inputs, **outputs)` against `reference(**inputs)` on drawn inputs.
@@ -59,14 +59,16 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
     equals NaN). `group_sizes` (e.g. `(None, 1)`): run once per `minitriton.options().group_size` (None = the
     default grouping) and require identical outputs; by default the launch runs once, under the options as
     they are.
-    `modifies`: names of inputs the kernel may write. `sanitize` (default on) runs the launch with
+    `modifies`: names of inputs the kernel may write. `sanitize` runs the launch with
     `minitriton.options().sanitize`: races between programs, order-dependent reads and loads of never-written
-    output elements are reported (call `mark_written(out)` after filling an output on the host), and
-    unwritten elements are attributed to the programs whose store masks excluded them.
+    output elements are reported, and unwritten elements are attributed to the programs whose store masks
+    excluded them. By default (None) it is on unless switched off by `set_options(sanitize=False)` or
+    MINITRITON_SANITIZE=0.
     `max_examples`/`settings`/`seed` tune hypothesis
     (the active profile by default; no example database). Raises `KernelCheckError` for the shrunk case.
     """
     names = (outputs,) if isinstance(outputs, str) else tuple(outputs)
+    sanitizing = bool(sanitize) if sanitize is not None else options().sanitize or not chosen("sanitize")
     case_strategy = _as_case_strategy(inputs)
     label = getattr(launch, "__name__", "launch")
     sizes = (_KEEP,) if group_sizes is None else tuple(group_sizes)
@@ -80,7 +82,7 @@ def check_kernel(launch, reference, inputs, *, outputs="out", atol: float = 0.0,
 
     def run_case(case, **drawn):
         layouts = {n: drawn.get(f"layout_{n}", fixed[n]) for n in names}
-        with set_options(sanitize=bool(sanitize)):
+        with set_options(sanitize=sanitizing):
             _check_case(label, launch, reference, names, case, layouts, atol, rtol, sizes, set(modifies))
 
     overrides = dict(deadline=None, database=None, report_multiple_bugs=False,

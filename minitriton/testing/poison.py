@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from minitriton.errors import format_ranges
-from minitriton.memory.initialization import registry
+from minitriton.memory.initialization import UNSIGNED as _UINT, registry
 from minitriton.observers.sanitizer import unwritten_report
 from minitriton.options import options
 from minitriton.semantics.numerics import bf16_bits_to_f32
@@ -40,7 +40,6 @@ _POISON_ALT = {
     "int8": 0x52, "uint8": 0x52, "int16": 0x4110, "uint16": 0x4110,
     "int32": 0x21524110, "uint32": 0x21524110, "int64": 0x2152411021524110, "uint64": 0x2152411021524110,
 }
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def triton_dtype(dtype) -> T.dtype:
@@ -147,17 +146,19 @@ def empty(shape, dtype=np.float32, *, layout: Layout | None = None, alternate: b
 
     With `layout`, the array is a view inside a larger buffer that is poisoned too (`array.base`), so
     writes outside the view can be found by `written_outside`. The sanitizer (minitriton.options().sanitize)
-    tracks plain (layout-less) arrays from here: loading an element no kernel stored is reported.
+    tracks the buffer from here: loading an element that neither a kernel nor the host wrote is reported.
     """
     ty = triton_dtype(dtype)
-    view, base = (layout or Layout()).allocate(shape, _storage(ty), poison_bits(ty, alternate))
-    registry.register(base)  # with minitriton.options().sanitize on, loads of unwritten elements are reported
+    bits = poison_bits(ty, alternate)
+    view, base = (layout or Layout()).allocate(shape, _storage(ty), bits)
+    # with minitriton.options().sanitize on, loads of unwritten elements are reported
+    registry.register(base, made="minitriton.testing.empty", fill=bits)
     return _wrap(view, ty)
 
 
 def mark_written(x) -> None:
-    """Tell the sanitizer that host code filled an `empty` array (e.g. `out[...] = 0` before a kernel that
-    accumulates into it): otherwise its loads count as reads of never-written memory."""
+    """Tell the sanitizer that host code filled an `empty` array with values that may equal the poison (host
+    writes of other values it sees by itself): otherwise loads of them count as reads of never-written memory."""
     shadow = registry.lookup(_storage_of(x)[0])
     if shadow is not None:
         shadow.written[...] = True

@@ -3,8 +3,9 @@ diagnosis re-running a kernel to find the cause of a failure), or tracing every 
 elements each program touched). NumPy + stdlib + minitriton: this runs in Pyodide too.
 
 A test is `fn(mod, lang) -> (passed, message)`; it may also raise. `Fail(message)` is a friendly failure;
-any other exception (an `OutOfBoundsError` from the kernel, a `CompilationError`, ...) is turned into a
-kernel-terms message by the bridge (sandbox.explain), which also points the editor at the line and the program.
+any other exception (an `OutOfBoundsError` from the kernel, a `CompilationError`, ...) becomes its diagnostic
+record's text in the page's language (sandbox.explain), which also points the editor at the line and the
+program.
 """
 from __future__ import annotations
 
@@ -81,12 +82,15 @@ def both(template: str, comments: dict) -> dict:
 # ---------------------------------------------------------------- launching the learner's kernels
 
 class Session:
-    """The launches of the current op (tests and demos append here) and the programs to trace."""
+    """The launches of the current op (tests and demos append here), the programs to trace, and the fix a
+    failing test's diagnosis found in the kernel source (a minitriton Suggestion; the bridge sends it along
+    with the test's result)."""
 
     launches: list = []
     trace_programs: list = []
     label: str | None = None
     counters: bool = True
+    fix = None
 
     @classmethod
     def reset(cls, trace_programs=()):
@@ -94,6 +98,7 @@ class Session:
         cls.trace_programs = list(trace_programs)
         cls.label = None
         cls.counters = True
+        cls.fix = None
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ def where(index, lang: str, style: str = "auto") -> str:
     if style == "bht" and len(index) == 3:
         return M.say("where_bht", lang, b=index[0], h=index[1], t=index[2])
     if len(index) == 1:
-        return M.say("where_index", lang, i=M.num(index[0]))
+        return M.say("where_index", lang, i=M.num(index[0], lang))
     if len(index) == 2:
         return M.say("where_row_col", lang, r=index[0], c=index[1])
     return M.say("where_nd", lang, idx=", ".join(str(i) for i in index))
@@ -50,7 +50,7 @@ def unwritten_message(name: str, got: np.ndarray, lang: str, style: str = "auto"
         if rows.any() and not (missing & ~rows[:, None]).any():
             return M.say("never_written_rows", lang, tensor=name, ranges=M.ranges(np.flatnonzero(rows), lang))
     first = np.argwhere(missing)[0]
-    return M.say("never_written_some", lang, tensor=name, count=M.num(missing.sum()), total=M.num(missing.size),
+    return M.say("never_written_some", lang, tensor=name, count=M.num(missing.sum(), lang), total=M.num(missing.size, lang),
                  where=where(first, lang, style))
 
 
@@ -92,7 +92,7 @@ def compare(name: str, got, expected, lang: str, *, atol=0.0, rtol=0.0, style="a
     bad = diff > bound
     if bad.any():
         first = np.unravel_index(int(np.argmax(np.where(bad, diff, -1.0))), diff.shape)
-        return failed(M.say("mismatch", lang, tensor=name, count=M.num(bad.sum()), total=M.num(bad.size), tol=tol,
+        return failed(M.say("mismatch", lang, tensor=name, count=M.num(bad.sum(), lang), total=M.num(bad.size, lang), tol=tol,
                             err=M.err(diff[first]), where=where(first, lang, style), expected=M.real(exp[first]),
                             got=M.real(g[first])))
     worst = float(diff.max()) if diff.size else 0.0

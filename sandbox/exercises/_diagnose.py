@@ -1,9 +1,10 @@
 """Finding the cause behind a failed test, so that a hint is given only when its cause is there.
 
-Two ways: compare the output with what a known mistake computes (`_checks.close` against a NumPy model of
-the mistake), or re-run the learner's kernel with one thing changed and see the failure go away (the same
-rows laid out back to back, exact FP32 products in `tl.dot`, the causal mask off). Re-runs are quiet (no
-counters recorded) and a re-run that raises finds nothing.
+Three ways: compare the output with what a known mistake computes (`_checks.close` against a NumPy model of
+the mistake), re-run the learner's kernel with one thing changed and see the failure go away (the same
+rows laid out back to back, exact FP32 products in `tl.dot`, the causal mask off), or read a mix-up in the
+kernel source (minitriton's `static_hint`). Re-runs are quiet (no counters recorded) and a re-run that raises
+finds nothing.
 """
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ import contextlib
 import numpy as np
 
 import minitriton
+from minitriton.diagnostics.catalogue import SUGGESTIONS
+from minitriton.diagnostics.render import text as catalogue_text
+from minitriton.frontend import fix_axes
 
-from ._base import quietly
+from .. import messages as M
+from ._base import Session, quietly
 
 
 def first_cause(*detectors):
@@ -54,3 +59,15 @@ def row_step_model(buffers, n_rows: int, n_cols: int, step: int, rows_fn, out_sh
     index = np.arange(n_rows)[:, None] * step + np.arange(n_cols)[None, :]
     out[index.ravel()] = np.asarray(rows_fn(*(f[index].astype(dtype) for f in flats)), np.float64).ravel()
     return out.reshape(out_shape)
+
+
+def static_hint(filename: str, lang: str) -> str | None:
+    """A mix-up visible in the kernel source alone (a mask on the wrong axis, one stride for both axes of a
+    tile, a vector broadcast along the wrong axis), as minitriton's suggestion for it in `lang`, for a failure
+    whose values are all the check has; None when the source shows none. The suggestion itself is kept as the
+    test's fix (Session.fix): the page offers its edit."""
+    suggestion = fix_axes.static_hint(filename)
+    if suggestion is None:
+        return None
+    Session.fix = suggestion
+    return M.sentences(catalogue_text(SUGGESTIONS[suggestion.kind], lang, suggestion.fields))

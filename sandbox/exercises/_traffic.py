@@ -32,14 +32,14 @@ def expect_traffic(record: dict | None, lang: str, rules) -> tuple[bool, str]:
             fine.append(M.say("traffic_summary_" + kind, lang, tensor=tensor, got=M.count(got, "element", lang)))
             continue
         text = M.say("traffic_load" if kind == "load" else "traffic_store", lang, tensor=tensor,
-                     got=M.count(got, "element", lang), expected=M.num(expected), formula=formula)
+                     got=M.count(got, "element", lang), expected=M.num(expected, lang), formula=formula)
         if per_program is not None and per:
             for linear, value in enumerate(per):
                 pid = pid_of(linear, grid)
                 want = per_program(pid)
                 if value != want:
                     text += "; " + M.say("traffic_program", lang, program=M.program(trim(pid, grid)),
-                                         got=M.num(value), expected=M.num(want))
+                                         got=M.num(value, lang), expected=M.num(want, lang))
                     break
         problems.append(text)
     if problems:
@@ -71,7 +71,7 @@ def expect_tiles(record: dict | None, lang: str, rules, extra_only: bool = False
             if extra.size or (missing.size and not extra_only):
                 program = M.program(trim(pid, grid))
                 then = advice[0](pid) if advice else M.say("addr_strides", lang)
-                described = _tile_text(tensor, rows, cols)
+                described = _tile_text(tensor, rows, cols, lang)
                 if extra.size:
                     return False, M.sentences(M.say(
                         "addr_extra", lang, program=program, tensor=tensor, tile=described,
@@ -87,22 +87,22 @@ def expect_tiles(record: dict | None, lang: str, rules, extra_only: bool = False
 
 def _examples(tensor: str, flat: np.ndarray, shape, lang: str, limit: int = 3) -> str:
     shown = [f"{_short(tensor)}[{int(i) // shape[1]}, {int(i) % shape[1]}]" for i in flat[:limit]]
-    more = f" {M.say('ranges_more', lang, n=M.num(flat.size)).strip()}" if flat.size > limit else ""
+    more = f" {M.say('ranges_more', lang, n=M.num(flat.size, lang)).strip()}" if flat.size > limit else ""
     return ", ".join(shown) + more
 
 
-def _tile_text(tensor: str, rows, cols) -> str:
-    return f"{_short(tensor)}[{_span(rows)}, {_span(cols)}]"
+def _tile_text(tensor: str, rows, cols, lang: str) -> str:
+    return f"{_short(tensor)}[{_span(rows, lang)}, {_span(cols, lang)}]"
 
 
-def _span(values) -> str:
+def _span(values, lang: str) -> str:
     values = np.asarray(values, np.int64)
     if values.size == 0:
         return "∅"
     lo, hi = int(values.min()), int(values.max())
     if values.size == hi - lo + 1:
         return str(lo) if lo == hi else f"{lo}…{hi}"
-    return M.ranges(values)
+    return M.ranges(values, lang)
 
 
 def _short(tensor: str) -> str:

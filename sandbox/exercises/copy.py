@@ -148,7 +148,7 @@ def grid_cause(records, n, lang):
         grid, block = records[-1]["grid"][0], records[-1]["constexprs"].get("BLOCK")
         if not isinstance(block, int) or grid * block >= n or unwritten(got)[:grid * block].any():
             return None
-        return M.say("diag_grid", lang, grid=grid, block=block, covered=M.num(grid * block), n=M.num(n),
+        return M.say("diag_grid", lang, grid=grid, block=block, covered=M.num(grid * block, lang), n=M.num(n, lang),
                      need=-(-n // block))
     return diagnose
 
@@ -170,11 +170,11 @@ def test_grid(mod, lang):
     grid, block = rec["grid"][0], rec["constexprs"].get("BLOCK", 1024)
     need = -(-n // block)
     if grid == need:
-        return True, M.text(GRID_OK, lang, grid=grid, n=M.num(n), block=block)
+        return True, M.text(GRID_OK, lang, grid=grid, n=M.num(n, lang), block=block)
     if grid < need:
-        return False, M.say("diag_grid", lang, grid=grid, block=block, covered=M.num(grid * block), n=M.num(n),
+        return False, M.say("diag_grid", lang, grid=grid, block=block, covered=M.num(grid * block, lang), n=M.num(n, lang),
                             need=need)
-    return False, M.text(GRID_BIG, lang, grid=grid, n=M.num(n), block=block, need=need)
+    return False, M.text(GRID_BIG, lang, grid=grid, n=M.num(n, lang), block=block, need=need)
 
 
 def test_traffic(mod, lang):
@@ -187,8 +187,8 @@ def test_traffic(mod, lang):
     def share(p):
         return max(0, min(block, n - p[0] * block))
     return expect_traffic(records[-1], lang, [
-        ("x_ptr", "load", n, f"n = {M.num(n)}", share),
-        ("out_ptr", "store", n, f"n = {M.num(n)}", share),
+        ("x_ptr", "load", n, f"n = {M.num(n, lang)}", share),
+        ("out_ptr", "store", n, f"n = {M.num(n, lang)}", share),
     ])
 
 

@@ -168,7 +168,7 @@ def test_seeds(mod, lang):
     differ = int(np.count_nonzero((first == 0) != (other == 0)))
     if differ == 0:
         return False, M.text(SEEDS_SAME, lang, a=7, b=8)
-    return True, M.text(SEEDS_OK, lang, differ=M.num(differ), n=M.num(n))
+    return True, M.text(SEEDS_OK, lang, differ=M.num(differ, lang), n=M.num(n, lang))
 
 
 def test_share(mod, lang):
@@ -182,9 +182,9 @@ def test_share(mod, lang):
     expected = n * (1 - p)
     spread = int(4 * np.sqrt(n * p * (1 - p)))
     if abs(kept - expected) > spread:
-        return False, M.text(SHARE, lang, kept=M.num(kept), n=M.num(n), p=p, expected=M.num(int(expected)),
-                             spread=M.num(spread))
-    return True, M.text(SHARE_OK, lang, kept=M.num(kept), n=M.num(n), p=p)
+        return False, M.text(SHARE, lang, kept=M.num(kept, lang), n=M.num(n, lang), p=p, expected=M.num(int(expected), lang),
+                             spread=M.num(spread, lang))
+    return True, M.text(SHARE_OK, lang, kept=M.num(kept, lang), n=M.num(n, lang), p=p)
 
 
 def test_traffic(mod, lang):
@@ -193,8 +193,8 @@ def test_traffic(mod, lang):
 
     def share(p):
         return max(0, min(BLOCK, n - p[0] * BLOCK))
-    return expect_traffic(rec, lang, [("x_ptr", "load", n, f"n = {M.num(n)}", share),
-                                      ("out_ptr", "store", n, f"n = {M.num(n)}", share)])
+    return expect_traffic(rec, lang, [("x_ptr", "load", n, f"n = {M.num(n, lang)}", share),
+                                      ("out_ptr", "store", n, f"n = {M.num(n, lang)}", share)])
 
 
 TOL = t("atol = rtol = 1e-6", "atol = rtol = 1e-6")

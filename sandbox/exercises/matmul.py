@@ -7,10 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import messages as M
-from ..explain import static_hint
 from ._base import Exercise, Numpy, Test, both, kernel, launch, randn, rng, t, traced
 from ._checks import compare, filled, verdict
-from ._diagnose import first_cause
+from ._diagnose import first_cause, static_hint
 from ._traffic import expect_tiles, expect_traffic
 
 PARAMS = ("a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm",

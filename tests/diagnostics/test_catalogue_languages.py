@@ -38,7 +38,8 @@ def _fields(template: str) -> dict:
     out = {}
     for _, name, spec, _ in string.Formatter().parse(template):
         if name is not None:
-            out[re.split(r"[.\[!]", name)[0]] = spec or ""
+            field = re.split(r"[.\[!]", name)[0]
+            out[field] = spec or out.get(field, "")   # a field named twice: its spec, where one has it
     return out
 
 
@@ -47,7 +48,9 @@ def _sample(spec: str, lang: str):
         return Runs.of([3, 4, 5, 9])
     if spec == "pid":
         return (1, 2)
-    if spec in NOUNS or spec == "num":
+    if spec == "pids":
+        return [(1, 2), (3, 4)]
+    if spec in NOUNS or spec == "num" or "|" in spec:   # a count (and the forms of a word after it)
         return 12345
     if spec and spec in WORDS[lang]:
         return next(iter(WORDS[lang][spec]))

@@ -705,7 +705,9 @@ def test_unmasked_load_past_the_end(options_restored, group_size):
         f"tl.load reads past the end of `x_ptr` ({HERE}:{_line('oob-load')}, program (96,))\n"
         f"  896 of 1024 lanes are out of range (first: lane 128): offsets 98432…99327 from `x_ptr`, "
         f"but `x_ptr` has 98432 elements (valid offsets 0…98431)\n"
-        f"  fix: mask the tail, e.g. tl.load(x_ptr + offs, mask=offs < n)")
+        f"  fix: mask the tail: tl.load(x_ptr + offs, mask=offs < n)\n"
+        f"    x = tl.load(x_ptr + offs)  #: oob-load\n"
+        f"        ^^^^^^^^^^^^^^^^^^^^^")
     np.testing.assert_array_equal(out[:96 * 1024], x[:96 * 1024])  # programs 0..95 ran
     assert (out[96 * 1024:] == 0).all()
     last = traceback.extract_tb(info.tb)[-1]
@@ -728,7 +730,10 @@ def test_negative_offsets():
         f"tl.load reads before the start of `x_ptr` ({HERE}:{_line('oob-shift')}, program (0,))\n"
         f"  3 of 32 lanes are out of range (first: lane 0): offsets -3…-1 from `x_ptr`, "
         f"but `x_ptr` has 100 elements (valid offsets 0…99)\n"
-        f"  fix: mask the tail, e.g. tl.load(x_ptr + offs, mask=offs < n)")
+        f"  fix: the offset offs + shift goes negative (down to -3) on these lanes; mask them: "
+        f"tl.load(x_ptr + offs + shift, mask=(offs + shift) >= 0)\n"
+        f"    x = tl.load(x_ptr + offs + shift)  #: oob-shift\n"
+        f"        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")
     assert (out == 0).all()
 
 
@@ -752,8 +757,10 @@ def test_store_past_the_end_writes_nothing(options_restored, group_size):
         f"tl.store writes past the end of `out_ptr` ({HERE}:{_line('oob-store')}, program (3,))\n"
         f"  8 of 16 lanes are out of range (first: lane 2): offsets 50…57 from `out_ptr`, "
         f"but `out_ptr` has 50 elements (valid offsets 0…49)\n"
-        f"  fix: the mask lets these lanes through: check its bound (e.g. offs < n) and the strides used to "
-        f"build the offsets")
+        f"  fix: the mask offs < n + 8 lets offsets up to 57 through, but `out_ptr` has 50 elements: compare "
+        f"with its size, offs < n\n"
+        f"    tl.store(out_ptr + offs, x, mask=offs < n + 8)  #: oob-store\n"
+        f"    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")
     np.testing.assert_array_equal(out[:48], x[:48])
     assert (out[48:] == 0).all()  # lanes 0-1 of program 3 were in bounds, and still not written
 

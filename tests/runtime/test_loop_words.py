@@ -111,7 +111,7 @@ def test_two_programs_on_a_lock_never_freed_deadlock(grouping):
     line = _line_of(take_lock, "while tl.atomic_cas(lock, 0, 1) == 1:")
     assert d.kind == "deadlock" and d.line == line
     assert d.fields["waits"] == [{"line": line, "condition": "tl.atomic_cas(lock, 0, 1) == 1", "tensor": "lock",
-                                  "offset": 0, "value": 1, "programs": [[1]]}]
+                                  "offset": 0, "value": 1, "programs": [(1,)]}]
     text = str(info.value)
     assert "a deadlock" in text and "programs waiting: (1,);" in text   # program 0 finished, never freeing it
     assert f"at line {line} the loop goes on while `tl.atomic_cas(lock, 0, 1) == 1`" in text
@@ -122,7 +122,7 @@ def test_programs_waiting_on_a_taken_lock_name_it(grouping):
     with pytest.raises(DeadlockError) as info:
         take_lock[(3,)](lock, out)
     d = info.value.diagnostic
-    assert d.kind == "deadlock" and [w["programs"] for w in d.fields["waits"]] == [[[0], [1], [2]]]
+    assert d.kind == "deadlock" and [w["programs"] for w in d.fields["waits"]] == [[(0,), (1,), (2,)]]
     assert d.fields["waits"][0]["tensor"] == "lock" and d.fields["waits"][0]["value"] == 1
     assert "programs waiting: (0,), (1,), (2,)" in str(info.value)
     assert "tl.atomic_xchg(lock, 0)" in str(info.value)
@@ -174,7 +174,7 @@ def test_a_stop_says_where_the_kernel_was(grouping):
     d = info.value.diagnostic
     assert d.kind == "stopped" and d.kernel == "busy" and d.program == (0,)
     assert d.line in (_line_of(busy, "for i in range(ITERS):"), _line_of(busy, "acc += tl.load(x + tl.arange(0, N))"))
-    assert d.fields["programs"][0] == [0]
+    assert d.fields["programs"][0] == (0,)
     assert str(info.value).startswith(f"stopped while running `busy` (test_loop_words.py:{d.line}, program (0,))")
     page = _no_english(d)
     assert page.startswith(f"остановлено во время работы `busy` (строка {d.line}, программа 0)")

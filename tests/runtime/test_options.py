@@ -82,3 +82,31 @@ def test_a_launch_uses_the_group_size(monkeypatch):
         with minitriton.set_options(group_size=size):
             _count_programs[(5,)](out)
         assert out[0] == 5
+
+
+def test_assigning_an_option_as_an_attribute_raises_and_names_set_options():
+    """`minitriton.options.sanitize = True` was this project's spelling once; now it must not pass silently."""
+    with pytest.raises(AttributeError, match=r"minitriton\.options\.sanitize cannot be assigned; use "
+                                             r"minitriton\.set_options\(sanitize=True\)"):
+        minitriton.options.sanitize = True
+    assert minitriton.options().sanitize is False and minitriton.options.sanitize is False
+    with pytest.raises(AttributeError, match=r"set_options\(group_size=4\)"):
+        minitriton.options.group_size = 4
+    with pytest.raises(AttributeError, match="set_options"):
+        minitriton.options.not_an_option = 1
+    with pytest.raises(AttributeError, match=r"set_options\(sanitize=None\)"):
+        del minitriton.options.sanitize
+    with minitriton.set_options(sanitize=True):
+        assert minitriton.options.sanitize is True and minitriton.options().sanitize is True
+    with pytest.raises(AttributeError, match="no setting 'sanitise'; known: "):
+        minitriton.options.sanitise
+
+
+def test_chosen_tells_an_explicit_or_environment_setting_from_the_default(monkeypatch):
+    from minitriton.options import chosen
+    monkeypatch.delenv("MINITRITON_SANITIZE", raising=False)
+    assert not chosen("sanitize")
+    with minitriton.set_options(sanitize=False):
+        assert chosen("sanitize")
+    monkeypatch.setenv("MINITRITON_SANITIZE", "0")
+    assert chosen("sanitize") and minitriton.options().sanitize is False

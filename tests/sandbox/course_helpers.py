@@ -2,6 +2,8 @@
 solution into a known mistake, and whether this minitriton has tl.rand (the dropout exercise needs it)."""
 from __future__ import annotations
 
+import re
+
 import minitriton.language as tl
 from sandbox import bridge, messages
 from sandbox.exercises import COURSE
@@ -48,3 +50,13 @@ def plain(text: str) -> str:
 def line_of(code: str, needle: str) -> int:
     """The 1-based line of the first line of `code` containing `needle`."""
     return next(i for i, line in enumerate(code.splitlines(), 1) if needle in line)
+
+
+LATIN_WORD = r"(?<![\w.\[`'<])[A-Za-z]{2,}(?![\w.(\[`'])"
+
+
+def english_sentences(text: str, quoted: str = "") -> list:
+    """Runs of two or more English words in a Russian text, once code spans (`...`) and Triton's own quoted
+    message are taken out: a Russian page says nothing else in English."""
+    text = re.sub(r"`[^`]*`", " ", text.replace(quoted, " ") if quoted else text)
+    return re.findall(rf"{LATIN_WORD}(?:\s+{LATIN_WORD})+", text)

@@ -2,14 +2,18 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
+import re
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 
-from sandbox import bridge, messages
+from minitriton.diagnostics import Diagnostic
+from sandbox import bridge, explain, messages
 from sandbox.exercises import EXERCISES, get
 
 SANDBOX = Path(bridge.__file__).resolve().parent
@@ -24,7 +28,7 @@ def call(op: str, request) -> dict:
 
 
 def error_keys(err):
-    assert set(err) - {"program_text"} == {"type", "message", "line", "col", "program", "traceback"}, err
+    assert set(err) - {"program_text", "diagnostic"} == {"type", "message", "line", "col", "program", "traceback"}, err
     return err
 
 
@@ -127,13 +131,23 @@ def test_run_points_at_the_line_and_program_of_a_kernel_error():
     r = call("run", {"exercise": "practice", "code": code, "lang": "ru"})
     assert not r["ok"]
     err = error_keys(r["error"])
-    assert (err["type"], err["line"], err["program"]) == ("OutOfBoundsError", line, [2, 0, 0])
-    assert err["message"] == (f"программа 2 читает смещения 10…11 за концом `y_ptr` (в нём 10 элементов), строка "
-                              f"{line}. Закройте хвост маской: mask=offs < n.")
-    # the traceback keeps the learner's frames only
-    assert f'File "practice.py", line {line}, in add_kernel' in err["traceback"]
+    assert (err["type"], err["line"], err["col"], err["program"]) == ("OutOfBoundsError", line, 8, [2, 0, 0])
+    assert err["message"].startswith(
+        f"tl.load читает за концом `y_ptr` (строка {line}, программа 2). За границу выходят 2 из 4 дорожек (первая: "
+        f"2): смещения 10…11 от `y_ptr`, а в `y_ptr` 10 элементов (допустимые смещения 0…9). ")
+    # the record comes along: the span, the offsets, the suggestion
+    record = err["diagnostic"]
+    assert (record["kind"], record["line"], record["program"], record["source"]) == (
+        "out_of_bounds", line, [2], "    y = tl.load(y_ptr + offs)\n")
+    assert (record["fields"]["tensor"], record["fields"]["offsets"]) == ("y_ptr", {"runs": [[10, 11]], "count": 2})
+    assert record["suggestion"]["kind"]
+    # the traceback keeps the learner's frames only, in Russian, and ends with the record for a terminal
     assert "minitriton/" not in err["traceback"] and "sandbox/" not in err["traceback"]
-    assert err["traceback"].rstrip().splitlines()[-1].startswith("  fix: mask the tail")
+    assert err["traceback"].startswith(f'  файл "practice.py", строка {line}, в add_kernel\nOutOfBoundsError: tl.load '
+                                       f'читает за концом `y_ptr` (practice.py:{line}, программа (2,))\n')
+    tail = err["traceback"].rstrip("\n").splitlines()
+    assert tail[-3].startswith("  исправление: ") and tail[-2:] == ["    y = tl.load(y_ptr + offs)",
+                                                                    "        ^^^^^^^^^^^^^^^^^^^^^"]
 
 
 def test_the_program_is_written_as_the_message_writes_it():
@@ -144,7 +158,8 @@ def test_the_program_is_written_as_the_message_writes_it():
     code = PRACTICE[:start] + "        b = tl.load(b_ptr + ks[:, None] * N + offs_n[None, :])" + PRACTICE[end:]
     err = error_keys(call("run", {"exercise": "practice", "code": code, "lang": "en"})["error"])
     assert err["type"] == "OutOfBoundsError" and err["program"] == [0, 0, 0]
-    assert err["program_text"] == "(0, 0)" and err["message"].startswith("program (0, 0) reads")
+    assert err["program_text"] == "(0, 0)" and err["message"].startswith("tl.load reads past the end of `b_ptr` (line ")
+    assert ", program (0, 0))" in err["message"]
     one_d = PRACTICE.replace("    y = tl.load(y_ptr + offs, mask=mask)\n", "    y = tl.load(y_ptr + offs)\n")
     assert call("run", {"exercise": "practice", "code": one_d, "lang": "en"})["error"]["program_text"] == "2"
 
@@ -165,7 +180,7 @@ def test_a_missing_kernel_in_run_is_an_exercise_error():
 
 def test_output_is_capped():
     r = call("run", {"exercise": "practice", "code": 'print("x" * 50_000)\n', "lang": "en"})
-    assert r["stdout"] == "x" * bridge.STDOUT_LIMIT + f"\n… (output cut at 20{S}000 characters)"
+    assert r["stdout"] == "x" * bridge.STDOUT_LIMIT + "\n… (output cut at 20,000 characters)"
 
 
 def test_imports_of_triton_give_minitriton_without_touching_sys_modules():
@@ -378,3 +393,63 @@ def test_importing_the_bridge_does_not_import_the_server():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=SANDBOX.parent,
                          timeout=120, check=True).stdout
     assert out.strip() == "False"
+
+
+# ---------------------------------------------------------------- Stop says where the code was
+
+SPIN = ("    x = tl.load(x_ptr + offs, mask=mask)\n",
+        "    x = tl.load(x_ptr + offs, mask=mask)\n    i = 0\n    while i < 1000000000:\n        i += 1\n")
+
+
+@contextlib.contextmanager
+def stop_after(seconds: float):
+    """Stop as the page's interrupt buffer does it: a KeyboardInterrupt in the middle of whatever runs."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX timers")
+@pytest.mark.parametrize("op", ["run", "check"])
+def test_stop_in_a_kernel_says_the_line(op):
+    code = get("copy").solution["en"].replace(*SPIN)
+    loop = code.splitlines().index("    while i < 1000000000:") + 1
+    with stop_after(1.0):
+        answer = call(op, {"exercise": "copy", "code": code, "lang": "ru"})
+    err = error_keys(answer["error"])
+    line = err["line"]
+    assert err["type"] == "KeyboardInterrupt" and line in (loop, loop + 1), err
+    assert f"строке {line}" in err["message"] or f"строка {line}" in err["message"], err["message"]
+    if op == "check":        # the tests after the stopped one do not run
+        assert len(answer["tests"]) == 1 and not answer["passed"]
+        assert answer["tests"][0]["message"] == err["message"]
+
+
+def test_stop_with_a_record_says_the_line_and_the_program():
+    """A KeyboardInterrupt that minitriton caught in a launch carries a record of kind "stopped"; the page says
+    the line and the program from it."""
+    code = get("copy").solution["en"].replace(*SPIN)
+    line = code.splitlines().index("    while i < 1000000000:") + 1
+    stop = KeyboardInterrupt()
+    stop.diagnostic = Diagnostic("stopped", {"running": "3, 4", "programs": [[3], [4]], "count": 2}).located(
+        "copy_kernel", "copy.py", line, 4, 25, code.splitlines(True)[line - 1], (3,))
+    for lang, place in (("ru", f"строка {line}, программа 3"), ("en", f"line {line}, program 3")):
+        err = error_keys(explain.error_info(stop, "copy.py", lang))
+        assert (err["type"], err["line"], err["col"], err["program"], err["program_text"]) == (
+            "KeyboardInterrupt", line, 4, [3, 0, 0], "3")
+        assert place in err["message"] and err["diagnostic"]["kind"] == "stopped"
+        assert bool(re.search("[а-яё]", err["message"])) == (lang == "ru")
+
+
+def test_stop_in_host_code_says_the_line():
+    code = "import time\n\n\nwhile True:\n    time.sleep(0.01)\n"
+    with stop_after(0.3):
+        err = error_keys(call("run", {"exercise": "copy", "code": code, "lang": "en"})["error"])
+    assert (err["type"], err["line"], err["program"]) == ("KeyboardInterrupt", 5, None)
+    assert err["message"] == "stopped at line 5" and err["diagnostic"] is None

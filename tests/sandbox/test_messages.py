@@ -12,6 +12,7 @@ from course_helpers import S
 from hypothesis import given
 from hypothesis import strategies as st
 
+from minitriton.diagnostics import Diagnostic, Runs, render
 from minitriton.errors import format_ranges
 from minitriton.testing.poison import poison_bits
 from sandbox import catalogue, messages
@@ -41,22 +42,27 @@ def test_russian_entries_are_russian():
     (1, "1 элемент", "1 element"), (2, "2 элемента", "2 elements"), (4, "4 элемента", "4 elements"),
     (5, "5 элементов", "5 elements"), (11, "11 элементов", "11 elements"), (14, "14 элементов", "14 elements"),
     (21, "21 элемент", "21 elements"), (112, "112 элементов", "112 elements"), (0, "0 элементов", "0 elements"),
-    (98_432, f"98{S}432 элемента", f"98{S}432 elements"), (10_001, f"10{S}001 элемент", f"10{S}001 elements"),
+    (98_432, f"98{S}432 элемента", "98,432 elements"), (10_001, f"10{S}001 элемент", "10,001 elements"),
 ])
 def test_counted_nouns(n, ru, en):
     assert messages.count(n, "element", "ru") == ru
     assert messages.count(n, "element", "en") == en
 
 
-def test_numbers_get_digit_groups_from_ten_thousand():
-    assert [messages.num(n) for n in (9600, 10_000, 98_432, -123_456, 1_000_000)] == [
+def test_numbers_get_digit_groups_from_ten_thousand_as_minitritons_page_texts_do():
+    numbers = (9600, 10_000, 98_432, -123_456, 1_000_000)
+    assert [messages.num(n, "ru") for n in numbers] == [
         "9600", f"10{S}000", f"98{S}432", f"-123{S}456", f"1{S}000{S}000"]
+    assert [messages.num(n, "en") for n in numbers] == ["9600", "10,000", "98,432", "-123,456", "1,000,000"]
+    for lang in ("ru", "en"):   # one rule for a number on the page: the sandbox's and a record's agree
+        assert render(Diagnostic("unwritten", {"offsets": Runs.of([98_432]), "tensor": "y"}), lang, "page") \
+            .count(messages.num(98_432, lang)) == 1
 
 
 @given(st.lists(st.integers(-50_000, 200_000), max_size=40), st.integers(1, 6))
 def test_ranges_are_minitritons_format_ranges_with_digit_groups(values, limit):
     """One formatter of runs: the sandbox's text is format_ranges' text with digit groups and its tail in words."""
-    mine = messages.ranges(values, "en", limit).replace(S, "")
+    mine = re.sub(r",(?=\d)", "", messages.ranges(values, "en", limit))      # digit groups: "98,432"
     theirs = format_ranges(values, limit)
     assert mine == re.sub(r"\((\d+) offsets in all\)", r"(\1 in all)", theirs)
     ru = messages.ranges(values, "ru", limit).replace(S, "")

@@ -154,6 +154,30 @@ def test_stop_ends_a_runaway_loop(server):
         answer["result"] = server.api("run", {"exercise": "practice", "code": "while True:\n    pass\n"})
     thread = threading.Thread(target=run)
     thread.start()
+    time.sleep(1.5)           # the loop is running (a Stop while the worker starts up knows no line)
+    deadline = time.monotonic() + 30
+    stopped = 0
+    while not stopped and time.monotonic() < deadline:
+        time.sleep(0.2)
+        stopped = server.api("stop", {})[1]["stopped"]
+    thread.join(timeout=30)
+    assert stopped == 1 and not thread.is_alive()
+    status, body = answer["result"]
+    assert status == 200 and body["error"]["type"] == "KeyboardInterrupt", body
+    line = body["error"]["line"]       # Stop says where the code was
+    assert line in (1, 2) and body["error"]["message"] == f"остановлено в строке {line}"
+    # and the server keeps serving
+    assert server.api("run", {"exercise": "practice", "code": "print(1)\n"})[1]["stdout"] == "1\n"
+
+
+def test_stop_kills_a_worker_that_does_not_answer_the_interrupt(server):
+    answer = {}
+    code = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n"
+
+    def run():
+        answer["result"] = server.api("run", {"exercise": "practice", "code": code})
+    thread = threading.Thread(target=run)
+    thread.start()
     deadline = time.monotonic() + 30
     stopped = 0
     while not stopped and time.monotonic() < deadline:
@@ -163,8 +187,6 @@ def test_stop_ends_a_runaway_loop(server):
     assert stopped == 1 and not thread.is_alive()
     status, body = answer["result"]
     assert status == 200 and body["error"]["type"] == "Stopped" and body["error"]["message"] == "остановлено"
-    # and the server keeps serving
-    assert server.api("run", {"exercise": "practice", "code": "print(1)\n"})[1]["stdout"] == "1\n"
 
 
 def _cuda_available() -> bool | None:

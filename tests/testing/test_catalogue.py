@@ -49,9 +49,11 @@ def _line(marker):
 
 
 @pytest.fixture(autouse=True)
-def _restore_options():
-    """Direct launches run without the sanitizers unless an entry turns them on (check_kernel always does)."""
-    with minitriton.set_options(sanitize=False):
+def _restore_options(monkeypatch):
+    """Direct launches run without the sanitizers unless an entry turns them on (check_kernel does unless told
+    otherwise)."""
+    monkeypatch.delenv("MINITRITON_SANITIZE", raising=False)
+    with minitriton.set_options(sanitize=None):
         yield
 
 
@@ -74,12 +76,17 @@ def _compile_text(kernel, marker, at, message):
             f"  in kernel `{kernel.__name__}` ({__file__}:{line})")
 
 
-def _oob(op, verb, where, name, marker, program, count, lanes, first, offsets, size, masked):
-    fix = ("  fix: the mask lets these lanes through: check its bound (e.g. offs < n) and the strides used to build "
-           "the offsets") if masked else f"  fix: mask the tail, e.g. tl.{op}({name} + offs, mask=offs < n)"
+def _oob(op, verb, where, name, marker, program, count, lanes, first, offsets, size, fix, call):
     return (f"tl.{op} {verb} {where} `{name}` ({HERE}:{_line(marker)}, program {program})\n"
             f"  {count} of {lanes} lanes are out of range (first: lane {first}): offsets {offsets} from `{name}`, "
-            f"but `{name}` has {size} elements (valid offsets 0…{size - 1})\n{fix}")
+            f"but `{name}` has {size} elements (valid offsets 0…{size - 1})\n  fix: {fix}\n{_shown(marker, call)}")
+
+
+def _shown(marker, call):
+    """The marked line of this file as a diagnostic shows it, a caret under `call`."""
+    text = _SRC[_line(marker) - 1]
+    indent = len(text) - len(text.lstrip())
+    return f"    {text.strip()}\n    {' ' * (text.index(call) - indent)}{'^' * len(call)}"
 
 
 def _runs(values):
@@ -118,7 +125,8 @@ def test_forgotten_mask(group_size):
     with pytest.raises(OutOfBoundsError) as info:
         add_no_mask[(triton.cdiv(1000, 256),)](x, y, out, 1000, BLOCK=256)
     assert str(info.value) == _oob("load", "reads", "past the end of", "x_ptr", "no-mask", "(3,)", 24, 256, 232,
-                                   "1000…1023", 1000, masked=False)
+                                   "1000…1023", 1000, "mask the tail: tl.load(x_ptr + offs, mask=offs < n)",
+                                   "tl.load(x_ptr + offs)")
     np.testing.assert_array_equal(out[:768], x[:768] + y[:768])   # programs 0-2 ran
     assert mtt.unwritten(out)[768:].all()                          # program 3 stopped at its first load
 
@@ -138,7 +146,9 @@ def test_mask_on_the_loads_but_not_the_store():
     with pytest.raises(OutOfBoundsError) as info:
         add_store_unmasked[(4,)](x, y, out, 1000, BLOCK=256)
     assert str(info.value) == _oob("store", "writes", "past the end of", "out_ptr", "store-unmasked", "(3,)", 24,
-                                   256, 232, "1000…1023", 1000, masked=False)
+                                   256, 232, "1000…1023", 1000,
+                                   "mask the tail: tl.store(out_ptr + offs, x + y, mask=mask)",
+                                   "tl.store(out_ptr + offs, x + y)")
     assert mtt.unwritten(out)[768:].all()  # the failing store wrote none of its lanes, not even the valid ones
 
 
@@ -157,7 +167,8 @@ def test_off_by_one_mask():
     with pytest.raises(OutOfBoundsError) as info:
         add_off_by_one[(4,)](x, y, out, 1000, BLOCK=256)
     assert str(info.value) == _oob("load", "reads", "past the end of", "x_ptr", "off-by-one", "(3,)", 1, 256, 232,
-                                   "1000", 1000, masked=True)
+                                   "1000", 1000, "the mask offs <= n lets one lane too many through: compare "
+                                   "strictly, offs < n", "tl.load(x_ptr + offs, mask=mask)")
 
 
 @triton.jit
@@ -177,8 +188,9 @@ def test_stencil_left_neighbour_of_element_zero():
     assert text == (f"tl.load reads before the start of `x_ptr` ({HERE}:{_line('stencil-left')}, program (0,))\n"
                     f"  1 of 128 lanes are out of range (first: lane 0): offsets -1 from `x_ptr`, but `x_ptr` has "
                     f"300 elements (valid offsets 0…299)\n"
-                    f"  fix: the mask lets these lanes through: check its bound (e.g. offs < n) and the strides "
-                    f"used to build the offsets")
+                    f"  fix: the offset offs - 1 goes negative (down to -1) on these lanes; mask them: "
+                    f"tl.load(x_ptr + offs - 1, mask=mask & ((offs - 1) >= 0))\n"
+                    f"{_shown('stencil-left', 'tl.load(x_ptr + offs - 1, mask=mask)')}")
 
 
 @triton.jit
@@ -195,7 +207,9 @@ def test_stencil_right_neighbour_of_the_last_element():
     with pytest.raises(OutOfBoundsError) as info:
         diff_right[(3,)](x, out, 300, BLOCK=128)
     assert str(info.value) == _oob("load", "reads", "past the end of", "x_ptr", "stencil-right", "(2,)", 1, 128, 43,
-                                   "300", 300, masked=True)
+                                   "300", 300, "the mask bounds offs, but the lanes access offs + 1: bound that "
+                                   "too, tl.load(x_ptr + offs + 1, mask=mask & ((offs + 1) < n))",
+                                   "tl.load(x_ptr + offs + 1, mask=mask)")
 
 
 @triton.jit
@@ -219,8 +233,9 @@ def test_2d_tile_masked_on_rows_only():
         f"tl.load reads past the end of `x_ptr` ({HERE}:{_line('tile-rows')}, program (1, 1))\n"
         f"  2 of 16 lanes are out of range (first: lane (0, 2)): offsets 30…31 from `x_ptr`, but `x_ptr` has 30 "
         f"elements (valid offsets 0…29)\n"
-        f"  fix: the mask lets these lanes through: check its bound (e.g. offs < n) and the strides used to build "
-        f"the offsets")
+        f"  fix: the tile is 2-D and the mask leaves an axis open; add rn[None, :] < N: "
+        f"tl.load(x_ptr + offs, mask=mask & (rn[None, :] < N))\n"
+        f"{_shown('tile-rows', 'tl.load(x_ptr + offs, mask=mask)')}")
 
 
 @triton.jit
@@ -256,7 +271,9 @@ def test_int32_offset_overflow_on_a_large_tensor():
         f"tl.load reads before the start of `x_ptr` ({HERE}:{_line('int32-overflow')}, program (2048,))\n"
         f"  16 of 16 lanes are out of range (first: lane 0): offsets -2147483648…-2147483633 from `x_ptr`, but "
         f"`x_ptr` has {span} elements (valid offsets 0…{span - 1})\n"
-        f"  fix: mask the tail, e.g. tl.load(x_ptr + offs, mask=offs < n)")
+        f"  fix: in int32, row * stride overflows (it reaches 2147483648); compute it in 64 bits: "
+        f"row.to(tl.int64) * stride\n"
+        f"{_shown('int32-overflow', 'tl.load(x_ptr + row * stride + cols)')}")
     copy_rows_int64[(rows,)](x, out, stride, BLOCK=16)  # the fix: 64-bit row offsets
     np.testing.assert_array_equal(out[-1], np.arange(16))
     assert (out[:-1] == 0).all()
@@ -276,7 +293,9 @@ def test_atomic_without_mask():
     with pytest.raises(OutOfBoundsError) as info:
         count_unmasked_atomic[(1,)](idx, cnt, 5, BLOCK=8)
     assert str(info.value) == _oob("atomic_add", "updates", "past the end of", "cnt_ptr", "atomic-unmasked", "(0,)",
-                                   3, 8, 5, "5", 5, masked=False)
+                                   3, 8, 5, "5", 5, "the lanes out of range are the ones the load of i masked off "
+                                   "(offs < n); mask this access the same way: tl.atomic_add(cnt_ptr + i, 1, "
+                                   "mask=offs < n)", "tl.atomic_add(cnt_ptr + i, 1)")
     assert (cnt == 0).all()
 
 
@@ -418,13 +437,15 @@ def test_mask_one_short():
                                     f"order): program {(n - 1) // 16}'s store mask excluded them")
 
 
-def _race(marker, offsets, name="out_ptr"):
+def _race(marker, offsets, fix, call, name="out_ptr"):
     return (f"the launch raised SanitizerError: tl.store races with program (0,): both write `{name}` "
             f"({HERE}:{_line(marker)}, program (1,))\n"
             f"  offsets {offsets} of `{name}` are written by programs (0,) and (1,) in one launch without atomics; "
             f"the GPU runs programs in any order, so either value may win\n"
-            f"  fix: give each program its own elements (check the offsets, e.g. pid * BLOCK + tl.arange(0, BLOCK)), "
-            f"or combine the values with tl.atomic_add/atomic_max")
+            f"  fix: {fix}\n{_shown(marker, call)}")
+
+
+_COPY_STORE = "tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)"
 
 
 @triton.jit
@@ -443,7 +464,9 @@ def test_program_id_of_the_wrong_axis():
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), settings=SEARCH)
     e = info.value
     assert e.kind == "error" and e.case["x"].size > 16 and isinstance(e.__cause__, SanitizerError)
-    assert e.diagnosis == _race("wrong-axis", "0…15")
+    assert e.diagnosis == _race("wrong-axis", "0…15", f"on the grid ({triton.cdiv(e.case['x'].size, 16)}, 1), "
+                                f"tl.program_id(1) is always 0: every program gets the same block; the programs are "
+                                f"numbered along another axis, tl.program_id(0)", _COPY_STORE)
     with pytest.raises(KernelCheckError) as info:     # without the sanitizers: the unwritten elements
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), sanitize=False,
                      settings=SEARCH)
@@ -466,7 +489,9 @@ def test_block_start_forgot_to_multiply_by_block():
         copy_offsets_without_block[(triton.cdiv(x.size, 16),)](x, out, x.size, BLOCK=16)
     with pytest.raises(KernelCheckError) as info:
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), settings=SEARCH)
-    assert info.value.kind == "error" and info.value.diagnosis == _race("overlap", "1…15")
+    assert info.value.kind == "error" and info.value.diagnosis == _race(
+        "overlap", "1…15", "the programs' blocks overlap: tl.program_id(0) steps by 1, less than a block of 16 lanes; "
+        "step by the block: tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)", _COPY_STORE)
     with pytest.raises(KernelCheckError) as info:     # without the sanitizers: the elements left over
         check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=16)), sanitize=False,
                      settings=SEARCH)
@@ -578,7 +603,9 @@ def test_race_plain_store_of_partial_sums():
     inputs = mts.inputs("x", shape=mts.sizes(block=4), dtype=np.int32, elements=st.integers(0, 9))
     with pytest.raises(KernelCheckError) as info:
         check_kernel(launch, lambda x: np.array(x.sum(), np.int32), inputs, settings=SEARCH)
-    assert info.value.kind == "error" and info.value.diagnosis == _race("partial-sums", "0")
+    assert info.value.kind == "error" and info.value.diagnosis == _race(
+        "partial-sums", "0", "every program stores its tl.sum into the same element, so only one survives: combine "
+        "them atomically, tl.atomic_add(out_ptr, partial)", "tl.store(out_ptr, partial)")
     assert info.value.case["x"].size == 5
     with pytest.raises(KernelCheckError) as info:
         check_kernel(launch, lambda x: np.array(x.sum(), np.int32), inputs, sanitize=False, settings=SEARCH)
@@ -642,8 +669,9 @@ def test_launch_with_input_and_output_swapped():
         f"the launch raised SanitizerError: tl.load reads `x_ptr` elements that were never written "
         f"({HERE}:{_line('swapped')}, program (0,))\n"
         f"  offsets {'0' if n == 1 else f'0…{min(n, 16) - 1}'} of `x_ptr` hold no value yet (the array was made "
-        f"uninitialised, e.g. by minitriton.testing.empty)\n"
-        f"  fix: mask the load (mask=offs < n) or write these elements first")
+        f"by minitriton.testing.empty, which leaves it uninitialised)\n"
+        f"  fix: mask the load or write these elements first\n"
+        f"{_shown('swapped', 'tl.load(x_ptr + offs, mask=mask)')}")
     with pytest.raises(KernelCheckError) as info:
         check_kernel(launch, lambda x: x * 2, mts.inputs("x", shape=mts.sizes(block=16)), sanitize=False,
                      settings=SEARCH)
@@ -698,7 +726,8 @@ def test_in_place_shift_reads_what_another_program_writes(sanitized):
         f"tl.load reads `x_ptr` elements that program (0,) writes in the same launch "
         f"({HERE}:{_line('shift-load')}, program (1,))\n"
         f"  offsets 15: the result depends on the order in which programs run, which the GPU does not fix\n"
-        f"  fix: read and write different arrays, or split the work into two launches")
+        f"  fix: read and write different arrays, or split the work into two launches\n"
+        f"{_shown('shift-load', 'tl.load(x_ptr + offs - 1, mask=(offs >= 1) & (offs < n))')}")
 
 
 @triton.jit
@@ -717,9 +746,10 @@ def test_scratch_buffer_read_before_it_is_written(sanitized):
         scale_two_pass[(2,)](x, tmp, out, 20, BLOCK=16)
     assert str(info.value) == (
         f"tl.load reads `tmp_ptr` elements that were never written ({HERE}:{_line('scratch-load')}, program (1,))\n"
-        f"  offsets 16…19 of `tmp_ptr` hold no value yet (the array was made uninitialised, e.g. by "
-        f"minitriton.testing.empty)\n"
-        f"  fix: mask the load (mask=offs < n) or write these elements first")
+        f"  offsets 16…19 of `tmp_ptr` hold no value yet (the array was made by minitriton.testing.empty, which "
+        f"leaves it uninitialised)\n"
+        f"  fix: mask the load or write these elements first\n"
+        f"{_shown('scratch-load', 'tl.load(tmp_ptr + offs, mask=offs < n)')}")
     np.testing.assert_array_equal(out[:16], 2 * x[:16])  # program 0 completed
 
 

@@ -237,6 +237,15 @@ def k_oob_atomic(x_ptr, off_ptr, m_ptr, res_ptr, BLOCK: tl.constexpr):
 
 
 OPS = {"load": (k_oob_load, "reads"), "store": (k_oob_store, "writes"), "atomic": (k_oob_atomic, "updates")}
+CALLS = {"load": "tl.load(x_ptr + tl.load(off_ptr + lanes), mask=m)",
+         "store": "tl.store(x_ptr + tl.load(off_ptr + lanes), tl.load(res_ptr + lanes), mask=m)",
+         "atomic": "tl.atomic_add(x_ptr + tl.load(off_ptr + lanes), 1, mask=m)"}
+
+
+def _caret(line, call):
+    """The kernel line as a diagnostic shows it, a caret under the failing call."""
+    indent = len(line) - len(line.lstrip())
+    return f"    {line.strip()}\n    {' ' * (line.index(call) - indent)}{'^' * len(call)}"
 
 
 def _runs(values, limit=4):
@@ -307,8 +316,9 @@ def test_out_of_bounds_detection_is_exact(op_case):
         f"{op_name} {OPS[op][1]} {where} `x_ptr` ({HERE}:{_line('oob-' + op)}, program ({p},))\n"
         f"  {int(bad[p].sum())} of {block} lanes are out of range (first: lane {int(np.argmax(bad[p]))}): "
         f"offsets {_runs(offsets)} from `x_ptr`, but `x_ptr` has {span} elements (valid offsets {low}…{high})\n"
-        f"  fix: the mask lets these lanes through: check its bound (e.g. offs < n) and the strides used to build "
-        f"the offsets")
+        f"  fix: the mask lets these lanes through: check its bound and the strides used to build the offsets "
+        f"(no automatic fix: the pointer is loaded from memory, so the offsets are data, not code)\n"
+        f"{_caret(_SRC[_line('oob-' + op) - 1], CALLS[op])}")
     assert (error.kernel, error.lineno, error.program) == (OPS[op][0].__name__, _line("oob-" + op), (p,))
     # programs before p completed; p stopped at the failing op (its earlier stores stand, as on a GPU);
     # the later programs never ran
@@ -320,7 +330,8 @@ def test_out_of_bounds_detection_is_exact(op_case):
         base = _base_bits(case["x"])
         first = (s.__array_interface__["data"][0] - s.base.__array_interface__["data"][0]) // s.itemsize
         lanes_m, lanes_off = m.reshape(-1)[:done], off.reshape(-1)[:done]
-        expected = np.where(lanes_m, base[np.where(lanes_m, first + lanes_off, 0)], 0)
+        read = base[np.where(lanes_m, first + lanes_off, 0)] if base.size else np.zeros(lanes_m.shape, base.dtype)
+        expected = np.where(lanes_m, read, 0)   # an empty array: every lane before p was masked off
         np.testing.assert_array_equal(res, expected)
         assert np.array_equal(_base_bits(arrays["x"]), _base_bits(case["x"]))
     else:

@@ -361,7 +361,8 @@ def test_check_kernel_reports_a_kernel_error_with_its_text():
     assert re.fullmatch(r"the launch raised OutOfBoundsError: tl\.load reads past the end of `x_ptr` "
                         r"\(test_testing_kit\.py:\d+, program \(0,\)\)\n  1 of 32 lanes are out of range "
                         r"\(first: lane 1\): offsets 1 from `x_ptr`, but `x_ptr` has 1 elements "
-                        r"\(valid offsets 0…0\)\n  fix: the mask lets these lanes through: .*", e.diagnosis,
+                        r"\(valid offsets 0…0\)\n  fix: the mask offs < n lets offsets up to 1 through, but `x_ptr` has 1 "
+                        r"element \(no automatic fix: n is an argument, and the launch passed 2: check the launch\)\n.*", e.diagnosis,
                         re.S), e.diagnosis
     assert e.case["x"].tolist() == [0.0]  # size 0 launches no program: the smallest failing size is 1
 
@@ -554,14 +555,26 @@ def test_empty_outputs_are_tracked_by_the_sanitizer(sanitizing):
     with pytest.raises(minitriton.errors.SanitizerError, match=r"tl\.load reads `out_ptr` elements that were never "
                                                                 r"written .*\n  offsets 0…31 of `out_ptr` hold no value"):
         k_accumulate[(2,)](x, out, 40, BLOCK=32)
-    out[...] = 1.0
-    mtt.mark_written(out)              # filled by the host: loads are fine now
+    out[...] = 1.0                     # filled by the host: its bits are no longer the poison, loads are fine
     k_accumulate[(2,)](x, out, 40, BLOCK=32)
     np.testing.assert_array_equal(out, x + 1)
-    offset_view = mtt.empty(40, layout=Layout(offset=3))   # views at an offset are not tracked
+    offset_view = mtt.empty(40, layout=Layout(offset=3))   # a view inside a poisoned buffer is tracked too
+    with pytest.raises(minitriton.errors.SanitizerError, match="never written"):
+        k_accumulate[(2,)](x, offset_view, 40, BLOCK=32)
     offset_view[...] = 0.0
     k_accumulate[(2,)](x, offset_view, 40, BLOCK=32)
     np.testing.assert_array_equal(offset_view, x)
+
+
+def test_mark_written_covers_host_values_equal_to_the_poison(sanitizing):
+    x = np.arange(40, dtype=np.float32)
+    out = mtt.empty(40)
+    out[...] = mtt.empty(40)           # the host copies poison bits: nothing tells them from unwritten ones
+    with pytest.raises(minitriton.errors.SanitizerError, match="never written"):
+        k_accumulate[(2,)](x, out, 40, BLOCK=32)
+    mtt.mark_written(out)
+    k_accumulate[(2,)](x, out, 40, BLOCK=32)
+    assert np.isnan(out).all()
 
 
 def test_assert_written_names_the_excluding_programs_only_when_sanitized(sanitizing):
@@ -577,24 +590,25 @@ def test_assert_written_names_the_excluding_programs_only_when_sanitized(sanitiz
         mtt.assert_written(out, "out")
 
 
-def test_check_kernel_sanitizes_by_default_and_restores_the_option():
-    def launch(x, out):
-        out[...] = 0
-        mtt.mark_written(out)
+def test_check_kernel_sanitizes_unless_told_not_to(monkeypatch):
+    def no_fill(x, out):               # accumulates into an output nothing wrote
         k_accumulate[(triton.cdiv(x.size, 32),)](x, out, x.size, BLOCK=32)
-    minitriton.set_options(sanitize=False)
-    check_kernel(launch, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32)), max_examples=10)
-    assert minitriton.options().sanitize is False
+    inputs = mts.inputs("x", shape=mts.sizes(block=32, min_size=1))
 
-    def forgot_mark(x, out):
-        out[...] = 0
-        k_accumulate[(triton.cdiv(x.size, 32),)](x, out, x.size, BLOCK=32)
-    with pytest.raises(KernelCheckError) as info:
-        check_kernel(forgot_mark, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32)), seed=0)
-    assert info.value.kind == "error" and isinstance(info.value.__cause__, minitriton.errors.SanitizerError)
-    check_kernel(forgot_mark, lambda x: x.copy(), mts.inputs("x", shape=mts.sizes(block=32)), sanitize=False,
-                 max_examples=10)
-    assert minitriton.options().sanitize is False
+    def finding(**kwargs):
+        with pytest.raises(KernelCheckError) as info:
+            check_kernel(no_fill, lambda x: x.copy(), inputs, seed=0, max_examples=10, **kwargs)
+        return info.value.kind, type(info.value.__cause__).__name__
+
+    assert finding() == ("error", "SanitizerError")
+    minitriton.set_options(sanitize=False)
+    assert finding() == ("unwritten", "NoneType")            # unsanitized: found after the launch, by value
+    assert finding(sanitize=True) == ("error", "SanitizerError")
+    assert minitriton.options().sanitize is False           # restored
+    minitriton.set_options(sanitize=None)
+    assert finding(sanitize=False) == ("unwritten", "NoneType")
+    monkeypatch.setenv("MINITRITON_SANITIZE", "0")
+    assert finding() == ("unwritten", "NoneType")
 
 
 def _compiled(source: str, name: str):

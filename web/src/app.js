@@ -9,7 +9,7 @@ import { LANGS, locale, makeT } from "./i18n.js";
 import { setupPanes } from "./layout.js";
 import { escapeHtml, renderMarkdown } from "./markdown.js";
 import { createMemoryPanel } from "./memory.js";
-import { countersHtml, errorHtml, gpuHtml, statusText, testsHtml } from "./results.js";
+import { applyFix, countersHtml, errorHtml, gpuHtml, statusText, testsHtml } from "./results.js";
 import * as store from "./storage.js";
 import { LabTransport, StoppedError, WorkerTransport } from "./transport.js";
 
@@ -216,12 +216,12 @@ function renderResults({ highlight = false } = {}) {
   const box = $("error");
   const err = r?.error;
   box.hidden = !err;
-  box.innerHTML = err ? errorHtml(err, t) : "";
-  if (highlight) editor.showErrorLine(err && v.code === editor.code ? err.line : null);
+  box.innerHTML = err ? errorHtml(err, t, { code: v.code === editor.code ? v.code : null }) : "";
+  if (highlight) editor.showErrorLine(err && v.code === editor.code ? err.line : null, err?.diagnostic);
   if (r?.tests) {
     const ok = r.tests.filter((x) => x.passed).length, total = r.tests.length;
     const all = r.passed && ok === total;
-    $("tests").innerHTML = testsHtml(r.tests, t);
+    $("tests").innerHTML = testsHtml(r.tests, t, { code: v.code === editor.code ? v.code : null });
     $("summary").textContent = t(all ? "passedAll" : "passedSome", { n: v.checkNo, p: ok, t: total });
     $("summary").className = "summary " + (all ? "pass" : "fail");
   } else {
@@ -330,8 +330,7 @@ async function runOp(op) {
   }
   if (state.current?.id === ex.id) { renderResults({ highlight: true }); refreshLanguage(v); }
 }
-const run = () => runOp("run");
-const check = () => runOp("check");
+const run = () => runOp("run"), check = () => runOp("check");
 
 async function gpu() {
   if (!canCall()) return;
@@ -472,9 +471,10 @@ const memoryPanel = createMemoryPanel({
 const actions = { run, check, hint, reset, undo, solution, gpu, lang: switchLanguage, erase: eraseAll,
   stop: () => transport?.stop("stopped"), memory: () => memoryPanel.open() };
 for (const [id, action] of Object.entries(actions)) $(id).onclick = action;
-$("error").onclick = (e) => {
-  const a = e.target.closest(".goto-line");
+$("error").onclick = $("tests").onclick = (e) => {
+  const a = e.target.closest(".goto-line"), fix = e.target.closest(".apply-fix");
   if (a) { e.preventDefault(); editor.showErrorLine(Number(a.dataset.line)); editor.focus(); }
+  else if (fix) applyFix(viewFor(state.current.id), editor, runOp, fix.dataset.test ?? null);
 };
 $("exercise-list").onclick = (e) => {
   const a = e.target.closest("a[data-id]");

@@ -1,6 +1,7 @@
 // The code editor: CodeMirror 6 with Python, 4-space indentation (Tab indents, Enter after ":" indents one
-// level, as Python expects), Ctrl/Cmd+Enter to run, Shift+Ctrl/Cmd+Enter to check, and the line of the last
-// error highlighted. Tab stays in the editor; Esc then Tab moves the focus on (CodeMirror's own escape).
+// level, as Python expects), Ctrl/Cmd+Enter to run, Shift+Ctrl/Cmd+Enter to check, the line of the last error
+// highlighted (its failing span underlined) and a suggested fix made as one change. Tab stays in the editor;
+// Esc then Tab moves the focus on (CodeMirror's own escape).
 import { EditorView, basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
 import { indentWithTab } from "@codemirror/commands";
@@ -8,21 +9,26 @@ import { indentUnit } from "@codemirror/language";
 import { Compartment, EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, keymap } from "@codemirror/view";
 
-const setErrorLine = StateEffect.define();
+const setErrorLine = StateEffect.define();   // {pos, span: [from, to] | null} or null
 const errorLineField = StateField.define({
   create: () => Decoration.none,
   update(deco, tr) {
     deco = deco.map(tr.changes);
     for (const e of tr.effects) {
       if (e.is(setErrorLine)) {
-        deco = e.value == null ? Decoration.none
-          : Decoration.set([Decoration.line({ class: "cm-error-line" }).range(e.value)]);
+        const marks = e.value == null ? [] : [Decoration.line({ class: "cm-error-line" }).range(e.value.pos)];
+        if (e.value?.span) marks.push(Decoration.mark({ class: "cm-error-span" }).range(...e.value.span));
+        deco = Decoration.set(marks, true);
       }
     }
     if (tr.docChanged && !tr.effects.some((e) => e.is(setErrorLine))) deco = Decoration.none;
     return deco;
   },
   provide: (f) => EditorView.decorations.from(f),
+});
+
+const errorTheme = EditorView.baseTheme({
+  ".cm-error-span": { textDecoration: "underline wavy #c0392b", textUnderlineOffset: "3px" },
 });
 
 export function createEditor(parent, { onRun, onCheck, onChange, label }) {
@@ -37,7 +43,7 @@ export function createEditor(parent, { onRun, onCheck, onChange, label }) {
           { key: "Shift-Mod-Enter", run: () => { onCheck(); return true; } },
         ])),
         basicSetup, python(), indentUnit.of("    "), EditorState.tabSize.of(4), keymap.of([indentWithTab]),
-        errorLineField,
+        errorLineField, errorTheme,
         EditorView.updateListener.of((u) => { if (u.docChanged) onChange(); }),
         attributes.of(EditorView.contentAttributes.of({ "aria-label": label })),
       ],
@@ -52,10 +58,27 @@ export function createEditor(parent, { onRun, onCheck, onChange, label }) {
     setLabel(text) {
       view.dispatch({ effects: attributes.reconfigure(EditorView.contentAttributes.of({ "aria-label": text })) });
     },
-    showErrorLine(line) {
+    // The error's line highlighted and, when the error's record gives the failing span on that line (its col
+    // and end_col), the span marked in it.
+    showErrorLine(line, record = null) {
       if (!line || line < 1 || line > view.state.doc.lines) { view.dispatch({ effects: setErrorLine.of(null) }); return; }
-      const pos = view.state.doc.line(line).from;
-      view.dispatch({ effects: [setErrorLine.of(pos), EditorView.scrollIntoView(pos, { y: "center" })], selection: { anchor: pos } });
+      const { from, length } = view.state.doc.line(line);
+      const spans = record?.line === line && Number.isInteger(record.col) && Number.isInteger(record.end_col)
+        && record.col < record.end_col && record.end_col <= length;
+      const span = spans ? [from + record.col, from + record.end_col] : null;
+      view.dispatch({ effects: [setErrorLine.of({ pos: from, span }), EditorView.scrollIntoView(from, { y: "center" })],
+        selection: { anchor: from } });
+    },
+    // A suggested fix {line, col, end_line, end_col, text} (lines 1-based, columns 0-based) as one change;
+    // false when it does not fit the text.
+    applyEdit(edit) {
+      const doc = view.state.doc;
+      if (edit.line < 1 || edit.end_line < edit.line || edit.end_line > doc.lines) return false;
+      const first = doc.line(edit.line), last = doc.line(edit.end_line);
+      if (edit.col > first.length || edit.end_col > last.length) return false;
+      view.dispatch({ changes: { from: first.from + edit.col, to: last.from + edit.end_col, insert: edit.text },
+        scrollIntoView: true });
+      return true;
     },
     focus() { view.focus(); },
   };

@@ -26,7 +26,9 @@ export function errorText(err, t) {
     return key ? t(key, { detail: err.message || "" }) : t("httpError", { status: 403, detail: err.message || "" });
   }
   if (err.type === "TooLarge") return t("tooLarge");
-  if (err.type === "KeyboardInterrupt") return t("stopped");        // Stop, through Pyodide's interrupt buffer
+  // Stop, through Pyodide's interrupt buffer: the bridge says where the code was; a Stop that came between
+  // two ops (the worker's own answer) knows no line.
+  if (err.type === "KeyboardInterrupt") return err.line || err.diagnostic ? String(err.message ?? "") : t("stopped");
   if (err.type === "NotReady") return t("notReadyFailed");
   return String(err.message ?? "");
 }
@@ -40,19 +42,69 @@ export function statusText(s, t, fmtSeconds) {
   return t(s.key, vars);
 }
 
-export function errorHtml(err, t) {
+// The error box: what (the type; the page's "Stopped" for a Stop or a time limit), where (a link to the line, the program), the message,
+// the suggested fix when it is an edit of the learner's code (the fixed line and a button that applies it),
+// and the traceback folded. `code` is the code the error is about: the fix is offered only while the editor
+// still holds it.
+export function errorHtml(err, t, { code = null } = {}) {
   const where = [];
   if (err.line) where.push(`<a href="#" class="goto-line" data-line="${err.line}">${escapeHtml(t("errorAt", { line: err.line }))}</a>`);
   if (err.program) where.push(escapeHtml(t("programId", { p: err.program_text ?? programText(err.program) })));
-  return `<div class="error-head"><strong>${escapeHtml(err.type || "Error")}</strong>`
+  const stopped = ["KeyboardInterrupt", "Stopped", "TimeLimit"].includes(err.type);   // the lab server's too
+  const what = stopped ? t("stoppedHead") : err.type || "Error";
+  return `<div class="error-head"><strong>${escapeHtml(what)}</strong>`
     + `${where.length ? ` · ${where.join(" · ")}` : ""}</div>`
     + `<pre class="error-message">${escapeHtml(errorText(err, t))}</pre>`
+    + fixHtml(err, t, code)
     + (err.traceback ? `<details><summary>${escapeHtml(t("traceback"))}</summary><pre>${escapeHtml(err.traceback)}</pre></details>` : "");
 }
 
+// The suggested edit of an error's record or of a failed test's fix: {line, col, end_line, end_col, text},
+// lines 1-based and columns 0-based, as minitriton's Edit; null when there is none.
+export function suggestedEdit(err) {
+  const edit = (err?.diagnostic?.suggestion ?? err?.fix)?.edit;   // an error's record, or a failed test's fix
+  return edit && Number.isInteger(edit.line) && Number.isInteger(edit.end_line) && typeof edit.text === "string" ? edit : null;
+}
+
+// `code` with the edit made (minitriton's Edit.apply), or null when the edit does not fit the code.
+export function applyEdit(code, edit) {
+  const lines = code.split(/(?<=\n)/);
+  if (!edit || edit.line < 1 || edit.end_line < edit.line || edit.end_line > lines.length) return null;
+  const first = lines[edit.line - 1], last = lines[edit.end_line - 1];
+  if (edit.col > first.replace(/\n$/, "").length || edit.end_col > last.replace(/\n$/, "").length) return null;
+  return lines.slice(0, edit.line - 1).join("") + first.slice(0, edit.col) + edit.text
+    + last.slice(edit.end_col) + lines.slice(edit.end_line).join("");
+}
+
+// The lines an edit touches, as they read once it is made.
+export function fixedLines(code, edit) {
+  const fixed = applyEdit(code, edit);
+  if (fixed == null) return null;
+  const added = edit.text.split("\n").length - 1 - (edit.end_line - edit.line);
+  return fixed.split("\n").slice(edit.line - 1, edit.end_line + added).join("\n");
+}
+
+// The fix button's action: the suggested edit (of the error, or of the test `testId`) made in the editor (one
+// undoable change) while the editor still holds the code it is about, then the same op again.
+export function applyFix(view, editor, rerun, testId = null) {
+  const edit = suggestedEdit(testId ? view?.result?.tests?.find((x) => x.id === testId) : view?.result?.error);
+  if (edit && view.code === editor.code && editor.applyEdit(edit)) rerun(view.op === "check" ? "check" : "run");
+}
+
+function fixHtml(err, t, code, testId = null) {
+  const edit = suggestedEdit(err);
+  const lines = edit && code != null ? fixedLines(code, edit) : null;
+  if (lines == null) return "";
+  const test = testId == null ? "" : ` data-test="${escapeHtml(testId)}"`;
+  return `<div class="error-fix"><span class="muted">${escapeHtml(t("fixedLine", { line: edit.line }))}</span>`
+    + `<pre class="error-message"><code>${escapeHtml(lines)}</code></pre>`
+    + `<button type="button" class="apply-fix"${test}>${escapeHtml(t("applyFix"))}</button></div>`;
+}
+
 // One line per test; a failure's first line is its summary and the rest unfolds under it (the first failure
-// unfolded), so no line is shown twice.
-export function testsHtml(tests, t) {
+// unfolded), so no line is shown twice. A failure whose diagnosis found a fix in the source (`fix`, a
+// suggestion) offers its edit as the error box does, while the editor holds `code`.
+export function testsHtml(tests, t, { code = null } = {}) {
   let firstFail = true;
   return tests.map((x) => {
     const open = !x.passed && firstFail;
@@ -67,7 +119,7 @@ export function testsHtml(tests, t) {
     const tol = x.tolerance ? ` <small class="muted">(${escapeHtml(x.tolerance)})</small>` : "";
     return `<li class="${x.passed ? "pass" : "fail"}" data-name="${escapeHtml(x.name)}" data-id="${escapeHtml(x.id ?? "")}">`
       + `<span class="icon" aria-hidden="true">${x.passed ? "✓" : "✗"}</span> <span class="sr">${escapeHtml(t(x.passed ? "passed" : "failed"))}:</span> `
-      + `<span class="name">${escapeHtml(x.name)}</span>${tol}${body}</li>`;
+      + `<span class="name">${escapeHtml(x.name)}</span>${tol}${body}${x.passed ? "" : fixHtml(x, t, code, x.id)}</li>`;
   }).join("");
 }
 

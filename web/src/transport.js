@@ -140,13 +140,17 @@ export class LabTransport {
     }
   }
 
+  // Stop: the server interrupts the run, whose answer then says where the code was (or kills it after a
+  // second); a call that has not come back once the server has stopped it is cut here.
   async stop(reason = "stopped") {
     if (!this.busy) return;
-    for (const c of this.controllers) c.abort(reason);
     try {
       await fetch(`${this.base}/api/stop`, {
         method: "POST", headers: { "Content-Type": "application/json", "X-Token": this.token }, body: "{}",
       });
-    } catch { /* the server may be gone; the call is aborted anyway */ }
+      const deadline = performance.now() + 400;
+      while (this.busy && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    } catch { /* the server may be gone; the call is cut anyway */ }
+    for (const c of this.controllers) c.abort(reason);
   }
 }

@@ -193,6 +193,9 @@ export async function flowStop(page) {
   const status = await page.locator("#run-status").innerText();
   const err = await page.evaluate(() => window.__sandbox.state.lastResult?.error?.type);
   assert.ok(/Остановлено|Stopped/.test(status) || err === "KeyboardInterrupt", `status after Stop: ${status} / ${err}`);
+  if (err === "KeyboardInterrupt") {   // Python was interrupted, not replaced: the error box says where the code was
+    assert.match(await page.locator("#error").innerText(), /(строк[аеи]|line) [23]\b/);
+  }
   await waitReady(page);                        // a terminated worker boots again
   await setCode(page, 'print("alive", 1 + 1)\n');
   await clickRun(page);
@@ -220,6 +223,32 @@ export async function flowErrorLine(page) {
   // the highlighted editor line is that line
   const highlighted = await page.locator(".cm-error-line").innerText();
   assert.equal(highlighted.trim(), text.split("\n")[line - 1].trim());
+}
+
+// the first exercise's solution without its load mask: the error offers the fix as the fixed line, underlines the
+// failing span, and "Apply fix" makes the edit in the editor and runs again, cleanly (in Russian: no English).
+export async function flowApplyFix(page) {
+  const solution = await loadSolution(page);
+  const broken = solution.replace("x = tl.load(x_ptr + offs, mask=mask)", "x = tl.load(x_ptr + offs)");
+  assert.notEqual(broken, solution, "the first exercise loads x with a mask");
+  const line = broken.split("\n").findIndex((l) => l.includes("x = tl.load(x_ptr + offs)")) + 1;
+  await setCode(page, broken);
+  await clickRun(page);
+  const err = await page.evaluate(() => window.__sandbox.state.lastResult.error);
+  assert.equal(err?.type, "OutOfBoundsError", err?.message);
+  assert.equal(err.diagnostic.suggestion.edit.line, line);
+  const shown = await page.locator("#error .error-fix pre").innerText();
+  assert.match(shown, /x = tl\.load\(x_ptr \+ offs, mask=/);
+  assert.match(await page.locator(".cm-error-span").innerText(), /tl\.load\(x_ptr \+ offs\)/);
+  const button = page.locator("#error .apply-fix");
+  if (await page.evaluate(() => document.documentElement.lang) === "ru") {
+    assert.equal(await button.innerText(), "Применить исправление");
+  }
+  await button.click();
+  await page.waitForFunction(() => !document.body.dataset.busy && window.__sandbox.state.lastResult?.ok, null,
+    { timeout: 120000 });
+  assert.equal((await code(page)).split("\n")[line - 1], shown.trimEnd(), "the editor holds the line that was shown");
+  assert.equal(await page.locator("#error").isHidden(), true);
 }
 
 // ---------- the memory picture ----------

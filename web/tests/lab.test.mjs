@@ -70,6 +70,11 @@ describe("lab mode (python -m sandbox)", () => {
     await flows.flowErrorLine(page);
   });
 
+  it("an error's fix is offered as an edit, applied and run again", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowApplyFix(page);
+  });
+
   it("memory picture: every program of any launch, scrubbed, with hover", async (page) => {
     await flows.openFresh(page, lab.url);
     await flows.flowMemory(page);

@@ -1,0 +1,128 @@
+"""Fixes for the axes of a 2-D tile: a mask that tests an index along the other axis than the pointer uses it,
+one stride for both axes, a vector broadcast along the wrong axis, and the bound of an axis read from the
+tensor's extent. `static_hint` finds these in the source alone, for a failure whose values are all a check
+has (the sandbox's wrong-output tests)."""
+from __future__ import annotations
+
+import ast
+
+from minitriton.frontend import fix_site as F
+from minitriton.frontend import kernel_source as S
+
+
+def wrong_axis(site):
+    """`offs_m[None, :] < M` in the mask where the pointer has `offs_m[:, None]` -> `offs_m[:, None]`."""
+    a = site.access
+    in_mask = S.axes_of(a.mask)
+    for axis, other in ((S.ROWS, S.COLS), (S.COLS, S.ROWS)):
+        for name in in_mask[axis]:
+            if name in a.axes[other] and name not in a.axes[axis]:
+                node = next((n for n in S.resolved_nodes(a.mask_node, site.fn, a.call.lineno)
+                             if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+                             and n.value.id == name and S.axis_of(n) == axis and hasattr(n, "lineno")), None)
+                right = S.indexed(name, other)
+                edit = F.replace(site, node, right) if node is not None else None
+                fields = {"var": name, "used": S.indexed(name, axis), "right": right, "axis": other}
+                return F.fix("mask_axis", fields, site, edit) if edit else F.no_fix("mask_axis", fields, "reason_helper")
+    return None
+
+
+def same_stride(site):
+    """`offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bk` -> the column's own stride, `stride_bn`."""
+    a = site.access
+    steps = {}   # (axis, stride name) -> [(index name, the stride's Name node)]
+    for node in S.resolved_nodes(a.pointer_node, site.fn, a.call.lineno):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for index, stride in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(index, ast.Subscript) and isinstance(index.value, ast.Name) and S.axis_of(index) \
+                        and isinstance(stride, ast.Name):
+                    steps.setdefault((S.axis_of(index), stride.id), []).append((index.value.id, stride))
+    for (axis, stride), used in steps.items():
+        if axis != S.COLS or (S.ROWS, stride) not in steps:
+            continue
+        rows = steps[(S.ROWS, stride)][0][0]
+        for name, node, wrong_axis_name in ((used[0][0], used[0][1], S.COLS),
+                                            (rows, steps[(S.ROWS, stride)][0][1], S.ROWS)):
+            right = stride_for(site.fn, name, stride)
+            if right:
+                fields = {"row": rows, "col": used[0][0], "stride": stride, "name": name, "right": right}
+                return F.fix("same_stride", fields, site, F.replace(site, node, right))
+        return F.no_fix("same_stride_generic", {"row": rows, "col": used[0][0], "stride": stride},
+                        "reason_stride_unknown")
+    return None
+
+
+def stride_for(fn: ast.FunctionDef, index: str, wrong: str) -> str | None:
+    """The stride parameter an index goes with, by the kernel's naming: `offs_n` with `stride_bk` used in its
+    place gives `stride_bn` when the kernel has such a parameter."""
+    params = {a.arg for a in fn.args.args}
+    letter = index.rsplit("_", 1)[-1][:1]
+    guess = wrong[:-1] + letter if letter and wrong[-1:].isalpha() else None
+    return guess if guess in params and guess != wrong else None
+
+
+def bound_2d(site, var: str, axis: str, extent: int) -> str | None:
+    """The bound of a row-major tile's axis from the tensor's extent: the unit-stride axis stays below the
+    other axis's multiplier (`rows[None, :]` with `cols[:, None] * M`: M); the multiplied axis below the one
+    integer argument equal to extent / multiplier."""
+    steps = {}
+    for term in S.additive_terms(site.access.pointer):
+        factors = [term.left, term.right] if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult) else [term]
+        for i, f in enumerate(factors):
+            if isinstance(f, ast.Subscript) and isinstance(f.value, ast.Name) and S.axis_of(f):
+                steps[f.value.id] = factors[1 - i] if len(factors) == 2 else None
+    if var not in steps or len(steps) != 2:
+        return None
+    other = next(n for n in steps if n != var)
+    if steps[var] is None and isinstance(steps[other], ast.Name):
+        return steps[other].id
+    stride = site.arguments.get(steps[var].id) if isinstance(steps[var], ast.Name) else None
+    if steps[other] is None and isinstance(stride, int) and stride > 0 and extent % stride == 0:
+        return F.bound_for(site, "", extent // stride)
+    return None
+
+
+def broadcast_mixup(fn: ast.FunctionDef):
+    """(the Subscript node, value, the axis it is used along, its index name, the axis that index numbers) for a
+    vector loaded at a 1-D index (`x = tl.load(x_ptr + offs_m)`) and broadcast along the other axis than its
+    index runs in the kernel's 2-D addresses (`x[None, :]` while the addresses have `offs_m[:, None]`)."""
+    along = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            load = next((c for c in ast.walk(node.value) if isinstance(c, ast.Call) and S.is_tl(c.func, "load")), None)
+            access = S.access_of(fn, load, "load") if load is not None and load.args else None
+            if access is not None and not access.is_2d:
+                names = S.lane_names(access)
+                if len(names) == 1:
+                    along[node.targets[0].id] = names[0]
+    index_axis = {}
+    for access in S.accesses(fn):
+        for axis, names in access.axes.items():
+            for name in names:
+                index_axis.setdefault(name, axis)
+    for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Subscript)), key=lambda n: (n.lineno, n.col_offset)):
+        if isinstance(node.value, ast.Name) and node.value.id in along:
+            used, index = S.axis_of(node), along[node.value.id]
+            if used and index in index_axis and index_axis[index] != used:
+                return node, node.value.id, used, index, index_axis[index]
+    return None
+
+
+def static_hint(filename: str):
+    """A Suggestion for a mix-up visible in the kernel source alone: a mask on the wrong axis, one stride for
+    both axes of a tile, a vector broadcast along the wrong axis; None when the source shows none."""
+    for fn in S.functions(filename):
+        names = S.kernel_names(fn, filename) | F.BUILTINS
+        for access in S.accesses(fn):
+            site = F.Site(filename, access, {}, (0,), names)
+            found = wrong_axis(site) or same_stride(site)
+            if found is not None:
+                return found
+        mixup = broadcast_mixup(fn)
+        if mixup:
+            node, value, used, index, axis = mixup
+            site = F.Site(filename, None, {}, (0,), names)
+            fields = {"var": value, "idx": index, "idx_form": S.indexed(index, axis), "used": S.indexed(value, used),
+                      "right": S.indexed(value, axis), "axis": axis}
+            return F.fix("broadcast_axis", fields, site, F.replace(site, node, S.indexed(value, axis)))
+    return None
