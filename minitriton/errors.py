@@ -129,22 +129,35 @@ class KernelRuntimeError(MiniTritonError):
     turns the first position into a program id, locates the record at the kernel line, adds a suggestion and
     raises `kind(record)`."""
 
-    def __init__(self, kind: type, diagnostic, details=None, positions=None):
-        if not isinstance(diagnostic, Diagnostic):   # a headline and details not yet made a record
-            diagnostic = Diagnostic("kernel_message", {"headline": diagnostic, "details": details or ""})
-        else:
-            positions = details if positions is None else positions
+    def __init__(self, kind: type, diagnostic: Diagnostic, positions=None):
         self.kind = kind
         self.positions = positions
         super().__init__(diagnostic)
 
 
+def python_error(cls: type, record: Diagnostic) -> BaseException:
+    """Python's own exception `cls` (the one Triton raises for the mistake: `except` clauses and Triton's `repr`
+    layout carry over) carrying `record` as `diagnostic`; its text is the record in English."""
+    exc = cls(render(record))
+    exc.diagnostic = record
+    return exc
+
+
+def require(ok, kind: str, **fields) -> None:
+    """Triton's `assert ok, message`: unless `ok`, an AssertionError carrying the record of `kind` (fields are
+    computed before the test: keep them cheap)."""
+    if not ok:
+        raise python_error(AssertionError, diagnostic(kind, **fields))
+
+
 def diagnostic(kind: str, **fields) -> Diagnostic:
     """A record of `kind` (a key of diagnostics.catalogue.KINDS) with its fields; integer arrays given as
-    `offsets` become Runs."""
+    `offsets` become Runs; values of other types than numbers, text, Runs and containers (dtypes, ...) are
+    kept as their text, so a record is plain data."""
     if "offsets" in fields and not isinstance(fields["offsets"], Runs):
         fields["offsets"] = Runs.of(fields["offsets"])
-    return Diagnostic(kind, fields)
+    plain = (str, int, float, bool, type(None), Runs, tuple, list, dict, np.integer, np.floating)
+    return Diagnostic(kind, {k: v if isinstance(v, plain) else str(v) for k, v in fields.items()})
 
 
 def compilation_text(jit_fn, lineno: int, col: int, message: str, extra: str = "") -> str:
@@ -161,7 +174,7 @@ def backend_error(failure: str, diagnostic: str) -> RuntimeError:
     """A kernel Triton's frontend accepts but its MLIR/LLVM stages reject (Triton 3.6 on an H200): the compiler's
     diagnostic line, then the RuntimeError text Triton raises ("PassManager::run failed", ...). The engine shows
     it as a CompilationError at the kernel line."""
-    return RuntimeError(f"{diagnostic}\n{failure}")
+    return python_error(RuntimeError, Diagnostic("backend_error", {"diagnostic": diagnostic, "failure": failure}))
 
 
 class OutsideKernelError(MiniTritonError, ValueError):
@@ -170,9 +183,7 @@ class OutsideKernelError(MiniTritonError, ValueError):
 
 def outside_kernel(name: str) -> MiniTritonError:
     """`tl.*` called with no launch running (Triton's wording, plus the fix)."""
-    return OutsideKernelError(
-        f"Did you forget to add @triton.jit ? (`_semantic` argument must be provided outside of JIT functions.) "
-        f"tl.{name} was called outside a kernel launch; launch the kernel with kernel[grid](...)")
+    return OutsideKernelError(diagnostic("call_outside_kernel", name=name))
 
 
 def program_id(linear: int, grid) -> tuple:

@@ -6,12 +6,19 @@ English keeps Triton's wording where Triton raises the same error. Every kind an
 languages (tests/diagnostics checks it)."""
 from __future__ import annotations
 
+from minitriton.diagnostics.kinds_access import ACCESS, ACCESS_SUGGESTIONS
 from minitriton.diagnostics.kinds_compile import COMPILE, COMPILE_SUGGESTIONS
+from minitriton.diagnostics.kinds_descriptor import DESCRIPTOR, DESCRIPTOR_SUGGESTIONS
+from minitriton.diagnostics.kinds_launch import LAUNCH, LAUNCH_SUGGESTIONS
 from minitriton.diagnostics.kinds_memory import MEMORY, MEMORY_SUGGESTIONS
 from minitriton.diagnostics.kinds_runtime import RUNTIME, RUNTIME_SUGGESTIONS
+from minitriton.diagnostics.kinds_shape import SHAPE, SHAPE_SUGGESTIONS
+from minitriton.diagnostics.kinds_types import TYPES, TYPES_SUGGESTIONS
 
-KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE}
-SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS}
+KINDS: dict = {**MEMORY, **RUNTIME, **COMPILE, **SHAPE, **TYPES, **LAUNCH, **DESCRIPTOR, **ACCESS}
+SUGGESTIONS: dict = {**MEMORY_SUGGESTIONS, **RUNTIME_SUGGESTIONS, **COMPILE_SUGGESTIONS, **SHAPE_SUGGESTIONS,
+                     **TYPES_SUGGESTIONS, **LAUNCH_SUGGESTIONS, **DESCRIPTOR_SUGGESTIONS,
+                     **ACCESS_SUGGESTIONS}
 
 # The forms of a noun after a number: Russian one / few / many, English singular / plural.
 NOUNS = {
@@ -29,6 +36,8 @@ WORDS = {
         "access": {"load": "reads", "store": "writes"},
         "more": {"offsets": "… ({n} offsets in all)", "values": "… ({n} in all)"},
         "label": {"fix": "fix", "note": "note"},
+        "use": {"condition": "condition", "integer": "integer", "number": "number"},
+        "unary": {"minus": "minus", "invert": "invert"},
     },
     "ru": {
         "verb": {"load": "читает", "store": "пишет", "atomic": "обновляет", "gather": "читает"},
@@ -37,6 +46,8 @@ WORDS = {
         "access": {"load": "читает", "store": "пишет"},
         "more": {"offsets": "… (всего {n})", "values": "… (всего {n})"},
         "label": {"fix": "исправление", "note": "заметка"},
+        "use": {"condition": "условие", "integer": "целое число", "number": "число"},
+        "unary": {"minus": "минус", "invert": "оператор ~"},
     },
 }
 

@@ -36,8 +36,10 @@ MEMORY = {
     "gather_out_of_range": {
         "head": {"en": "tl.gather index out of range along axis {axis}",
                  "ru": "tl.gather: индекс вне оси {axis}"},
-        "body": {"en": "indices {indices} are outside 0…{high} (the axis has {n} elements)",
-                 "ru": "индексы {indices} вне 0…{high} (на оси {n} элементов)"},
+        "body": {"en": "{bad} of {total} lanes are out of range (first: lane {lane}, index {value}): axis {axis} of "
+                       "the source has {n} elements (valid indices 0…{high})",
+                 "ru": "вне диапазона {bad} из {total} дорожек (первая: {lane}, индекс {value}): на оси {axis} "
+                       "источника {n:element} (допустимые индексы 0…{high})"},
     },
     "race": {
         "head": {"en": "tl.store races with program {other:pid}: both write `{tensor}`",

@@ -35,14 +35,12 @@ RUNTIME = {
         "body": {"en": "programs running: {programs:pids}", "ru": "выполнялись программы: {programs:pids}"},
     },
     "device_assert": {
-        "head": {"en": "{message}", "ru": "не выполнено условие tl.device_assert: {message}"},
+        "head": {"en": "Assertion `{message}` failed", "ru": "не выполнено условие tl.device_assert: `{message}`"},
+        "body": {"en": "{failed} lane(s) failed; first: {lanes}",
+                 "ru": "условие нарушено на дорожках ({failed}); первые: {lanes}"},
     },
     "triton_message": {   # an error whose only text is Triton's own wording
         "head": {"en": "{message}", "ru": "ошибка Triton: {message}"},
-    },
-    "kernel_message": {   # a headline and details not yet made a record of their own kind
-        "head": {"en": "{headline}", "ru": "{headline}"},
-        "body": {"en": "{details}", "ru": "{details}"},
     },
     "launch_error": {
         "head": {"en": "{message}", "ru": "запуск невозможен: {message}"},

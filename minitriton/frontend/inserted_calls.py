@@ -157,8 +157,11 @@ def assert_(test, msg=""):
     return device_assert(test, msg)
 
 
-def _fail(kernel, line: int, col: int, message: str):
-    raise errors.CompilationError(errors.compilation_text(kernel, line, col, message))
+def _refuse(kernel, line: int, col: int, record):
+    """The CompilationError Triton's code generator raises for an AssertionError of its own about `record`
+    (its layout shows `AssertionError('...')`), carrying the record."""
+    record.triton = errors.compilation_text(kernel, line, col, repr(errors.python_error(AssertionError, record)))
+    raise errors.CompilationError(record)
 
 
 def _retyped(snap: Snapshot, local_vars: dict):
@@ -198,9 +201,8 @@ def check_branch(snap: Snapshot, local_vars: dict, kernel, line: int, col: int, 
     if not snap.dynamic:
         return
     for name, before, now in _retyped(snap, local_vars):
-        _fail(kernel, line, col, repr(AssertionError(
-            f"initial value for `{name}` is of type {_value_text(before)}, but the {branch} block "
-            f"redefines it as {_value_text(now)}")))
+        _refuse(kernel, line, col, errors.diagnostic("branch_retyped", name=name, before=_value_text(before),
+                                                     branch=branch, after=_value_text(now)))
     group = programs.active()
     if group is None or not new_names:
         return
@@ -216,9 +218,8 @@ def check_branch(snap: Snapshot, local_vars: dict, kernel, line: int, col: int, 
         theirs = seen.get((kernel, line, col, name, other))
         if theirs is not None and theirs != now:
             then_ty, else_ty = (now, theirs) if branch == "then" else (theirs, now)
-            _fail(kernel, line, col, repr(AssertionError(
-                f"Mismatched type for {name} between then block ({_type_name(then_ty)}) and else block "
-                f"({_type_name(else_ty)})")))
+            _refuse(kernel, line, col, errors.diagnostic("branch_types", name=name, then=_type_name(then_ty),
+                                                         otherwise=_type_name(else_ty)))
 
 
 def assigned(value):

@@ -14,6 +14,7 @@ import types
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.options import options
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.debug import device_print
@@ -54,12 +55,14 @@ class KernelGlobals(dict):
                 if _held is not None:
                     self._hold(key, value)
                 return value
-            raise NameError(f"{key} is not defined") from None
+            record = errors.diagnostic("name_error", name=key)
+            record.names = (key,)
+            raise errors.python_error(NameError, record) from None
         if key in KERNEL_BUILTINS or _kernel_may_read(value) or _allow_non_constexpr_globals():
             if _held is not None:
                 self._hold(key, value)
             return value
-        raise NameError(_GLOBAL_REFUSED.format(name=key))
+        raise errors.python_error(NameError, errors.diagnostic("global_refused", name=key))
 
     def _hold(self, key, value):
         self[key] = value
@@ -85,14 +88,6 @@ class launch_scope:
             for names, key in held:
                 names.pop(key, None)
         return False
-
-
-_GLOBAL_REFUSED = (
-    "Cannot access global variable {name} from within @jit'ed function. Triton kernels can only access global "
-    "variables that are instanstiated as constexpr (`x = triton.language.constexpr(42)`). Note that this is "
-    "different from annotating a variable as constexpr (`x: triton.language.constexpr = 42`), which is not "
-    "supported.  Alternatively, set the envvar TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1, but we do not promise to "
-    "support this forever.")
 
 
 def _kernel_may_read(value) -> bool:
@@ -121,7 +116,7 @@ def _check_range_types(values):
              for v in (start, end, step)]
     if any(k is None or not k.is_int() for k in kinds):
         names = ", ".join(k.name if k is not None else type(v).__name__ for k, v in zip(kinds, (start, end, step)))
-        raise TypeError(f"For loop bounds and step must all be ints, are ({names})")
+        raise errors.python_error(TypeError, errors.diagnostic("loop_bounds", names=names))
 
 
 class KernelRange:
@@ -137,9 +132,9 @@ class KernelRange:
             elif len(args) == 2:
                 args = args + (step,)
             else:
-                raise TypeError("range() got multiple values for argument 'step'")
+                raise errors.python_error(TypeError, errors.diagnostic("range_step_twice"))
         if not 1 <= len(args) <= 3:
-            raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+            raise errors.python_error(TypeError, errors.diagnostic("range_arguments", n=len(args)))
         values = [unwrap(a) for a in args]
         _check_range_types(values)
         wide = any(isinstance(v, tensor) and v.dtype.primitive_bitwidth == 64 for v in values)
@@ -181,7 +176,7 @@ def _no_tensor(builtin, message):
     """A Python builtin as the code generator calls it: on a tl.tensor it fails as Python's would on 3.6's tensor."""
     def fn(*args, **kwargs):
         if args and isinstance(args[0], tensor):
-            raise TypeError(message)
+            raise errors.python_error(TypeError, errors.diagnostic("python_refused", message=message))
         return builtin(*args, **kwargs)
     fn.__name__ = builtin.__name__
     return fn
@@ -193,7 +188,7 @@ class _NoTensorType(type):
 
     def __call__(cls, *args, **kwargs):
         if args and isinstance(args[0], tensor):
-            raise TypeError(cls.refusal)
+            raise errors.python_error(TypeError, errors.diagnostic("python_refused", message=cls.refusal))
         return cls.builtin(*args, **kwargs)
 
     def __instancecheck__(cls, obj):

@@ -16,6 +16,7 @@ import ast
 from dataclasses import dataclass
 
 from minitriton import errors
+from minitriton.diagnostics import Diagnostic
 from minitriton.frontend.source import KernelSource
 
 # AST node types Triton 3.6's CodeGenerator visits (its visit_* methods), plus the pieces its visitors
@@ -31,35 +32,34 @@ _SUPPORTED = (
 
 @dataclass(frozen=True)
 class Refusal:
-    """The first construct Triton refuses: where (file line and column), the exception class and its text."""
+    """The first construct Triton refuses: where (file line and column), the exception class and its record."""
 
     lineno: int
     col_offset: int
     error: type           # errors.UnsupportedLanguageConstruct or errors.CompilationError
-    message: str
+    record: Diagnostic
 
 
 def _refusal(node, constexpr_params):
-    """(error class, message) if Triton 3.6 refuses `node` itself, else None."""
+    """(error class, record) if Triton 3.6 refuses `node` itself, else None."""
     if isinstance(node, ast.FunctionDef):
-        return errors.UnsupportedLanguageConstruct, "nested function definition is not supported."
+        return errors.UnsupportedLanguageConstruct, errors.diagnostic("nested_function", name=node.name)
     if not isinstance(node, _SUPPORTED):
-        return errors.UnsupportedLanguageConstruct, f"unsupported AST node type: {type(node).__name__}"
+        return errors.UnsupportedLanguageConstruct, errors.diagnostic("unsupported_construct",
+                                                                      node=type(node).__name__)
     if isinstance(node, ast.For):
         if not isinstance(node.iter, ast.Call):
-            return errors.CompilationError, repr(AttributeError(
-                f"'{type(node.iter).__name__}' object has no attribute 'func'"))
+            return errors.CompilationError, errors.diagnostic("for_over_non_call", node=type(node.iter).__name__)
         if node.orelse:
-            return errors.CompilationError, repr(AssertionError("Don't know what to do with else after for"))
+            return errors.CompilationError, errors.diagnostic("for_else")
     if isinstance(node, ast.While) and node.orelse:
-        return errors.CompilationError, repr(AssertionError("Not implemented"))
+        return errors.CompilationError, errors.diagnostic("while_else")
     if isinstance(node, ast.Compare):
         for op in node.ops:
             if isinstance(op, (ast.In, ast.NotIn)):
-                return errors.CompilationError, repr(AttributeError(
-                    f"'{type(op).__name__}' object has no attribute '__name__'"))
+                return errors.CompilationError, errors.diagnostic("in_operator", node=type(op).__name__)
     if isinstance(node, ast.Assign) and len(node.targets) > 1:
-        return errors.CompilationError, repr(TypeError("Simultaneous multiple assignment is not supported."))
+        return errors.CompilationError, errors.diagnostic("multiple_assignment")
     return None
 
 
@@ -75,8 +75,7 @@ def _chained_comparison(source: KernelSource) -> Refusal | None:
     if not found:
         return None
     lineno, col = min(source.position(n) for n in found)
-    return Refusal(lineno, col, errors.UnsupportedLanguageConstruct,
-                   "simultaneous multiple comparison is not supported")
+    return Refusal(lineno, col, errors.UnsupportedLanguageConstruct, errors.diagnostic("chained_comparison"))
 
 
 def _unsupported_construct(source: KernelSource, constexpr_params) -> Refusal | None:
@@ -99,8 +98,8 @@ def _unsupported_construct(source: KernelSource, constexpr_params) -> Refusal | 
     for statement in source.func.body:
         hit = visit(statement)
         if hit is not None:
-            node, (error, message) = hit
-            return Refusal(*source.position(node), error, message)
+            node, (error, record) = hit
+            return Refusal(*source.position(node), error, record)
     return None
 
 

@@ -40,30 +40,30 @@ def _prepare(op: str, pointer, mask, extra: dict):
     ptr = unwrap(pointer)
     if not isinstance(ptr, tensor) or not ptr.dtype.is_ptr():
         shown = ptr.type if isinstance(ptr, tensor) else type(ptr).__name__
-        raise ValueError(f"Unsupported ptr type {shown!r} in `tl.{op}`")
+        raise errors.python_error(ValueError, errors.diagnostic("pointer_type", shown=repr(shown), op=op))
     mask = unwrap(mask)
     if mask is not None:
         mask = to_tensor(mask)
         if not mask.dtype.is_bool():
-            raise ValueError("Mask must have boolean scalar type")
+            raise errors.python_error(ValueError, errors.diagnostic("mask_type", dtype=mask.dtype))
     values = {}
     for k, v in extra.items():
         values[k] = v if v is None else to_tensor(v)
     shape = ptr.shape
     if not shape:
         if mask is not None and mask.shape:
-            raise ValueError("Mask argument cannot be block type if pointer argument is not a block")
+            raise errors.python_error(ValueError, errors.diagnostic("scalar_pointer_block", label="Mask"))
         for name, v in values.items():
             if v is not None and v.shape:
                 label = "Other" if name == "other" else "Value"
-                raise ValueError(f"{label} argument cannot be block type if pointer argument is not a block")
+                raise errors.python_error(ValueError, errors.diagnostic("scalar_pointer_block", label=label))
     if mask is not None and mask.shape is not shape:  # shapes are interned: `is` tells equal ones
         shape = broadcast_shapes(shape, mask.shape)
     for v in values.values():
         if v is not None and v.shape is not shape:
             shape = broadcast_shapes(shape, v.shape)
     if op != "load" and shape is not ptr.shape and shape != ptr.shape:
-        raise ValueError(f"Expected pointer argument to have shape {shape} but got {ptr.shape}")
+        raise errors.python_error(ValueError, errors.diagnostic("pointer_shape", shape=shape, given=ptr.shape))
     return ptr, mask, values, shape
 
 
@@ -152,17 +152,14 @@ def _find_allocation(op, group, ptr, addr, m):
         if found is not None:
             alloc, start = found
             if ((live - start) % size).any():
-                raise errors.KernelRuntimeError(
-                    errors.OutOfBoundsError, f"tl.{op} through a misaligned address into `{alloc.name}`",
-                    f"  the address is {int(((live - start) % size).max())} bytes past a {size}-byte boundary "
-                    f"(a GPU stops with 'misaligned address')\n  fix: cast the address to a pointer to the "
-                    f"array's own element type", _first_bad(addr, m))
+                record = errors.diagnostic("misaligned", op=op, tensor=alloc.name, itemsize=size,
+                                           past=int(((live - start) % size).max()))
+                raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, _first_bad(addr, m))
             return alloc, (addr - start) // size
     if len(slots) != 1 or not (1 <= int(slots[0]) <= len(allocs)):
-        raise errors.KernelRuntimeError(
-            errors.OutOfBoundsError, f"tl.{op} through pointers that point into no tensor argument "
-            f"(or into several at once)",
-            "  fix: build pointers from a pointer argument: ptr + offsets", _first_bad(addr, m))
+        shown = np.unique(live)[:3] if live.size else np.unique(addr)[:3]
+        record = errors.diagnostic("no_tensor", op=op, addresses=", ".join(hex(int(v)) for v in shown))
+        raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, _first_bad(addr, m))
     alloc = allocs[int(slots[0]) - 1]
     return alloc, (addr - alloc.base_address) // size
 
@@ -324,18 +321,16 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if isinstance(pointer, block_pointer):
         programs.current("load")
         if padding_option not in ("", None, "zero", "nan"):
-            raise ValueError(f"Padding option {padding_option} not supported")
+            raise errors.python_error(ValueError, errors.diagnostic("padding_option", option=padding_option))
         pointer, mask, other = lower_load(pointer, mask, other, boundary_check, padding_option)
         boundary_check, padding_option = (), ""
     group = programs.current("load")
     if padding_option not in ("", None, "zero", "nan"):
-        raise ValueError(f"Padding option {padding_option} not supported")
+        raise errors.python_error(ValueError, errors.diagnostic("padding_option", option=padding_option))
     if unwrap(padding_option) or unwrap(boundary_check):  # Triton 3.6 _load_legacy (its missing space kept)
-        raise ValueError("`padding_option` or `boundary_check` argument is not supported for loading a tensor of"
-                         "pointers or loading a scalar. Because the compiler does not know the boundary; please "
-                         "use block pointers (defined by `make_block_ptr`) instead")
+        raise errors.python_error(ValueError, errors.diagnostic("load_boundary_check"))
     if unwrap(mask) is None and unwrap(other) is not None:
-        raise ValueError("`other` cannot be provided without `mask`")
+        raise errors.python_error(ValueError, errors.diagnostic("other_without_mask"))
     ptr, mask, vals, shape = _prepare("load", pointer, mask, {"other": other})
     elem = ptr.dtype.element_ty
     raw = _load_tile(group, ptr, mask, shape, elem)
@@ -383,9 +378,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         boundary_check = ()
     group = programs.current("store")
     if unwrap(boundary_check):  # Triton 3.6 _store_legacy
-        raise ValueError("`boundary_check` argument is not supported for storing a tensor of pointers or storing a "
-                         "scalar. Because the compiler does not know the boundary; please use block pointers "
-                         "(defined by `make_block_ptr`) instead")
+        raise errors.python_error(ValueError, errors.diagnostic("store_boundary_check"))
     ptr, mask, vals, shape = _prepare("store", pointer, mask, {"value": value})
     elem = ptr.dtype.element_ty
     if elem.is_bool():
@@ -398,7 +391,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     idx, m = _lanes(group, ptr, mask, shape)
     alloc, safe = _resolve("store", group, ptr, idx, m, mask is not None)
     if not alloc.writeable:
-        raise ValueError(f"tl.store into `{alloc.name}`, which is a read-only array; pass a writeable copy")
+        raise errors.python_error(ValueError, errors.diagnostic("read_only_store", op="store",
+                                                                tensor=alloc.name))
     flat = alloc.flat(elem)
     vd = expand(to_storage(val.data, elem), val.shape, len(shape))
     g = max(safe.shape[0], vd.shape[0], m.shape[0] if m is not None else 1)
@@ -426,11 +420,11 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 def _check_rmw_type(elem, op):
     if elem.is_fp16() and op != "add":
-        raise ValueError(f"atomic_{op} does not support fp16")
+        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype="fp16"))
     if elem.is_bf16() and op != "add":
-        raise ValueError(f"atomic_{op} does not support bf16")
+        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype="bf16"))
     if elem in (T.int16, T.uint16) or elem.primitive_bitwidth < 16:
-        raise ValueError(f"atomic_{op} does not support {elem}")
+        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype=elem))
 
 
 def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
@@ -440,7 +434,7 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
     for value, kind in ((sem, "semantic"), (scope, "semantic")):
         value = unwrap(value)
         if value not in (None, "", "acquire", "release", "acq_rel", "relaxed", "gpu", "cta", "sys"):
-            raise ValueError(f"Memory {kind} {value} not supported")
+            raise errors.python_error(ValueError, errors.diagnostic("memory_semantic", what=kind, value=value))
     ptr, mask, vals, shape = _prepare(f"atomic_{op}", pointer, mask, {"val": val})
     elem = ptr.dtype.element_ty
     _check_rmw_type(elem, op)
@@ -455,7 +449,8 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     ptr, _, vals, shape = _prepare("atomic_cas", pointer, None, {"cmp": cmp, "val": val})
     elem = ptr.dtype.element_ty
     if elem.primitive_bitwidth not in (16, 32, 64):
-        raise ValueError("atomic_cas only supports elements with width {16, 32, 64}")
+        raise errors.python_error(ValueError, errors.diagnostic("atomic_cas_width",
+                                                                width=elem.primitive_bitwidth))
     c = broadcast_data(cast(vals["cmp"], elem), shape)
     v = broadcast_data(cast(vals["val"], elem), shape)
     both = np.stack(np.broadcast_arrays(c, v), axis=-1)
@@ -466,7 +461,8 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, operand):
     idx, m = _lanes(group, ptr, mask, shape)
     alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m, mask is not None)
     if not alloc.writeable:
-        raise ValueError(f"tl.atomic_{op} into `{alloc.name}`, which is a read-only array")
+        raise errors.python_error(ValueError, errors.diagnostic("read_only_atomic", op=f"atomic_{op}",
+                                                                tensor=alloc.name))
     flat = alloc.flat(elem)
     # every program of the group does its own update, even when pointer, value and mask are uniform
     g = max(group.size, safe.shape[0], operand.shape[0], m.shape[0] if m is not None else 1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.memory.initialization import registry
 from minitriton.semantics import dtypes as T
 
@@ -66,7 +67,8 @@ def _span(array: np.ndarray):
     extent = sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides)) + itemsize
     for s in array.strides:
         if s % itemsize:
-            raise TypeError(f"array strides {array.strides} are not multiples of the element size {itemsize}")
+            raise errors.python_error(TypeError, errors.diagnostic("array_strides", strides=str(array.strides),
+                                                                   itemsize=itemsize))
     start = low.reshape(-1)[:1].view(np.uint8)
     raw = np.lib.stride_tricks.as_strided(start, shape=(extent,), strides=(1,),
                                           writeable=bool(array.flags.writeable))
@@ -119,8 +121,7 @@ def _torch_array(t):
     import torch  # only reached when the caller already has torch
 
     if t.device.type != "cpu":
-        raise TypeError(f"minitriton runs on the CPU: got a tensor on {t.device}; move it with .cpu() "
-                        f"(on a GPU, run real Triton instead)")
+        raise errors.python_error(TypeError, errors.diagnostic("tensor_device", device=str(t.device)))
     t = t.detach()
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().view(np.uint16), T.bfloat16

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.values import programs
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
@@ -85,24 +86,21 @@ def _ir_value(elem, require_i64):
     if isinstance(elem, (int, np.integer)):
         elem = int(elem)
         if require_i64:
-            assert -2**63 <= elem < 2**63, (f"Block pointers only support 64 bit `shape/strides`, "
-                                            f"got a value {elem} which is out of the range")
+            errors.require(-2**63 <= elem < 2**63, "block_pointer_range64", value=elem)
             return tensor(np.array([elem], np.int64), T.int64, ())
-        assert -2**31 <= elem < 2**31, (f"Block pointers only support 32 bit `offsets/block_shape`, "
-                                        f"got a value {elem} which is out of the range")
+        errors.require(-2**31 <= elem < 2**31, "block_pointer_range32", value=elem)
         return tensor(np.array([elem], np.int32), T.int32, ())
     if isinstance(elem, tensor):
-        assert elem.numel == 1, "Expected a scalar in shape/strides/offsets"
-        assert elem.dtype.is_int(), "Expected an integer scalar type in shape/strides/offsets"
+        errors.require(elem.numel == 1, "block_pointer_scalar", numel=elem.numel)
+        errors.require(elem.dtype.is_int(), "block_pointer_integer", dtype=elem.dtype)
         if elem.shape:
             elem = tensor(elem.data.reshape(elem.data.shape[0]), elem.dtype, ())
         if elem.dtype != T.int64 and require_i64:
             return cast(elem, T.int64)
         if elem.dtype == T.int64 and not require_i64:
-            assert False, ("Block pointers only support 32 bit `offsets/block_shape`, "
-                           "add a `.to(tl.int32)` or use regular indexing for 64 bit support")
+            raise errors.python_error(AssertionError, errors.diagnostic("block_pointer_int64_offsets"))
         return elem
-    assert False, f"Unsupported element type in shape/strides/offsets: {type(elem)}"
+    raise errors.python_error(AssertionError, errors.diagnostic("block_pointer_element", type=type(elem)))
 
 
 def _ir_values(list_like, require_i64=True):
@@ -121,22 +119,21 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     offsets = _ir_values(offsets, require_i64=False)
     base = unwrap(base)
     if not isinstance(base, tensor) or not base.dtype.is_ptr() or base.shape:
-        raise ValueError("Expected `base` to be a pointer type (but not a block pointer type or others)")
+        raise errors.python_error(ValueError, errors.diagnostic("block_pointer_base"))
     if base.dtype.element_ty == T.int1:  # 3.6 treats `pointer<int1>` as `pointer<int8>`
         base = cast(base, T.pointer_type(T.int8))
     block_shape = unwrap(block_shape)
     if not hasattr(block_shape, "__iter__"):
         block_shape = [block_shape]
     block_shape = [unwrap(e) for e in block_shape]
-    assert all(isinstance(e, int) and not isinstance(e, bool) and -2**31 <= e < 2**31 for e in block_shape), \
-        "Expected a list of constant integers (`int32_t` range) in `block_shape`"
+    errors.require(all(isinstance(e, int) and not isinstance(e, bool) and -2**31 <= e < 2**31 for e in block_shape),
+                   "block_shape_constants", block_shape=str(block_shape))
     order = unwrap(order)
     if not hasattr(order, "__iter__"):
         order = [order]
     order = [unwrap(e) for e in order]
-    assert sorted(order) == list(range(len(order))), "Expected a permutation of (0, 1, ..., len(order)-1) in order"
-    assert all(len(block_shape) == len(x) for x in [shape, strides, offsets, order]), \
-        "Expected shape/strides/offsets/block_shape to have the same length"
+    errors.require(sorted(order) == list(range(len(order))), "block_pointer_order", order=str(order))
+    errors.require(all(len(block_shape) == len(x) for x in [shape, strides, offsets, order]), "block_pointer_lengths")
     validate_block_shape(block_shape)
     return block_pointer(base, tuple(shape), tuple(strides), tuple(offsets), tuple(block_shape), tuple(order))
 
@@ -146,10 +143,9 @@ def advance(base, offsets):
     """`tl.advance(ptr, offsets)`: the same block pointer moved by `offsets` (int32 arithmetic)."""
     programs.current("advance")
     if not isinstance(base, block_pointer):
-        raise TypeError(f"tl.advance expects a block pointer (made by tl.make_block_ptr), got {base!r}")
+        raise errors.python_error(TypeError, errors.diagnostic("advance_base", base=repr(base)))
     offsets = _ir_values(offsets, require_i64=False)
-    assert len(offsets) == len(base.offsets), \
-        f"tl.advance: expected {len(base.offsets)} offsets, but got {len(offsets)}"
+    errors.require(len(offsets) == len(base.offsets), "advance_count", expected=len(base.offsets), count=len(offsets))
     new = tuple(cast(o, T.int32) + d if d.dtype != T.int1 else o + cast(d, T.int32)
                 for o, d in zip(base.offsets, offsets))
     new = tuple(cast(v, T.int32) for v in new)
@@ -165,7 +161,8 @@ def _canonicalize_boundary_check(boundary_check, block_shape):
         for dim in boundary_check:
             assert isinstance(dim, int) and 0 <= dim < len(block_shape)
         assert len(boundary_check) > 0
-        assert len(boundary_check) == len(set(boundary_check)), "Duplicate dimension in `boundary_check`"
+        errors.require(len(boundary_check) == len(set(boundary_check)),
+                       "boundary_check_duplicate", dims=str(boundary_check))
         return sorted(boundary_check)
     return ()
 
@@ -193,11 +190,11 @@ def lower_load(bp, mask, other, boundary_check, padding_option):
     """`tl.load(block_ptr, boundary_check=..., padding_option=...)` (3.6 `_load_block_pointer`) as a load of
     pointers: (pointer tile, mask or None, other or None)."""
     if unwrap(mask) is not None or unwrap(other) is not None:
-        raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
+        raise errors.python_error(ValueError, errors.diagnostic("block_pointer_mask"))
     elem = bp.type.element_ty.element_ty
     padding = unwrap(padding_option)
     if elem.is_int() and padding == "nan":
-        raise ValueError("Padding option `nan` is not supported for integer block pointers")
+        raise errors.python_error(ValueError, errors.diagnostic("padding_nan_block_pointer"))
     checked = _canonicalize_boundary_check(boundary_check, bp.block_shape)
     ptr, m = _tile(bp, checked)
     fill = float("nan") if padding == "nan" and m is not None else None
@@ -208,15 +205,15 @@ def lower_store(bp, value, mask, boundary_check):
     """`tl.store(block_ptr, value, boundary_check=...)` (3.6 `_store_block_pointer`: no implicit cast) as a
     store through pointers: (pointer tile, value, mask or None)."""
     if unwrap(mask) is not None:
-        raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
+        raise errors.python_error(ValueError, errors.diagnostic("block_pointer_mask"))
     block_shape = list(bp.block_shape)
     val = to_tensor(value)
     if not val.shape:
         val = broadcast_to_shape(val, bp.block_shape)
-    assert block_shape == list(val.shape), \
-        f"Block shape({block_shape}) and value shape({list(val.shape)}) mismatch"
+    errors.require(block_shape == list(val.shape),
+                   "block_value_shape", block=str(block_shape), value=str(list(val.shape)))
     elt = bp.type.element_ty.element_ty
-    assert elt == val.dtype, f"Block element type({elt}) and value element type({val.dtype}) mismatch"
+    errors.require(elt == val.dtype, "block_value_type", block=elt, value=val.dtype)
     checked = _canonicalize_boundary_check(boundary_check, block_shape)
     ptr, m = _tile(bp, checked)
     return ptr, val, m

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.memory.allocation import as_array
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import numerics
@@ -18,7 +19,8 @@ class Buffer:
 
     def __init__(self, array: np.ndarray, triton_dtype: T.dtype):
         if np.dtype(array.dtype) != triton_dtype.np_storage:
-            raise TypeError(f"a {triton_dtype} Buffer stores {triton_dtype.np_storage}, got {array.dtype}")
+            raise errors.python_error(TypeError, errors.diagnostic(
+                "buffer_storage", dtype=triton_dtype, storage=triton_dtype.np_storage, given=array.dtype))
         self.array = array
         self.triton_dtype = triton_dtype
 
@@ -86,11 +88,12 @@ class TensorWrapper:
         """The base's memory as `dtype`'s storage type (a view: writes reach the base)."""
         found = as_array(self.base)
         if found is None:
-            raise TypeError(f"cannot reinterpret a {type(self.base).__name__}")
+            raise errors.python_error(TypeError, errors.diagnostic("reinterpret_base", type=type(self.base).__name__))
         array = found[0]
         if array.dtype.itemsize != self.dtype.np_storage.itemsize:
-            raise TypeError(f"cannot reinterpret {array.dtype} elements ({array.dtype.itemsize} bytes) as {self.dtype} "
-                            f"({self.dtype.np_storage.itemsize} bytes)")
+            raise errors.python_error(TypeError, errors.diagnostic(
+                "reinterpret_size", given=array.dtype, given_bytes=array.dtype.itemsize, dtype=self.dtype,
+                bytes=self.dtype.np_storage.itemsize))
         return array.view(self.dtype.np_storage)
 
     @property
@@ -141,4 +144,4 @@ def reinterpret(tensor, dtype: T.dtype):
         return TensorWrapper(tensor.base, dtype)
     if hasattr(tensor, "data_ptr") or isinstance(tensor, np.ndarray):
         return TensorWrapper(tensor, dtype)
-    raise TypeError(f"Cannot reinterpret a {type(tensor)}.")
+    raise errors.python_error(TypeError, errors.diagnostic("reinterpret_type", type=type(tensor)))

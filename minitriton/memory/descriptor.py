@@ -101,7 +101,7 @@ class tensor_descriptor_base:
     def _reduce(self, op, offsets, value, allowed):
         programs.current(f"atomic_{op}")
         value = _validate_store_like(self, value, offsets)
-        assert self.dtype in allowed, "Unsupported dtype"
+        errors.require(self.dtype in allowed, "descriptor_atomic_dtype", op=op, dtype=self.dtype)
         ptr, mask = _block(self, offsets, f"atomic_{op}")
         with _described(self, f"atomic_{op}"):
             ops_memory.atomic_rmw(op, ptr, value, mask)
@@ -128,7 +128,7 @@ class tensor_descriptor_base:
     def gather(self, *args):
         """`desc.gather(x_offsets, y_offset)`: rows x_offsets[i] (a 1-D int block), columns y_offset + j, of a
         descriptor with one-row blocks; elements outside the shape read as 0."""
-        assert len(args) == 2, f"descriptor gather only supports 2D indexing, but got {len(args)}"
+        errors.require(len(args) == 2, "descriptor_indexing", op="gather", count=len(args))
         programs.current("load")
         ptr, mask = _rows(self, "gather", *args)
         other = float("nan") if self.padding == "nan" else None
@@ -138,7 +138,7 @@ class tensor_descriptor_base:
     def scatter(self, value, *args):
         """`desc.scatter(value, x_offsets, y_offset)`: the rows of `value` into rows x_offsets[i], columns
         y_offset + j, where inside the shape."""
-        assert len(args) == 2, f"descriptor scatter only supports 2D indexing, but got {len(args)}"
+        errors.require(len(args) == 2, "descriptor_indexing", op="scatter", count=len(args))
         programs.current("store")
         ptr, mask = _rows(self, "scatter", *args)
         with _described(self, "scatter"):
@@ -167,13 +167,13 @@ def _described(desc, op: str):
     try:
         yield
     except errors.KernelRuntimeError as e:
-        if e.kind is not errors.OutOfBoundsError:
-            raise
         record = e.diagnostic
-        if record.kind == "out_of_bounds":
-            record.kind = "descriptor_out_of_bounds"
-            record.suggestion = Suggestion("descriptor_reach", {"shape": str([_shown(v) for v in desc._shape]),
-                                                                "strides": str([_shown(v) for v in desc._strides])})
+        if e.kind is not errors.OutOfBoundsError or record.kind != "out_of_bounds":
+            raise
+        record.kind = "descriptor_out_of_bounds"
+        record.fields["call"] = op
+        record.suggestion = Suggestion("descriptor_reach", {"shape": str([_shown(v) for v in desc._shape]),
+                                                            "strides": str([_shown(v) for v in desc._strides])})
         raise
 
 
@@ -187,7 +187,7 @@ def _shown(v):
 def _validate_store_like(desc, value, offsets) -> tensor:
     value = to_tensor(value)
     ndim = len(desc.block_shape)
-    assert len(offsets) == ndim, f"expected {ndim} offsets, but got {len(offsets)}"
+    errors.require(len(offsets) == ndim, "descriptor_offsets_count", ndim=ndim, count=len(offsets))
     assert value.shape == desc.block_shape
     return value
 
@@ -198,17 +198,15 @@ def _offset(elem):
     if isinstance(elem, bool):
         return int(elem)
     if isinstance(elem, int):
-        assert -2**31 <= elem < 2**31, (f"Block pointers only support 32 bit `offsets/block_shape`, "
-                                        f"got a value {elem} which is out of the range")
+        errors.require(-2**31 <= elem < 2**31, "block_pointer_range32", value=elem)
         return elem
     if isinstance(elem, tensor):
-        assert elem.numel == 1, "Expected a scalar in shape/strides/offsets"
-        assert elem.dtype.is_int(), "Expected an integer scalar type in shape/strides/offsets"
+        errors.require(elem.numel == 1, "block_pointer_scalar", numel=elem.numel)
+        errors.require(elem.dtype.is_int(), "block_pointer_integer", dtype=elem.dtype)
         if elem.dtype == T.int64:
-            assert False, ("Block pointers only support 32 bit `offsets/block_shape`, "
-                           "add a `.to(tl.int32)` or use regular indexing for 64 bit support")
+            raise errors.python_error(AssertionError, errors.diagnostic("block_pointer_int64_offsets"))
         return elem if not elem.shape else tensor(elem.data.reshape(elem.data.shape[0]), elem.dtype, ())
-    assert False, f"Unsupported element type in shape/strides/offsets: {type(elem)}"
+    raise errors.python_error(AssertionError, errors.diagnostic("block_pointer_element", type=type(elem)))
 
 
 def _block(desc, offsets, op):
@@ -217,7 +215,7 @@ def _block(desc, offsets, op):
     if not hasattr(offsets, "__len__"):
         offsets = [offsets]
     ndim = len(desc.block_shape)
-    assert len(offsets) == ndim, f"expected {ndim} offsets, but got {len(offsets)}"
+    errors.require(len(offsets) == ndim, "descriptor_offsets_count", ndim=ndim, count=len(offsets))
     offs = [_offset(o) for o in offsets]
     _check_inner_offset(desc, offs[-1], op)
     ptr, mask = desc.base, None
@@ -241,25 +239,23 @@ def _check_inner_offset(desc, offset, op):
         return
     v = int(values[bad[0]])
     per = 16 // elem
-    raise errors.KernelRuntimeError(
-        errors.DescriptorError, f"tensor descriptor {op}: the innermost offset must be 16-byte aligned",
-        f"  offsets[{len(desc.block_shape) - 1}] = {v} elements of {desc.dtype} = {v * elem} bytes, not a multiple "
-        f"of 16; on the GPU the TMA unit stops the kernel (CUDA error: an illegal instruction was encountered)\n"
-        f"  fix: make the last offset a multiple of {per} elements, or read unaligned columns with tl.load "
-        f"through a pointer block",
-        bad if isinstance(offset, tensor) and offset.data.shape[0] > 1 else np.array([0]))
+    record = errors.diagnostic("descriptor_offset_alignment", op=op, dim=len(desc.block_shape) - 1, offset=v,
+                               dtype=desc.dtype, bytes=v * elem)
+    record.suggestion = Suggestion("descriptor_offset_fix", {"per": per})
+    raise errors.KernelRuntimeError(errors.DescriptorError, record,
+                                    bad if isinstance(offset, tensor) and offset.data.shape[0] > 1 else np.array([0]))
 
 
 def _rows(desc, op, x_offsets, y_offset):
     """(pointers, in-bounds mask) for a gather/scatter: Triton 3.6's `descriptor_gather`/`_scatter` checks."""
     x_offsets = to_tensor(x_offsets)
-    assert len(desc.block_shape) == 2, f"descriptor must be 2D, but got {desc.block_shape}"
-    assert desc.block_shape[0] == 1, f"descriptor block must have 1 row, but got {desc.block_shape}"
-    assert len(x_offsets.shape) == 1, f"x offsets must be 1D, but got {x_offsets.shape}"
-    assert x_offsets.shape[0] >= 8, f"descriptor {op} must have at least 8 rows, but got {x_offsets.shape}"
+    errors.require(len(desc.block_shape) == 2, "descriptor_2d", block_shape=str(desc.block_shape))
+    errors.require(desc.block_shape[0] == 1, "descriptor_one_row", block_shape=str(desc.block_shape))
+    errors.require(len(x_offsets.shape) == 1, "descriptor_x_offsets", shape=str(x_offsets.shape))
+    errors.require(x_offsets.shape[0] >= 8, "descriptor_rows", op=op, shape=str(x_offsets.shape))
     min_cols = 32 // desc.dtype.primitive_bitwidth * 8
-    assert desc.block_shape[1] >= min_cols, \
-        f"descriptor {op} of {desc.dtype} must have at least {min_cols} columns, but got {desc.block_shape[1]}"
+    errors.require(desc.block_shape[1] >= min_cols,
+                   "descriptor_columns", op=op, dtype=desc.dtype, min_cols=min_cols, cols=desc.block_shape[1])
     y = _offset(y_offset)
     rows = expand_dims(cast(x_offsets, T.int64), 1)
     cols = expand_dims(cast(arange(0, desc.block_shape[1]), T.int64), 0) + y
@@ -271,11 +267,12 @@ def _rows(desc, op, x_offsets, y_offset):
 def _scalar(value, ty: T.dtype, what: str):
     value = unwrap(value)
     if isinstance(value, tensor):
-        assert value.numel == 1, "only accepts size-1 tensor"
+        errors.require(value.numel == 1, "size_one_tensor", numel=value.numel)
         value = value if not value.shape else tensor(value.data.reshape(value.data.shape[0]), value.dtype, ())
         return cast(value, ty)
     if not isinstance(value, int):
-        raise TypeError(f"tensor descriptor {what} must be integers, got {type(value).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic(
+            "descriptor_integers", what=what, type=type(value).__name__))
     return tensor(np.array([value], ty.np_compute), ty, ())
 
 
@@ -289,37 +286,38 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     block_shape = [unwrap(b) for b in (block_shape if hasattr(block_shape, "__iter__") else [block_shape])]
     ndim = len(shape)
     if not (1 <= ndim <= 5):
-        raise ValueError(f"Expected 1 <= ndim <= 5 but got {ndim} dimensions")
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_ndim", ndim=ndim))
     if len(strides) != ndim:
-        raise ValueError(f"Expected {ndim} strides but got {len(strides)}")
-    if len(block_shape) != ndim:
-        raise ValueError(f"Expected block_shape to have {ndim} dimensions but got {len(strides)}")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "descriptor_strides_count", ndim=ndim, count=len(strides)))
+    if len(block_shape) != ndim:   # Triton 3.6 names the count of strides here
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_block_rank", ndim=ndim, count=len(strides)))
     assert isinstance(base, tensor) and base.dtype.is_ptr()
     elem = base.dtype.element_ty
     elem_size = elem.primitive_bitwidth // 8
     contig_dim_size = block_shape[-1]
     if contig_dim_size * elem_size < 16:
-        raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, but got "
-                         f"{contig_dim_size} * {elem_size} = {contig_dim_size * elem_size} bytes")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "descriptor_block_bytes", size=contig_dim_size, itemsize=elem_size, bytes=contig_dim_size * elem_size))
     last_stride = unwrap(strides[-1])
     if isinstance(last_stride, tensor):
         # Triton 3.6 compares it with `!=` at compile time: only a literal (or an int argument equal to 1,
         # which Triton specializes) passes
-        raise ValueError(f"Tensor descriptor last dim must be 1 but got a runtime value ({last_stride.type}); "
-                         f"pass 1 (a literal, or an integer argument equal to 1)")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "descriptor_last_stride_runtime", type=last_stride.type))
     if last_stride != 1:
-        raise ValueError(f"Tensor descriptor last dim must be 1 but got {last_stride}")
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_last_stride", stride=last_stride))
     shape_t = tuple(_scalar(s, T.int32, "shapes") for s in shape)
     stride_t = tuple(_scalar(s, T.int64, "strides") for s in strides[:-1]) + (1,)
     block_shape = tuple(block_shape)
     if base.shape:
-        raise ValueError("tl.make_tensor_descriptor: `base` must be a scalar pointer")
+        raise errors.python_error(ValueError, errors.diagnostic("descriptor_base"))
     validate_block_shape(block_shape)
     padding = padding_option or "zero"
     if padding not in ("zero", "nan"):
-        raise ValueError(f"Padding option {padding_option} not supported")
+        raise errors.python_error(ValueError, errors.diagnostic("padding_option", option=padding_option))
     if elem.is_int() and padding == "nan":
-        raise ValueError("Padding option `nan` is not supported for integer blocks")
+        raise errors.python_error(ValueError, errors.diagnostic("padding_nan_block"))
     _check_alignment(group, base, stride_t, elem_size)
     return tensor_descriptor(base, shape_t, stride_t, block_shape, padding)
 
@@ -335,19 +333,20 @@ def _check_alignment(group, base: tensor, strides: tuple, elem_size: int):
         addr = base.data.astype(np.int64)
     bad = np.nonzero(addr % 16)[0]
     if bad.size:
-        raise errors.KernelRuntimeError(
-            errors.DescriptorError, "tl.make_tensor_descriptor: base must be 16-byte aligned",
-            f"  the base address is {int(addr[bad[0]]) % 16} bytes past a 16-byte boundary"
-            + (f" (`{alloc.name}` + {int(base.data[bad[0]]) - alloc.base_offset} elements)" if alloc else "")
-            + "\n  fix: start the descriptor at an element whose byte offset is a multiple of 16", bad)
+        past = int(addr[bad[0]]) % 16
+        record = (errors.diagnostic("descriptor_base_alignment", past=past, tensor=alloc.name,
+                                    elements=int(base.data[bad[0]]) - alloc.base_offset) if alloc else
+                  errors.diagnostic("descriptor_address_alignment", past=past))
+        record.suggestion = Suggestion("descriptor_base_fix")
+        raise errors.KernelRuntimeError(errors.DescriptorError, record, bad)
     for d, s in enumerate(strides[:-1]):
         data = s.data.astype(np.int64) * elem_size
         bad = np.nonzero(data % 16)[0]
         if bad.size:
-            raise errors.KernelRuntimeError(
-                errors.DescriptorError, "tl.make_tensor_descriptor: stride must be 16-byte aligned",
-                f"  strides[{d}] = {int(s.data[bad[0]])} elements = {int(data[bad[0]])} bytes, not a multiple of 16"
-                "\n  fix: pad the rows so each leading stride is a multiple of 16 bytes", bad)
+            record = errors.diagnostic("descriptor_stride_alignment", dim=d, stride=int(s.data[bad[0]]),
+                                       bytes=int(data[bad[0]]))
+            record.suggestion = Suggestion("descriptor_stride_fix")
+            raise errors.KernelRuntimeError(errors.DescriptorError, record, bad)
 
 
 def from_host(name: str, desc, launch):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List
 
+from minitriton import errors
 from minitriton.memory.allocation import alignment_offset, as_array
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
@@ -20,12 +21,13 @@ def validate_block_shape(shape) -> int:
     numel = 1
     for i, d in enumerate(shape):
         if not isinstance(d, int):
-            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got `constexpr[{type(d)}]")
+            raise errors.python_error(TypeError, errors.diagnostic("shape_element_type", index=i, type=type(d)))
         if d <= 0 or d & (d - 1):
-            raise ValueError(f"Shape element {i} must be a power of 2")
+            raise errors.python_error(ValueError, errors.diagnostic("shape_power_of_two", index=i, size=d))
         numel *= d
     if numel > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "numel_too_large", numel=numel, limit=TRITON_MAX_TENSOR_NUMEL))
     return numel
 
 
@@ -36,8 +38,7 @@ def base_address(base) -> int:
         return int(base.data_ptr())
     found = as_array(base)
     if found is None:
-        raise TypeError(f"TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, "
-                        f"got {type(base).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic("host_descriptor_base", type=type(base).__name__))
     return alignment_offset(found[0])
 
 
@@ -45,8 +46,7 @@ def element_type(base):
     """The Triton element type of `base` (a minitriton dtype)."""
     found = as_array(base)
     if found is None:
-        raise TypeError(f"TensorDescriptor base must be a NumPy array, a torch CPU tensor or a minitriton.Buffer, "
-                        f"got {type(base).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic("host_descriptor_base", type=type(base).__name__))
     return found[1]
 
 
@@ -63,22 +63,24 @@ class TensorDescriptor:
 
     def __post_init__(self):
         rank = len(self.shape)
-        assert len(self.strides) == rank, f"rank mismatch: {self}"
-        assert len(self.block_shape) == rank, f"rank mismatch: {self}"
-        assert rank > 0, "rank must not be zero"
-        assert rank <= 5, "rank cannot be more than 5"
-        assert base_address(self.base) % 16 == 0, "base must be 16-byte aligned"
+        errors.require(len(self.strides) == rank, "host_descriptor_rank", descriptor=repr(self))
+        errors.require(len(self.block_shape) == rank, "host_descriptor_rank", descriptor=repr(self))
+        errors.require(rank > 0, "host_descriptor_rank_zero")
+        errors.require(rank <= 5, "host_descriptor_rank_max", rank=rank)
+        address = base_address(self.base)
+        errors.require(address % 16 == 0, "host_descriptor_base_alignment", past=address % 16)
         validate_block_shape(self.block_shape)
         elem = element_type(self.base)
         elem_bytes = elem.itemsize
-        for stride in self.strides[:-1]:
-            assert (stride * elem_bytes) % 16 == 0, "strides must be 16-byte aligned"
+        for dim, stride in enumerate(self.strides[:-1]):
+            errors.require((stride * elem_bytes) % 16 == 0, "host_descriptor_stride_alignment", dim=dim,
+                           stride=stride, bytes=stride * elem_bytes)
         for shape_dim in self.shape:
-            assert shape_dim > 0, "shape must be positive"
-        assert self.strides[-1] == 1, "Last dimension must be contiguous"
-        assert self.padding == "zero" or self.padding == "nan", "Illegal value for padding"
+            errors.require(shape_dim > 0, "host_descriptor_shape", shape=list(self.shape))
+        errors.require(self.strides[-1] == 1, "host_descriptor_contiguous", stride=self.strides[-1])
+        errors.require(self.padding in ("zero", "nan"), "host_descriptor_padding", padding=self.padding)
         if self.padding == "nan":
-            assert elem.is_floating(), "Padding option `nan` is only supported for floating point tensors"
+            errors.require(elem.is_floating(), "host_descriptor_nan", dtype=elem)
 
     @staticmethod
     def from_tensor(tensor: Any, block_shape: List[int], padding="zero"):
@@ -91,6 +93,6 @@ def _strides(tensor):
         return tensor.stride()
     found = as_array(tensor)
     if found is None:
-        raise TypeError(f"TensorDescriptor.from_tensor needs an array, got {type(tensor).__name__}")
+        raise errors.python_error(TypeError, errors.diagnostic("host_descriptor_array", type=type(tensor).__name__))
     array = found[0]
     return tuple(s // array.itemsize for s in array.strides)

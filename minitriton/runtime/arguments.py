@@ -6,6 +6,7 @@ import types
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.frontend.kernel_globals import KernelInterface
 from minitriton.memory.allocation import as_array
 from minitriton.memory.descriptor import from_host
@@ -20,8 +21,7 @@ def convert_argument(name: str, value, is_constexpr: bool, specialize: bool, lau
     value = value.value if isinstance(value, constexpr) else value
     if is_constexpr:
         if as_array(value) is not None:
-            raise TypeError(f"argument `{name}` is a tl.constexpr but received an array; "
-                            f"constexpr parameters take Python values (ints, floats, bools, dtypes)")
+            raise errors.python_error(TypeError, errors.diagnostic("constexpr_array", name=name))
         return value
     if isinstance(value, TensorDescriptor):
         return from_host(name, value, launch)
@@ -46,11 +46,10 @@ def convert_argument(name: str, value, is_constexpr: bool, specialize: bool, lau
         elif value < 2**64:
             ty = T.uint64
         else:
-            raise ValueError(f"argument `{name}` = {value} does not fit in 64 bits")
+            raise errors.python_error(ValueError, errors.diagnostic("argument_too_large", name=name, value=value))
         return tensor(np.array([value], ty.np_compute), ty, ())
     if isinstance(value, float):
         return tensor(np.array([value], np.float32), T.float32, ())
     if isinstance(value, tuple):
         return tuple(convert_argument(f"{name}[{i}]", v, False, specialize, launch) for i, v in enumerate(value))
-    raise TypeError(f"argument `{name}` has unsupported type {type(value).__name__}; kernels take arrays "
-                    f"(numpy or torch CPU tensors), TensorDescriptors, ints, floats, bools, None and tl.dtype values")
+    raise errors.python_error(TypeError, errors.diagnostic("argument_type", name=name, type=type(value).__name__))

@@ -82,7 +82,7 @@ class Autotuner(KernelInterface):
         if self.early_config_prune:
             configs = list(self.early_config_prune(configs, nargs))
             if not configs:
-                raise errors.LaunchError("early_config_prune removed every autotune config")
+                raise errors.LaunchError(errors.diagnostic("autotune_pruned_all"))
         if self.perf_model:
             top_k = self.configs_top_k
             if isinstance(top_k, float) and top_k <= 1.0:
@@ -106,8 +106,8 @@ class Autotuner(KernelInterface):
         for c in self.configs:
             clash = set(c.kwargs) & set(kwargs)
             if clash:
-                raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(clash))}. Make sure that you "
-                                 f"don't re-define auto-tuned symbols.")
+                raise errors.python_error(ValueError, errors.diagnostic("autotune_conflict",
+                                                                        names=", ".join(sorted(clash))))
         key = tuple(_key_part(nargs.get(k)) for k in self.keys)
         mode = options().autotune
         if key not in self.cache:
@@ -160,11 +160,9 @@ class Autotuner(KernelInterface):
                     continue
                 if not _agree(x, y):
                     diff = np.argwhere(~_close(x, y))
-                    raise errors.AutotuneMismatchError(
-                        f"autotune configs disagree on `{name}`: [{configs[0]}] and [{config}] give different "
-                        f"values at {len(diff)} elements (first at index {tuple(int(i) for i in diff[0])}); "
-                        f"a correct kernel computes the same result for every config: check the masks and loop "
-                        f"bounds that depend on the block sizes")
+                    raise errors.AutotuneMismatchError(errors.diagnostic(
+                        "autotune_mismatch", name=name, first=str(configs[0]), other=str(config), count=len(diff),
+                        index=str(tuple(int(i) for i in diff[0]))))
 
 
 class Heuristics(KernelInterface):

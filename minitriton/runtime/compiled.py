@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from typing import NamedTuple
 
+from minitriton import errors
 from minitriton.runtime import device, driver
 
 
@@ -75,8 +76,9 @@ class CompiledKernel:
         def runner(*args, stream=None):
             params = self.fn.arg_names
             if len(args) != len(params):
-                raise TypeError(f"{self.name}: a compiled kernel takes all {len(params)} parameters "
-                                f"positionally ({', '.join(params)}), got {len(args)}")
+                raise errors.python_error(TypeError, errors.diagnostic(
+                    "compiled_arguments", kernel_name=self.name, expected=len(params), names=", ".join(params),
+                    given=len(args)))
             values = [self.constexprs.get(name, arg) for name, arg in zip(params, args)]
             options = {k: v for k, v in self.launch_options.items() if k not in params}  # given positionally
             return self.fn.run(*values, grid=grid, **options)

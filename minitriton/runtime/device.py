@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from minitriton import errors
+
 
 @dataclass(frozen=True)
 class DeviceProfile:
@@ -72,4 +74,4 @@ def check_index(device) -> None:
     else:  # a torch.device
         ok = getattr(device, "type", None) in ("cuda", "cpu") and getattr(device, "index", None) in (None, 0)
     if not ok:
-        raise ValueError(f"minitriton emulates one GPU (device 0); got device {device!r}")
+        raise errors.python_error(ValueError, errors.diagnostic("device_index", device=repr(device)))

@@ -8,9 +8,11 @@ runs Triton's type checks walk that one parse. The kernel's code runs with the g
 from __future__ import annotations
 
 import inspect
+import linecache
 import types
 
 from minitriton import errors
+from minitriton.diagnostics import render
 from minitriton.frontend import refusals, rewrite
 from minitriton.frontend.kernel_globals import KernelGlobals, KernelInterface
 from minitriton.frontend.scopes import find_loop_scoped_names
@@ -95,31 +97,36 @@ class JITFunction(KernelInterface):
             return
         refusal = refusals.first_refusal(self.source, {self.params[i].name for i in self.constexprs})
         if refusal is not None:
-            raise self._compile_error(refusal.error, refusal.lineno, refusal.col_offset, refusal.message)
+            raise self._compile_error(refusal.error, refusal.lineno, refusal.col_offset, refusal.record)
         found = find_loop_scoped_names(self.source)
         if found:
             f = found[0]
             raise self._compile_error(
-                errors.CompilationError, f.lineno, f.col_offset, f"NameError('{f.name} is not defined')",
+                errors.CompilationError, f.lineno, f.col_offset,
+                errors.diagnostic("loop_scoped_name", name=f.name, loop_line=f.loop_lineno),
                 extra=f"  `{f.name}` is first assigned inside the loop at line {f.loop_lineno} and used after "
                       f"it; Triton's compiler only keeps variables defined before a loop.\n"
                       f"  fix: give `{f.name}` a value before the loop (e.g. {f.name} = 0 or tl.zeros(...))")
         self._checked = True
 
-    def _compile_error(self, cls, lineno: int, col: int, message: str, extra: str = ""):
-        """`cls` (a CompilationError) in Triton's layout, located at file line `lineno`, column `col`."""
-        exc = cls(errors.compilation_text(self, lineno, col, message, extra=extra))
+    def _compile_error(self, cls, lineno: int, col: int, record, extra: str = ""):
+        """`cls` (a CompilationError) carrying `record`, in Triton's layout at file line `lineno`, column `col`
+        (the record's English text as the message, then `extra`)."""
+        record.triton = errors.compilation_text(self, lineno, col, render(record), extra=extra)
+        exc = cls(record.located(self.__name__, self.file_name, lineno, col, None,
+                                 linecache.getline(self.file_name, lineno) or None))
         exc.kernel, exc.filename, exc.lineno, exc.col, exc.program = self.__name__, self.file_name, lineno, col, None
         return exc
 
     def __call__(self, *args, **kwargs):
         if programs.active() is None:
-            raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+            raise errors.python_error(RuntimeError, errors.diagnostic("jit_call_outside"))
         self.check_scoping()
         result = self.kernel_fn(*args, **kwargs)
         if result is None and self.source.returns_none_literally:
             # 3.6's visit_Return makes `return None` (unlike a bare `return`) a tensor, and None is none
-            raise TypeError("cannot convert None of type <class 'NoneType'> to tensor")
+            raise errors.python_error(TypeError, errors.diagnostic("to_tensor", value="None",
+                                                                   type="<class 'NoneType'>"))
         return _decay(result)
 
     def run(self, *args, grid, warmup=False, **kwargs):
@@ -153,20 +160,24 @@ class JITFunction(KernelInterface):
         options = {k: kwargs[k] for k in kwargs if k in LAUNCH_OPTIONS}
         kwargs = {k: v for k, v in kwargs.items() if k not in LAUNCH_OPTIONS or k in self.arg_names}
         if len(args) > len(self.params):
-            raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments but {len(args)} were given")
+            raise errors.python_error(TypeError, errors.diagnostic(
+                "too_many_arguments", kernel_name=self.__name__, expected=len(self.params), given=len(args)))
         values = {}
         for p, a in zip(self.params, args):
             values[p.name] = a
         for k, v in kwargs.items():
             if k not in self.arg_names:
-                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{k}'")
+                raise errors.python_error(TypeError, errors.diagnostic("unexpected_keyword",
+                                                                       kernel_name=self.__name__, name=k))
             if k in values:
-                raise TypeError(f"{self.__name__}() got multiple values for argument '{k}'")
+                raise errors.python_error(TypeError, errors.diagnostic("argument_twice",
+                                                                       kernel_name=self.__name__, name=k))
             values[k] = v
         for p in self.params:
             if p.name not in values:
                 if p.default is inspect.Parameter.empty:
-                    raise TypeError(f"{self.__name__}() missing required argument: '{p.name}'")
+                    raise errors.python_error(TypeError, errors.diagnostic("missing_argument",
+                                                                           kernel_name=self.__name__, name=p.name))
                 values[p.name] = p.default
         return values, options
 

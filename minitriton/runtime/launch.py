@@ -105,27 +105,25 @@ def normalize_grid(grid, meta: dict) -> tuple:
     if isinstance(grid, (int, np.integer)):
         grid = (grid,)
     if not isinstance(grid, (tuple, list)):
-        raise errors.LaunchError(f"the grid must be a tuple of 1 to 3 ints (or a callable of the meta-parameters "
-                                 f"returning one), got {type(grid).__name__} ({grid!r})")
+        raise errors.LaunchError(errors.diagnostic("grid_type", type=type(grid).__name__, grid=repr(grid)))
     grid = tuple(grid)
     if not 1 <= len(grid) <= 3:
-        raise errors.LaunchError(f"the grid must have 1 to 3 dimensions, got {grid!r}")
+        raise errors.LaunchError(errors.diagnostic("grid_rank", grid=repr(grid)))
     dims = []
     for i, d in enumerate(grid):
         if hasattr(d, "__index__"):
             d = int(d)
         if not isinstance(d, int):
-            raise errors.LaunchError(f"grid dimension {i} must be an int, got {type(d).__name__} ({d!r})")
+            raise errors.LaunchError(errors.diagnostic("grid_dimension_type", axis=i, type=type(d).__name__,
+                                                       value=repr(d)))
         dims.append(d)
     dims += [1] * (3 - len(dims))
     for axis, (d, limit) in enumerate(zip(dims, MAX_GRID)):
         if d < 0:
-            raise errors.LaunchError(f"grid dimension {axis} is negative: {d}")
+            raise errors.LaunchError(errors.diagnostic("grid_negative", axis=axis, value=d))
         if d > limit:
-            raise errors.LaunchError(
-                f"grid {tuple(dims[:len(grid)])} exceeds CUDA's limit on axis {axis}: at most {limit} programs "
-                f"(a GPU fails with 'Triton Error [CUDA]: invalid argument'); fix: launch fewer programs on that "
-                f"axis and loop inside the kernel, or move the work to axis 0 (limit 2**31 - 1)")
+            raise errors.LaunchError(errors.diagnostic("grid_too_large", grid=str(tuple(dims[:len(grid)])), axis=axis,
+                                                        limit=limit))
     return tuple(dims)
 
 

@@ -77,7 +77,8 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
             _located(exc, jit_fn, line, col, None)
         return exc
     if isinstance(exc, errors.StaticAssertionFailed):
-        final = errors.CompileTimeAssertionFailure(errors.compilation_text(jit_fn, line, col, str(exc)))
+        final = errors.CompileTimeAssertionFailure(_cause_record(
+            exc, errors.compilation_text(jit_fn, line, col, str(exc)), "static_assert"))
         final.__cause__ = None
         return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
     if isinstance(exc, (AssertionError, ValueError, TypeError, NameError, NotImplementedError, IndexError,
@@ -85,11 +86,27 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
         below = _frame_below(exc.__traceback__, tb)
         dunder = below is not None and below.tb_frame.f_code.co_name.startswith("__")
         message = repr(exc) if dunder or below is None or _at_operator(tb) else str(exc)
-        final = errors.CompilationError(errors.compilation_text(jit_fn, line, col, message))
+        final = errors.CompilationError(_cause_record(exc, errors.compilation_text(jit_fn, line, col, message)))
         final.__cause__ = exc
         final.error = exc
         return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
     return exc
+
+
+def _cause_record(exc: BaseException, triton: str, kind: str = "compile_error"):
+    """The record of the CompilationError a Python error `exc` in a kernel line becomes: the op's record (its
+    kind and fields), else `kind` with Python's message; `triton` keeps Triton's layout text."""
+    record = getattr(exc, "diagnostic", None) or _python_record(exc, kind)
+    record.triton = triton
+    return record
+
+
+def _python_record(exc: BaseException, kind: str):
+    """Python's own error in a kernel line: a name a module lacks (a misspelt `tl.` function) by its names,
+    else `kind` with Python's message."""
+    if isinstance(exc, AttributeError) and isinstance(getattr(exc, "obj", None), types.ModuleType):
+        return errors.diagnostic("module_attribute", module=exc.obj.__name__, name=exc.name)
+    return errors.diagnostic(kind, message=str(exc) or type(exc).__name__)
 
 
 def interrupted(run, exc: KeyboardInterrupt, pids) -> KeyboardInterrupt:

@@ -74,12 +74,10 @@ def _dtype_call(ty: T.dtype, value) -> tensor:
 def _check_cast(src: T.dtype, dst: T.dtype, rounding) -> None:
     """Triton's checks of a value cast's rounding mode (semantic.cast), with its wording."""
     if rounding not in (None, "rtne", "rtz"):
-        raise ValueError(f"Invalid rounding mode: {rounding}. "
-                         "Supported rounding modes are 'rtne' and 'rtz'.")
+        raise errors.python_error(ValueError, errors.diagnostic("rounding_mode", rounding=rounding))
     truncating = src.is_floating() and dst.is_floating() and dst.primitive_bitwidth < src.primitive_bitwidth
     if rounding is not None and not truncating:
-        raise ValueError("fp_downcast_rounding should be set only for truncating fp conversions. "
-                         f"Source scalar type is {src} and destination type is {dst}")
+        raise errors.python_error(ValueError, errors.diagnostic("rounding_not_truncating", src=src, dst=dst))
     if rounding == "rtz" and src.is_fp64():
         raise _fp64_rtz_unsupported(dst)
 
@@ -101,8 +99,8 @@ def _bitcast(x: tensor, dst: T.dtype) -> tensor:
     if src.is_ptr() or dst.is_ptr():
         return _pointer_cast(x, dst)
     if src.primitive_bitwidth != dst.primitive_bitwidth:
-        raise ValueError(f"Cannot bitcast data-type of size {src.primitive_bitwidth} to "
-                         f"data-type of size {dst.primitive_bitwidth}")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "bitcast_size", src=src.primitive_bitwidth, dst=dst.primitive_bitwidth))
     return tensor(from_storage(to_storage(x.data, src).view(dst.np_storage), dst), dst, x.shape)
 
 
@@ -148,8 +146,8 @@ def _pointer_cast(x: tensor, dst: T.dtype) -> tensor:
         if dst.is_bool():
             return tensor(to_address(x) != 0, dst, x.shape)
         if dst.primitive_bitwidth != 64:
-            raise TypeError(f"cannot cast a pointer to {dst}: only int64 and int1 hold a pointer")
+            raise errors.python_error(TypeError, errors.diagnostic("pointer_cast", dst=dst))
         return tensor(to_address(x).astype(dst.np_compute), dst, x.shape)
     if not src.is_int():
-        raise TypeError(f"cannot cast {src} to a pointer")
+        raise errors.python_error(TypeError, errors.diagnostic("cast_to_pointer", src=src))
     return tensor(x.data.astype(np.int64), dst, x.shape)

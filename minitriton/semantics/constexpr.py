@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import fp8, numerics
 from minitriton.values.tensor import tensor
@@ -187,4 +188,4 @@ def to_tensor(x) -> tensor:
         if key is not None:
             remember(_LITERALS, key, (ty, data))
         return tensor(data, ty, ())
-    raise TypeError(f"cannot convert {x} of type {type(x)} to tensor")
+    raise errors.python_error(TypeError, errors.diagnostic("to_tensor", value=str(x), type=str(type(x))))

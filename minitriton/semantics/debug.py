@@ -20,7 +20,7 @@ def program_id(axis):
     group = programs.current("program_id")
     axis = unwrap(axis)
     if isinstance(axis, tensor) or axis not in (0, 1, 2):   # a run-time axis cannot pick a grid axis either
-        raise ValueError(f"program_id axis must be 0, 1, or 2 but got {axis}")
+        raise errors.python_error(ValueError, errors.diagnostic("program_axis", op="program_id", axis=axis))
     if group.launch.grid[axis] == 1:
         return tensor(np.zeros(1, np.int32), T.int32, ())
     return tensor(group.program_ids[axis], T.int32, ())
@@ -32,7 +32,7 @@ def num_programs(axis):
     group = programs.current("num_programs")
     axis = unwrap(axis)
     if isinstance(axis, tensor) or axis not in (0, 1, 2):
-        raise ValueError(f"num_programs axis must be 0, 1, or 2 but got {axis}")
+        raise errors.python_error(ValueError, errors.diagnostic("program_axis", op="num_programs", axis=axis))
     return tensor(np.array([group.launch.grid[axis]], np.int32), T.int32, ())
 
 
@@ -63,7 +63,8 @@ def static_range(arg1, arg2=None, step=None, **hints):
     for v, which in zip(values, ("start", "end", "step")):
         if isinstance(v, tensor):   # 3.6's static_range asserts its arguments are constexprs
             shape = ", ".join(str(s) for s in v.shape)
-            raise AssertionError(f"{v.dtype.name}[{shape}] used as tl.static_range {which} value is not a constexpr")
+            raise errors.python_error(AssertionError, errors.diagnostic(
+                "static_range_value", type=f"{v.dtype.name}[{shape}]", which=which))
     return range(*values)
 
 
@@ -129,9 +130,9 @@ def device_assert(cond, msg="", mask=None):
         first = int(positions[0])
         lanes = np.argwhere(failed[first].reshape(failed.shape[1:]) if failed.ndim > 1 else failed[first:first + 1])
         lane_text = ", ".join(str(tuple(int(i) for i in lane)) for lane in lanes[:4])
-        raise errors.KernelRuntimeError(
-            errors.DeviceAssertionError, f"Assertion `{unwrap(msg)}` failed",
-            f"  {int(failed[first].sum())} lane(s) failed; first: {lane_text or '(scalar)'}", positions)
+        record = errors.diagnostic("device_assert", message=str(unwrap(msg)), failed=int(failed[first].sum()),
+                                   lanes=lane_text or "(scalar)")
+        raise errors.KernelRuntimeError(errors.DeviceAssertionError, record, positions)
     return None
 
 
@@ -163,8 +164,8 @@ def static_assert(cond, msg=""):
     """`tl.static_assert`: a compile-time check on constexpr values."""
     cond = unwrap(cond)
     if isinstance(cond, tensor):
-        raise NotImplementedError("Assertion condition could not be determined at compile-time. "
-                                  "Make sure that it depends only on `constexpr` values")
+        raise errors.python_error(NotImplementedError, errors.diagnostic("static_assert_runtime"))
     if not cond:   # 3.6: CompileTimeAssertionFailure whose message is `msg` alone
-        raise errors.StaticAssertionFailed(str(unwrap(msg)))
+        raise errors.python_error(errors.StaticAssertionFailed, errors.diagnostic(
+            "static_assert", message=str(unwrap(msg))))
     return None

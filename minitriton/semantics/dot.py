@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import fp8, numerics
 from minitriton.semantics.casts import cast
@@ -53,22 +54,23 @@ def _fp8_operands(a: tensor, b: tensor, max_num_imprecise_acc):
     if a.dtype.is_fp8e4b15() or b.dtype.is_fp8e4b15():
         return cast(a, T.float16), cast(b, T.float16)
     if max_num_imprecise_acc is not None and max_num_imprecise_acc > a.shape[-1]:
-        raise ValueError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({a.shape[-1]})")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "dot_imprecise", given=max_num_imprecise_acc, k=a.shape[-1]))
     return a, b
 
 
 def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f32_default):
     """Triton 3.6's checks of `tl.dot`, in its order and words: (precision, result dtype, result shape)."""
     if not a.shape or not b.shape:
-        raise AssertionError("dot operands must be block tensors (not scalars)")
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_scalar"))
     if a.dtype.is_fp8() and b.dtype.is_fp8():
         pass  # any two fp8 types (_fp8_operands)
     elif a.dtype.name not in _INPUT_NAMES:
-        raise AssertionError(f"Unsupported lhs dtype {a.dtype}")
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_operand_dtype", side="lhs", dtype=a.dtype))
     elif b.dtype.name not in _INPUT_NAMES:
-        raise AssertionError(f"Unsupported rhs dtype {b.dtype}")
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_operand_dtype", side="rhs", dtype=b.dtype))
     elif a.dtype != b.dtype:
-        raise AssertionError(f"Both operands must be same dtype. Got {a.dtype} and {b.dtype}")
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_same_dtype", left=a.dtype, right=b.dtype))
     if input_precision is None:
         if allow_tf32 is not None:
             input_precision = "tf32" if allow_tf32 else "ieee"
@@ -76,29 +78,28 @@ def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f3
             input_precision = f32_default
     precision = str(input_precision).lower()
     if precision not in ALLOWED_PRECISIONS:
-        raise AssertionError(f"input_precision must be one of {ALLOWED_PRECISIONS}. Got {input_precision}")
+        raise errors.python_error(AssertionError, errors.diagnostic(
+            "dot_precision", allowed=str(ALLOWED_PRECISIONS), given=input_precision))
     if out_dtype is None:  # Triton 3.6's default (3.9 takes the accumulator's type instead)
         out_dtype = T.float32
     ra, rb = len(a.shape), len(b.shape)
     if not (ra == rb == 2 or ra == rb == 3):
-        raise AssertionError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: {list(b.shape)})")
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_rank", left=list(a.shape),
+                                                                    right=list(b.shape)))
     if a.shape[-1] != b.shape[-2]:
-        raise AssertionError(  # core.dot's wording (checked first in Triton), then semantic.dot's details
-            f"input and other must have equal reduction dimensions: "
-            f"First input shape ({list(a.shape)}) and second input shape {list(b.shape)} are not compatible for "
-            f"matmul (second index of first shape ({a.shape[-1]}) must be equal to first index of second shape "
-            f"({b.shape[-2]})")
+        # core.dot's wording (checked first in Triton), then semantic.dot's details
+        raise errors.python_error(AssertionError, errors.diagnostic(
+            "dot_reduction", left=list(a.shape), right=list(b.shape), k_left=a.shape[-1], k_right=b.shape[-2]))
     m_min, n_min, k_min = min_dot_size(a.dtype.primitive_bitwidth)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     if M < m_min or K < k_min or N < n_min:
-        raise AssertionError(f"Input shapes should have M >= {m_min}, N >= {n_min} and K >= {k_min}")
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_minimum", m=m_min, n=n_min, k=k_min))
     if a.dtype.is_int():
         if a.dtype != T.int8:
-            raise AssertionError("only int8 supported!")
+            raise errors.python_error(AssertionError, errors.diagnostic("dot_int8", dtype=a.dtype))
         ret = T.int32
     elif out_dtype.is_bf16():
-        raise ValueError("out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast with "
-                         "`.to(tl.bfloat16)`")
+        raise errors.python_error(ValueError, errors.diagnostic("dot_bf16_out"))
     elif a.dtype.is_fp32() or a.dtype.is_bf16():
         ret = T.float32
     elif a.dtype.is_fp64():
@@ -108,7 +109,8 @@ def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f3
     shape = a.shape[:-1] + (N,)
     if acc is not None:
         if acc.shape != shape:
-            raise AssertionError("accumulator shape is incompatible")  # core.dot
+            raise errors.python_error(AssertionError, errors.diagnostic(   # core.dot
+                "dot_accumulator_shape", shape=list(acc.shape), expected=list(shape)))
         if acc.dtype != out_dtype:
             # semantic.dot's bare `assert ... acc.type.element_ty == out_dtype`, int8 inputs included: an fp16,
             # int32 or fp64 accumulator needs out_dtype= (Triton 3.6 shows no message)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
+
 
 class dtype:
     """A Triton scalar type. `str()` gives Triton's short name (`fp32`), `repr()` the Python spelling.
@@ -152,7 +154,7 @@ class pointer_type(dtype):
 
     def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False):
         if not isinstance(element_ty, dtype):
-            raise TypeError(f"element_ty has type `{type(element_ty).__name__}`; expected `dtype`.")
+            raise errors.python_error(TypeError, errors.diagnostic("element_type", type=type(element_ty).__name__))
         super().__init__(f"pointer<{element_ty}>", 64, "int64", "int64")
         self.element_ty = element_ty
         self.address_space = address_space
@@ -220,7 +222,7 @@ def str_to_ty(name: str, c=None) -> dtype:
              "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "B": "int1"}
     name = short.get(name, name)
     if name not in BY_NAME:
-        raise TypeError(f"unknown type {name!r}")
+        raise errors.python_error(TypeError, errors.diagnostic("unknown_type", name=repr(name)))
     return BY_NAME[name]
 
 
@@ -232,8 +234,7 @@ def from_numpy(np_dtype) -> dtype:
     try:
         return _FROM_NUMPY[np_dtype]
     except KeyError:
-        raise TypeError(f"minitriton cannot pass arrays of dtype {np_dtype} to a kernel; "
-                        f"supported: bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64") from None
+        raise errors.python_error(TypeError, errors.diagnostic("array_dtype", dtype=np_dtype)) from None
 
 
 def of_python_scalar(value) -> dtype:
@@ -253,13 +254,13 @@ def of_python_scalar(value) -> dtype:
             return int64
         if 2**63 <= value < 2**64:
             return uint64
-        raise ValueError(f"Nonrepresentable integer {value}.")
+        raise errors.python_error(ValueError, errors.diagnostic("integer_too_large", value=int(value)))
     if isinstance(value, (float, np.floating)):
         mag = abs(float(value))
         if mag == float("inf") or mag == 0.0 or mag != mag or 2**-126 <= mag <= (2 - 2**-23) * 2**127:
             return float32
         return float64
-    raise TypeError(f"unsupported scalar type {type(value).__name__}")
+    raise errors.python_error(TypeError, errors.diagnostic("scalar_type", type=type(value).__name__))
 
 
 def integer_promote(a: dtype, b: dtype) -> dtype:
@@ -310,9 +311,8 @@ def _computation_type(a: dtype, a_is_scalar: bool, b: dtype, b_is_scalar: bool, 
     if a.is_fp8() and b.is_fp8():
         return a if a == b else float16
     if not a.is_int() or not b.is_int():
-        raise TypeError(f"unexpected type {a} and {b}")
+        raise errors.python_error(TypeError, errors.diagnostic("unexpected_types", left=a, right=b))
     # 6) integers: C promotion; mixed signedness is refused for / // %.
     if div_or_mod and a.is_int_signed() != b.is_int_signed():
-        raise TypeError(f"Cannot use /, #, or % with {a!r} and {b!r} because they have different signedness;"
-                        "this is unlikely to result in a useful answer. Cast them to the same signedness.")
+        raise errors.python_error(TypeError, errors.diagnostic("signedness", left=repr(a), right=repr(b)))
     return integer_promote(a, b)

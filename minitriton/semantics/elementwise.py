@@ -42,14 +42,15 @@ class PropagateNan:
 
 def _incompatible(a, b):
     """Triton's error for operand types that do not go together (same class name and wording)."""
-    return errors.IncompatibleTypeErrorImpl(f"invalid operands of type {a!r} and {b!r}")
+    return errors.python_error(errors.IncompatibleTypeErrorImpl, errors.diagnostic(
+        "incompatible_types", left=repr(a), right=repr(b)))
 
 
 def _scalar_dtype(x) -> T.dtype:
     """Triton's type for a Python scalar operand; TypeError for what is not a number."""
     t = type(x)
     if not (t is int or t is float or t is bool or isinstance(x, numbers.Number)):
-        raise TypeError(f"unsupported operand type {t.__name__} for a tl.tensor operation")
+        raise errors.python_error(TypeError, errors.diagnostic("operand_type", type=t.__name__))
     return T.of_python_scalar(x)
 
 
@@ -75,10 +76,9 @@ def _scalar_in(value, ty: T.dtype) -> np.ndarray:
         if found is not None:
             return found
     if value < 0 and ty.is_int_unsigned():
-        raise ValueError("Cannot perform a binary operation between an unsigned tensor and a negative scalar. "
-                         "Perform a explicit cast on one of them.")
+        raise errors.python_error(ValueError, errors.diagnostic("unsigned_negative", value=value, dtype=ty))
     if ty.is_int() and not (ty.get_int_min_value() <= value <= ty.get_int_max_value()):
-        raise ValueError(f"Scalar {value} is out of range for type {ty}")
+        raise errors.python_error(ValueError, errors.diagnostic("scalar_out_of_range", value=value, dtype=ty))
     out = scalar_array(value, ty)
     return out if key is None else remember(_OPERAND_ARRAYS, key, out)
 
@@ -207,7 +207,7 @@ def add(a, b):
     ad, bd, ty, shape, a, b = operands(a, b, allow_a_ptr=True, allow_b_ptr=True)
     if ty is None:
         if a.dtype.is_ptr() and b.dtype.is_ptr():
-            raise TypeError("cannot add pointers together")
+            raise errors.python_error(TypeError, errors.diagnostic("add_pointers"))
         if b.dtype.is_ptr():
             a, b, ad, bd = b, a, bd, ad
         _check_pointer_offset(a, b)
@@ -258,7 +258,7 @@ def floordiv(a, b):
     """`a // b`: integers only, truncating toward zero as C does."""
     ad, bd, ty, shape, _, _ = operands(a, b, div_or_mod=True)
     if not ty.is_int():
-        raise TypeError(f"unexpected type {ty}")
+        raise errors.python_error(TypeError, errors.diagnostic("unexpected_type", dtype=ty))
     return finish(integers.c_div(ad, bd), ty, shape)
 
 
@@ -288,7 +288,7 @@ def neg(a):
     """`-a`."""
     a = to_tensor(a)
     if a.dtype.is_ptr():
-        raise ValueError(f"wrong type argument to unary minus ({a.dtype!r})")
+        raise errors.python_error(ValueError, errors.diagnostic("unary_type", op="minus", dtype=repr(a.dtype)))
     if a.dtype.is_bool():
         return a
     if a.dtype.is_fp8():
@@ -308,7 +308,7 @@ def pos(a):
 @operator("__pow__")
 def power(a, b):
     """`a ** b`: not an operator of Triton's tensors."""
-    raise TypeError("`**` is not supported on tl.tensor; use tl.exp2/tl.log2, or libdevice.pow")
+    raise errors.python_error(TypeError, errors.diagnostic("power_operator"))
 
 
 # ---------------------------------------------------------------- bitwise operators and shifts
@@ -375,7 +375,7 @@ def invert(a):
     """`~a` (integers)."""
     a = to_tensor(a)
     if a.dtype.is_ptr() or a.dtype.is_floating():
-        raise ValueError(f"wrong type argument to unary invert ({a.dtype!r})")
+        raise errors.python_error(ValueError, errors.diagnostic("unary_type", op="invert", dtype=repr(a.dtype)))
     return tensor(np.invert(a.data), a.dtype, a.shape)
 
 
@@ -486,5 +486,5 @@ def clamp(x, min, max, propagate_nan=None):
     x, lo, hi = _minmax_operand(x), _minmax_operand(min), _minmax_operand(max)
     ty = T.computation_type(x.dtype, False, T.computation_type(lo.dtype, False, hi.dtype, False, False), False, False)
     if not ty.is_floating():
-        raise TypeError(f"Unexpected dtype {ty}. Only floating point clamp is supported")
+        raise errors.python_error(TypeError, errors.diagnostic("clamp_type", dtype=ty))
     return minimum(maximum(x, lo, propagate_nan), hi, propagate_nan)

@@ -177,8 +177,8 @@ def _to_wider(data: np.ndarray, src: T.dtype, dst: T.dtype) -> np.ndarray:
 
 def unsupported_type(ty: T.dtype) -> ValueError:
     """Triton 3.6's refusal of an fp8 type the NVIDIA backend lacks (the fnuz types are AMD's)."""
-    return ValueError(f"type {ty.name} not supported in this architecture. "
-                      f"The supported fp8 dtypes are {NVIDIA_FP8}")
+    return errors.python_error(ValueError, errors.diagnostic(
+        "fp8_unsupported", dtype=ty.name, supported=str(NVIDIA_FP8)))
 
 
 def check_supported(ty: T.dtype) -> None:
@@ -190,7 +190,7 @@ def check_supported(ty: T.dtype) -> None:
 def constant_error(ty: T.dtype) -> AttributeError:
     """Triton 3.6 builds a non-zero fp8 constant with `builder.get_fp8...`, which its IR builder lacks (H200:
     `tl.full` of an fp8 type, `x + 1.5` on an fp8 `x`; zero works, as `get_null_value`)."""
-    return AttributeError(f"'triton._C.libtriton.ir.builder' object has no attribute 'get_{ty.name}'")
+    return errors.python_error(AttributeError, errors.diagnostic("fp8_constant", dtype=ty.name))
 
 
 def arithmetic_error(ty: T.dtype) -> RuntimeError:
@@ -226,7 +226,7 @@ def cast(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding):
             return decode(f16_to_e4b15(f32_to_f16_rtz(data)), dst), dst
         raise AssertionError()   # convert_custom_float8: `assert arg.type.scalar.is_fp16() or ...is_fp32()`
     if src.is_int() or dst.is_int() or src.is_ptr() or dst.is_ptr():
-        raise AssertionError(f"cannot cast {src} to {dst}")
+        raise errors.python_error(AssertionError, errors.diagnostic("cast", src=src, dst=dst))
     if src.is_fp8() and dst.is_fp8() or src.is_fp64() or dst.is_fp64():
         raise _no_conversion(src, dst, rounding)
     if src.is_fp8():

@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.semantics.numerics import quiet
 
 __all__ = ["c_div", "c_mod", "umulhi", "shift_left", "shift_right"]
@@ -28,9 +29,9 @@ def _int_pair(a, b) -> tuple[np.ndarray, np.ndarray]:
         a = np.asarray(a)
         b = np.asarray(b)
     if a.dtype != b.dtype:
-        raise TypeError(f"operands must share one integer dtype, got {a.dtype} and {b.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("integer_same_dtype", left=a.dtype, right=b.dtype))
     if a.dtype.kind not in "iu":
-        raise TypeError(f"expected integer arrays, got dtype {a.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_integer", dtype=a.dtype))
     return a, b
 
 
@@ -148,10 +149,10 @@ def umulhi(a, b) -> np.ndarray:
 def _shift_amounts(a, s):
     a = np.asarray(a)
     if a.dtype.kind not in "iu":
-        raise TypeError(f"expected an integer array, got dtype {a.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_integer", dtype=a.dtype))
     s = np.asarray(s)
     if s.dtype.kind not in "iu":
-        raise TypeError(f"expected integer shift amounts, got dtype {s.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("shift_type", dtype=s.dtype))
     width = 8 * a.dtype.itemsize
     if s.dtype == np.uint64:
         big = s >= np.uint64(width)

@@ -28,7 +28,8 @@ _FP = ("fp32", "fp64")
 def _check(x, allowed):
     """Triton's `_check_dtype`: a tensor argument's dtype must be one of `allowed` (literals pass)."""
     if isinstance(x, tensor) and x.dtype.name not in allowed:
-        raise ValueError(f"Expected dtype {list(allowed)} but got {x.dtype.name}")
+        raise errors.python_error(ValueError, errors.diagnostic(
+            "dtype_expected", allowed=str(list(allowed)), dtype=x.dtype.name))
 
 
 def _ir_type(x: tensor) -> str:
@@ -47,7 +48,7 @@ def _check_fdiv(x: tensor, y: tensor) -> tuple:
     """Triton 3.6's fdiv: both operands floats of one type (`arith.divf`), at least 32 bits (LLVM lowering).
     Returns the block shape."""
     if not x.dtype.is_floating() or not y.dtype.is_floating():
-        raise TypeError("both operands of fdiv must have floating scalar type")
+        raise errors.python_error(TypeError, errors.diagnostic("fdiv_type", left=x.dtype, right=y.dtype))
     shape = broadcast_shapes(x.shape, y.shape)
     if x.dtype != y.dtype:
         raise errors.backend_error("error encountered during parsing",

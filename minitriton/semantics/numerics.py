@@ -17,6 +17,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from minitriton import errors
+
 __all__ = [
     "round_to_bf16",
     "bf16_bits_to_f32",
@@ -54,7 +56,7 @@ def quiet(fn):
 
 def _check_mode(mode: str) -> None:
     if mode not in _MODES:
-        raise ValueError(f"rounding mode must be 'rtne' or 'rtz', got {mode!r}")
+        raise errors.python_error(ValueError, errors.diagnostic("rounding_choice", mode=repr(mode)))
 
 
 def _as_float32(x) -> np.ndarray:
@@ -62,7 +64,7 @@ def _as_float32(x) -> np.ndarray:
     if x.dtype == np.float32:
         return x
     if x.dtype.kind != "f":
-        raise TypeError(f"expected a float array, got dtype {x.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_float", dtype=x.dtype))
     if x.dtype == np.float64:
         return _f64_to_f32(x, "rtne")
     return x.astype(np.float32)  # float16 -> float32 is exact
@@ -167,7 +169,7 @@ def round_to_fp16(x, mode: str = "rtne") -> np.ndarray:
     _check_mode(mode)
     x = np.asarray(x)
     if x.dtype.kind != "f":
-        raise TypeError(f"expected a float array, got dtype {x.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_float", dtype=x.dtype))
     t = x.astype(np.float16)
     if mode == "rtz" and x.dtype != np.float16:
         back = t.astype(x.dtype)
@@ -214,10 +216,10 @@ def float_to_int(x, np_int_dtype) -> np.ndarray:
     """
     dt = np.dtype(np_int_dtype)
     if dt.kind not in "iu":
-        raise TypeError(f"expected an integer dtype, got {dt}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_integer_dtype", dtype=dt))
     x = np.asarray(x)
     if x.dtype.kind != "f":
-        raise TypeError(f"expected a float array, got dtype {x.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_float", dtype=x.dtype))
     if x.dtype == np.float16:
         x = x.astype(np.float32)  # 2**31 etc. overflow float16
     info = np.iinfo(dt)
@@ -261,7 +263,7 @@ def erf(x) -> np.ndarray:
     """
     x = np.asarray(x)
     if x.dtype.kind != "f":
-        raise TypeError(f"expected a float array, got dtype {x.dtype}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_float", dtype=x.dtype))
     r = _erf_obj(x.astype(np.float64, copy=False))
     return np.asarray(r, dtype=np.float64).astype(x.dtype, copy=False)
 
@@ -363,7 +365,7 @@ def fma(a, b, c) -> np.ndarray:
     """
     dt = np.result_type(a, b, c)  # Python floats are weak: fma(f32 array, 2.0, 1.0) is f32
     if dt.kind != "f":
-        raise TypeError(f"expected float arrays, got dtype {dt}")
+        raise errors.python_error(TypeError, errors.diagnostic("expected_float", dtype=dt))
     if dt == np.float64:
         return _fma64(np.asarray(a, dtype=dt), np.asarray(b, dtype=dt), np.asarray(c, dtype=dt))
     a64, b64, c64 = (np.asarray(v, dtype=dt).astype(np.float64) for v in (a, b, c))

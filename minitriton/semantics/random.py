@@ -43,8 +43,7 @@ _UNIFORM_SCALE = {32: 4.6566127342e-10, 64: 1.0842020432385337e-19}  # ((2**23 -
 def _rounds(n_rounds) -> int:
     n = unwrap(n_rounds)
     if isinstance(n, tensor) or not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-        raise TypeError(f"n_rounds must be a tl.constexpr int (tl.static_range needs it at compile time), "
-                        f"got {n_rounds!r}")
+        raise errors.python_error(TypeError, errors.diagnostic("philox_rounds", given=repr(n_rounds)))
     return int(n)
 
 
@@ -59,12 +58,12 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT):
     elif c0.dtype is T.uint64:
         bits = 64
     else:
-        raise errors.StaticAssertionFailed("dtype not supported in philox_impl")
+        raise errors.python_error(errors.StaticAssertionFailed, errors.diagnostic("philox_dtype", dtype=c0.dtype))
     words = [c0] + [to_tensor(v) for v in (c1, c2, c3, k0, k1)]
     for w in words[1:]:
         if not w.dtype.is_int() or w.dtype.primitive_bitwidth != bits:
-            raise TypeError(f"philox_impl: counters and keys must be {bits}-bit integers like c0 ({c0.dtype}), "
-                            f"got {w.dtype}")
+            raise errors.python_error(TypeError, errors.diagnostic(
+                "philox_words", bits=bits, first=c0.dtype, dtype=w.dtype))
     shape = words[0].shape
     for w in words[1:]:
         shape = broadcast_shapes(shape, w.shape)
@@ -102,7 +101,7 @@ def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
     counters take the key (low, high) 32 bits of `seed.to(uint64)`, 64-bit ones the key (seed, 0)."""
     seed = to_tensor(seed)
     if not seed.dtype.is_int():  # Triton: tl.static_assert(seed.dtype.is_int()), without a message
-        raise errors.StaticAssertionFailed(f"the seed of Philox must be an integer, got {seed.dtype}")
+        raise errors.python_error(errors.StaticAssertionFailed, errors.diagnostic("philox_seed", dtype=seed.dtype))
     seed = cast(seed, T.uint64)
     counters = [to_tensor(c) for c in (c0, c1, c2, c3)]
     width = counters[0].dtype.primitive_bitwidth
@@ -115,7 +114,7 @@ def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
         k0 = seed
         k1 = tensor(np.zeros((1, 1), np.uint64), word, (1,))  # a (1,) block, as Triton's tl.full((1,), 0)
     else:
-        raise errors.StaticAssertionFailed("bitwidth not supported in philox")
+        raise errors.python_error(errors.StaticAssertionFailed, errors.diagnostic("philox_width", bits=width))
     counters = [cast(c, word, bitcast=True) for c in counters]
     return philox_impl(*counters, k0, k1, n_rounds)
 
@@ -126,8 +125,7 @@ def randint4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
     entry point: `randint` returns the first, `rand4x`/`randn4x` convert all four)."""
     offset = unwrap(offset)
     if not isinstance(offset, tensor):
-        raise AttributeError(f"'{type(offset).__name__}' object has no attribute 'to' (the offsets of "
-                             f"tl.randint4x must be a tensor, e.g. tl.arange(0, BLOCK))")
+        raise errors.python_error(AttributeError, errors.diagnostic("random_offsets", type=type(offset).__name__))
     low = cast(offset, T.uint32)
     zero = mul(low, 0)
     high = cast(shr(offset, 32), T.uint32) if offset.dtype.primitive_bitwidth > 32 else zero
@@ -149,7 +147,7 @@ def uint_to_uniform_float(x):
     elif x.dtype in (T.uint64, T.int64):
         bits = 64
     else:  # Triton: a tl.static_assert without a message
-        raise errors.StaticAssertionFailed(f"uint_to_uniform_float takes 32- or 64-bit integers, got {x.dtype}")
+        raise errors.python_error(errors.StaticAssertionFailed, errors.diagnostic("uniform_width", dtype=x.dtype))
     x = cast(x, T.int32 if bits == 32 else T.int64, bitcast=True)
     x = where(less(x, 0), invert(x), x)
     return mul(x, _UNIFORM_SCALE[bits])

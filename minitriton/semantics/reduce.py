@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import numerics
 from minitriton.semantics.casts import cast
@@ -22,7 +23,7 @@ def _axis(axis, ndim):
     if axis is None:
         return None
     if not -ndim <= axis < ndim:
-        raise ValueError(f"invalid axis {axis}. Expected {-ndim} <= axis < {ndim}")
+        raise errors.python_error(ValueError, errors.diagnostic("invalid_axis", axis=axis, low=-ndim, ndim=ndim))
     return axis % ndim
 
 
@@ -133,7 +134,7 @@ def xor_sum(input, axis=None, keep_dims=False):
     """`tl.xor_sum`: bitwise xor reduction of an integer block."""
     x = to_tensor(input)
     if not x.dtype.is_int():
-        raise ValueError("xor_sum only supported for integers")
+        raise errors.python_error(ValueError, errors.diagnostic("xor_sum_type", dtype=x.dtype))
     return _reduce_data(x, axis, keep_dims, np.bitwise_xor, reduce_np=np.bitwise_xor.reduce)
 
 

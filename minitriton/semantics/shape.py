@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import remember, scalar_array, scalar_key, to_tensor, unwrap
@@ -15,6 +16,11 @@ from minitriton.values.registry import builtin, operator
 from minitriton.values.tensor import interned, tensor
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
+
+
+def _too_large(numel: int) -> ValueError:
+    return errors.python_error(ValueError, errors.diagnostic("numel_too_large", numel=numel,
+                                                             limit=TRITON_MAX_TENSOR_NUMEL))
 
 
 # ---------------------------------------------------------------- broadcasting
@@ -48,7 +54,7 @@ def _broadcast_shapes(a: tuple, b: tuple) -> tuple:
         elif y == 1 or x == y:
             out.append(x)
         else:
-            raise ValueError(f"Cannot make_shape_compatible: incompatible dimensions at index {i}: {x} and {y}")
+            raise errors.python_error(ValueError, errors.diagnostic("broadcast", index=i, left=x, right=y))
     return tuple(out)
 
 
@@ -71,8 +77,7 @@ def broadcast_to_shape(t: tensor, shape: tuple) -> tensor:
     if t.shape == shape:
         return t
     if broadcast_shapes(t.shape, shape) != shape:
-        raise ValueError(f"Cannot broadcast, the expanded size of the tensor ({t.shape}) "
-                         f"must match the existing size ({shape})")
+        raise errors.python_error(ValueError, errors.diagnostic("broadcast_to_size", shape=t.shape, target=shape))
     return tensor(broadcast_data(t, shape), t.dtype, shape, t.alloc)
 
 
@@ -88,12 +93,12 @@ def validate_block_shape(shape) -> tuple:
     numel = 1
     for i, d in enumerate(shape):
         if isinstance(d, tensor) or not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got `constexpr[{type(d)}]")
+            raise errors.python_error(TypeError, errors.diagnostic("shape_element_type", index=i, type=type(d)))
         if not _is_pow2(int(d)):
-            raise ValueError(f"Shape element {i} must be a power of 2")
+            raise errors.python_error(ValueError, errors.diagnostic("shape_power_of_two", index=i, size=int(d)))
         numel *= int(d)
     if numel > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
+        raise _too_large(numel)
     return tuple(int(d) for d in shape)
 
 
@@ -116,16 +121,17 @@ def arange(start, end):
             return tensor(data, T.int32, data.shape[1:])
     start, end = unwrap(start), unwrap(end)
     if isinstance(start, tensor) or isinstance(end, tensor) or not isinstance(start, int) or not isinstance(end, int):
-        raise ValueError("arange's arguments must be of type tl.constexpr")
+        raise errors.python_error(ValueError, errors.diagnostic("arange_constexpr"))
     if not (0 <= start < 2**31 and 0 <= end <= 2**31):  # Triton: `start >> 32 or end >> 32` (negatives too)
-        raise ValueError("arange must fit in int32")
+        raise errors.python_error(ValueError, errors.diagnostic("arange_int32", start=start, end=end))
     if end <= start:
-        raise ValueError("arange's end argument must be greater than the start argument")
+        raise errors.python_error(ValueError, errors.diagnostic("arange_empty", start=start, end=end))
     n = end - start
     if not _is_pow2(n):
-        raise ValueError("arange's range must be a power of 2")
+        raise errors.python_error(ValueError, errors.diagnostic("arange_power_of_two", start=start, end=end, size=n,
+                                                                pow2=1 << (n - 1).bit_length()))
     if n > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"numel ({n}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})")
+        raise _too_large(n)
     data = np.arange(start, end, dtype=np.int32).reshape(1, n)
     data.flags.writeable = False  # shared by every arange(start, end) (no op writes into its operands)
     if type(start) is int and type(end) is int and len(_ARANGES) < 1024:
@@ -141,7 +147,7 @@ def full(shape, value, dtype):
     value = unwrap(value)
     if isinstance(value, tensor):
         if value.shape:
-            raise ValueError("tl.full's value must be a scalar")
+            raise errors.python_error(ValueError, errors.diagnostic("full_scalar"))
         v = cast(value, dtype)
         data = v.data.reshape((v.data.shape[0],) + (1,) * len(shape))
     else:
@@ -196,8 +202,7 @@ def getitem(x, index):
             key.append(slice(None))
             dim += 1
         else:
-            raise ValueError(f"unsupported tensor index: {item!r} (only None and full slices `:` are allowed; "
-                             f"use tl.reshape, tl.where or a masked load to pick elements)")
+            raise errors.python_error(ValueError, errors.diagnostic("tensor_index", item=repr(item)))
     shape.extend(x.shape[dim:])
     out = tensor(x.data[tuple(key)], x.dtype, tuple(shape), x.alloc)
     out.bounds = x.bounds  # the same offsets (pointers)
@@ -215,9 +220,9 @@ def reshape(input, *shape, can_reorder=False):
         shape = tuple(unwrap(shape[0]))
     shape = validate_block_shape(shape) if shape else ()
     if not x.shape:   # 3.6's semantic.reshape reads input.type.numel, which a scalar's dtype lacks
-        raise AttributeError("'dtype' object has no attribute 'numel'")
+        raise errors.python_error(AttributeError, errors.diagnostic("no_attribute", type="dtype", name="numel"))
     if int(np.prod(shape, dtype=np.int64)) != x.numel:
-        raise ValueError("reshape() cannot change total number of elements in tensor")
+        raise errors.python_error(ValueError, errors.diagnostic("reshape_numel", shape=shape, numel=x.numel))
     return tensor(x.data.reshape((x.data.shape[0],) + shape), x.dtype, shape, x.alloc)
 
 
@@ -242,9 +247,9 @@ def permute(input, *dims):
         dims = tuple(unwrap(dims[0]))
     dims = tuple(int(unwrap(d)) for d in dims)
     if len(dims) != len(x.shape):  # Triton's wording (semantic.permute)
-        raise ValueError(f"permute dims must have the same length as input shape, got {len(x.shape)} and {len(dims)}")
+        raise errors.python_error(ValueError, errors.diagnostic("permute_length", ndim=len(x.shape), given=len(dims)))
     if sorted(dims) != list(range(len(x.shape))):
-        raise ValueError(f"permute dims must be a permutation of 0, 1, ..., n-1, but were {dims}")
+        raise errors.python_error(ValueError, errors.diagnostic("permute_order", dims=dims))
     order = (0,) + tuple(d + 1 for d in dims)
     return tensor(np.transpose(x.data, order), x.dtype, tuple(x.shape[d] for d in dims), x.alloc)
 
@@ -257,7 +262,7 @@ def trans(input, *dims):
         return permute(x, *dims)
     n = len(x.shape)
     if n < 2:  # Triton 3.6 and 3.9 core.trans
-        raise ValueError("tl.trans invoked with a 0- or 1-dimensional tensor")
+        raise errors.python_error(ValueError, errors.diagnostic("trans_rank", ndim=n))
     return permute(x, *range(n - 2), n - 1, n - 2)
 
 
@@ -271,10 +276,10 @@ def expand_dims(input, axis):
     norm = []
     for a in axes:
         if not -ndim <= a < ndim:
-            raise ValueError(f"invalid axis {a}. Expected {-ndim} <= axis < {ndim}")
+            raise errors.python_error(ValueError, errors.diagnostic("invalid_axis", axis=a, low=-ndim, ndim=ndim))
         norm.append(a % ndim)
     if len(set(norm)) != len(norm):
-        raise ValueError(f"expand_dims received duplicate axes, normalized axes = {norm}")
+        raise errors.python_error(ValueError, errors.diagnostic("expand_dims_duplicate", axes=norm))
     shape = list(x.shape)
     for a in sorted(norm):
         shape.insert(a, 1)
@@ -291,12 +296,12 @@ def broadcast_to(input, *shape):
     shape = tuple(int(unwrap(d)) for d in shape)
     if x.shape:  # Triton's broadcast_impl_shape: same rank, no left padding (a scalar is splatted)
         if len(x.shape) != len(shape):
-            raise ValueError(f"Cannot broadcast, rank mismatch: {list(x.shape)}, {list(shape)}")
+            raise errors.python_error(ValueError, errors.diagnostic("broadcast_rank", left=list(x.shape),
+                                                                    right=list(shape)))
         for i, item in enumerate(x.shape):
             if shape[i] != item and item != 1:
-                raise ValueError(f"Cannot broadcast, the expanded size of the tensor ({shape[i]}) must match the "
-                                 f"existing size ({item}) at non-singleton dimension {i}: {list(x.shape)}, "
-                                 f"{list(shape)}")
+                raise errors.python_error(ValueError, errors.diagnostic(
+                    "broadcast_dimension", target=shape[i], size=item, index=i, left=list(x.shape), right=list(shape)))
     return broadcast_to_shape(x, shape)
 
 
@@ -313,10 +318,10 @@ def cat(input, other, can_reorder=False):
     """`tl.cat(a, b, can_reorder=True)`: concatenate two 1-D blocks (result length must be a power of 2).
     Triton 3.6 refuses can_reorder=False, the default."""
     if not unwrap(can_reorder):
-        raise AssertionError("current implementation of `cat` always may reorder elements")
+        raise errors.python_error(AssertionError, errors.diagnostic("cat_reorder"))
     a, b = to_tensor(input), to_tensor(other)
     if len(a.shape) != 1 or len(b.shape) != 1 or a.dtype != b.dtype:
-        raise ValueError("tl.cat takes two 1-D blocks of one dtype")
+        raise errors.python_error(ValueError, errors.diagnostic("cat_operands"))
     n = a.shape[0] + b.shape[0]
     validate_block_shape((n,))
     g = max(a.data.shape[0], b.data.shape[0])
@@ -340,8 +345,8 @@ def split(a):
     """`tl.split(a)`: the inverse of join: split a last axis of size 2."""
     a = to_tensor(a)
     if not a.shape:
-        raise AssertionError("split requires a non-scalar tensor")
+        raise errors.python_error(AssertionError, errors.diagnostic("split_scalar"))
     if a.shape[-1] != 2:  # Triton's wording (semantic.split)
-        raise AssertionError(f"expected last dimension to be 2 for split, got {a.shape[-1]}")
+        raise errors.python_error(AssertionError, errors.diagnostic("split_last_dim", size=a.shape[-1]))
     shape = a.shape[:-1]
     return tensor(a.data[..., 0], a.dtype, shape), tensor(a.data[..., 1], a.dtype, shape)

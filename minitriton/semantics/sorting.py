@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitriton import errors
+from minitriton.diagnostics import Suggestion
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import to_tensor, unwrap
@@ -132,7 +133,7 @@ def flip(x, dim=None):
     dim = unwrap(dim)
     rank = len(x.shape)
     if dim is None:  # `-len(x.shape) <= dim` with a None constexpr (3.6 standard.flip)
-        raise TypeError("'>=' not supported between instances of 'NoneType' and 'int'")
+        raise errors.python_error(TypeError, errors.diagnostic("flip_dim_none"))
     static_assert(-rank <= dim and dim < rank)
     _dim = dim + rank if dim < 0 else dim
     static_assert(_is_power_of_two(x.shape[_dim]))
@@ -172,7 +173,7 @@ def item(input):
     x = to_tensor(input)
     if len(x.shape) == 0:
         return x
-    assert x.numel == 1, "can only unsplat single-element tensors"
+    errors.require(x.numel == 1, "unsplat", numel=x.numel)
     return tensor(x.data.reshape(x.data.shape[0]), x.dtype, ())
 
 
@@ -192,14 +193,14 @@ def histogram(input, num_bins, mask=None):
     mask = unwrap(mask)
     if mask is not None:
         mask = to_tensor(mask)
-    assert len(x.shape) == 1, "histogram only supports 1D input"
-    assert x.dtype.is_int(), "histogram only supports integer input"
+    errors.require(len(x.shape) == 1, "histogram_rank", shape=str(list(x.shape)))
+    errors.require(x.dtype.is_int(), "histogram_type", dtype=x.dtype)
     validate_block_shape((num_bins,))
     if mask is not None:
         if mask.shape != x.shape:
             mask = broadcast_to(mask, x.shape) if mask.shape else broadcast_to_shape(mask, x.shape)
         if not mask.dtype.is_bool():
-            raise ValueError("Mask must have boolean scalar type")
+            raise errors.python_error(ValueError, errors.diagnostic("mask_type", dtype=mask.dtype))
     if x.dtype.primitive_bitwidth != 32:
         # the NVIDIA lowering ands the value with an i32 constant (offline sm_90 compiles with 3.6.0)
         raise errors.backend_error("PassManager::run failed",
@@ -224,16 +225,16 @@ def gather(src, index, axis):
     result has index's shape and src's dtype. An index outside the axis is an OutOfBoundsError (a GPU reads
     whatever the register shuffle finds)."""
     src, index, axis = to_tensor(unwrap(src)), to_tensor(unwrap(index)), unwrap(axis)
-    assert index.dtype.is_int(), "index must be an integer tensor"
+    errors.require(index.dtype.is_int(), "gather_index_type", dtype=index.dtype)
     rank = len(src.shape)
-    assert len(index.shape) == rank, "source and index tensors must have the same rank"
-    assert -rank <= axis < rank, f"gather axis {axis} must be < source rank ({rank})"
+    errors.require(len(index.shape) == rank, "gather_rank", rank=rank, index_rank=len(index.shape))
+    errors.require(-rank <= axis < rank, "gather_axis", axis=axis, rank=rank)
     if axis < 0:
         axis += rank
     for d in range(rank):
         if d == axis:
             continue
-        assert index.shape[d] == src.shape[d], f"index dim {axis} must match the corresponding source dim"
+        errors.require(index.shape[d] == src.shape[d], "gather_dims", axis=axis)
     n = src.shape[axis]
     idx = index.data
     if index.dtype.is_int_unsigned():
@@ -260,10 +261,7 @@ def _gather_out_of_range(index, bad, n, axis):
     lanes = np.argwhere(bad[row])
     first = tuple(int(v) for v in lanes[0])
     lane_text = first[0] if len(first) == 1 else first
-    value = int(index.data[(row,) + first])
-    count, total = int(bad[row].sum()), int(bad[row].size)
-    details = (f"  {count} of {total} lanes are out of range (first: lane {lane_text}, index {value}): "
-               f"axis {axis} of the source has {n} elements (valid indices 0…{n - 1})\n"
-               f"  fix: clamp or mask the index, e.g. tl.minimum(tl.maximum(idx, 0), {n - 1})")
-    raise errors.KernelRuntimeError(errors.OutOfBoundsError, f"tl.gather index out of range along axis {axis}",
-                                    details, positions)
+    record = errors.diagnostic("gather_out_of_range", axis=axis, bad=int(bad[row].sum()), total=int(bad[row].size),
+                               lane=lane_text, value=int(index.data[(row,) + first]), n=n, high=n - 1)
+    record.suggestion = Suggestion("clamp_index", {"index": "idx", "high": n - 1})
+    raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, positions)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.values import programs
 
 
@@ -139,9 +140,7 @@ class tensor:
     # --- Python control flow: needs one value for the whole group ---
     def _uniform(self, what: str):
         if self.shape:
-            raise TypeError(f"Boolean value of Tensor with more than one value is ambiguous "
-                            f"(a block of shape {list(self.shape)} was used as a Python {what}; "
-                            f"reduce it first, e.g. tl.max(x) > 0, or use tl.where)")
+            raise errors.python_error(TypeError, errors.diagnostic("tensor_truth", shape=list(self.shape), what=what))
         data = self.data
         if self.dtype.is_ptr():
             data = to_address(self)
@@ -159,7 +158,7 @@ class tensor:
 
     def __index__(self):
         if not (self.dtype.is_int() or self.dtype.is_ptr()):
-            raise TypeError(f"only integer tensors can be used as an index or a loop bound, got {self.dtype}")
+            raise errors.python_error(TypeError, errors.diagnostic("index_type", dtype=self.dtype))
         return int(self._uniform("integer"))
 
     def __int__(self):
@@ -170,11 +169,11 @@ class tensor:
 
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of a scalar tensor")
+            raise errors.python_error(TypeError, errors.diagnostic("scalar_len"))
         return self.shape[0]
 
     def __iter__(self):
-        raise TypeError("a tl.tensor cannot be iterated over in a kernel; use tl.static_range or tl.range")
+        raise errors.python_error(TypeError, errors.diagnostic("tensor_iteration"))
 
     __hash__ = object.__hash__  # tensors are used as dict keys by nothing, but keep hashing by identity
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.semantics import dtypes as _T
 from minitriton.semantics import numerics as _numerics
 from minitriton.semantics.elementwise import finish as _finish
@@ -21,7 +22,8 @@ _FP = ("fp32", "fp64")
 
 def _check(x, allowed=_FP):
     if isinstance(x, _tensor) and x.dtype.name not in allowed:
-        raise ValueError(f"Expected dtype {list(allowed)} but got {x.dtype.name}")
+        raise errors.python_error(ValueError, errors.diagnostic("dtype_expected", allowed=str(list(allowed)),
+                                                                dtype=x.dtype.name))
 
 
 def _unary(fn, name, result=None):
