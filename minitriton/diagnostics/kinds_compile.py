@@ -61,6 +61,7 @@ COMPILE = {
                                      "(`{failure}`)"}},
     "syntax_error": {"head": {"en": "{message}", "ru": "синтаксическая ошибка: `{message}`"}},
     "static_assert": {"head": {"en": "{message}", "ru": "не выполнено tl.static_assert: `{message}`"}},
+    "static_assert_bare": {"head": {"en": "failed: `{statement}`", "ru": "не выполнено: `{statement}`"}},
     "static_assert_runtime": {"head": {"en": "Assertion condition could not be determined at compile-time. Make sure "
                                              "that it depends only on `constexpr` values",
                                        "ru": "условие tl.static_assert нельзя вычислить при компиляции: оно должно "

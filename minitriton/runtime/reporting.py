@@ -77,8 +77,11 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
             _located(exc, jit_fn, line, col, None)
         return exc
     if isinstance(exc, errors.StaticAssertionFailed):
-        final = errors.CompileTimeAssertionFailure(_cause_record(
-            exc, errors.compilation_text(jit_fn, line, col, str(exc)), "static_assert"))
+        record = _cause_record(exc, errors.compilation_text(jit_fn, line, col, str(exc)), "static_assert")
+        if not record.fields.get("message"):   # no message: the statement that failed says it
+            record.kind = "static_assert_bare"
+            record.fields["statement"] = linecache.getline(jit_fn.file_name, line).strip()
+        final = errors.CompileTimeAssertionFailure(record)
         final.__cause__ = None
         return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
     if isinstance(exc, (AssertionError, ValueError, TypeError, NameError, NotImplementedError, IndexError,

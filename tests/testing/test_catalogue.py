@@ -78,7 +78,7 @@ def _compile_text(kernel, marker, at, message):
 
 def _oob(op, verb, where, name, marker, program, count, lanes, first, offsets, size, fix, call):
     return (f"tl.{op} {verb} {where} `{name}` ({HERE}:{_line(marker)}, program {program})\n"
-            f"  {count} of {lanes} lanes are out of range (first: lane {first}): offsets {offsets} from `{name}`, "
+            f"  {count} of {lanes} lanes {'is' if count == 1 else 'are'} out of range (first: lane {first}): offsets {offsets} from `{name}`, "
             f"but `{name}` has {size} elements (valid offsets 0…{size - 1})\n  fix: {fix}\n{_shown(marker, call)}")
 
 

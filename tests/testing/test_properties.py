@@ -314,7 +314,7 @@ def test_out_of_bounds_detection_is_exact(op_case):
     op_name = {"load": "tl.load", "store": "tl.store", "atomic": "tl.atomic_add"}[op]
     assert str(error) == (
         f"{op_name} {OPS[op][1]} {where} `x_ptr` ({HERE}:{_line('oob-' + op)}, program ({p},))\n"
-        f"  {int(bad[p].sum())} of {block} lanes are out of range (first: lane {int(np.argmax(bad[p]))}): "
+        f"  {int(bad[p].sum())} of {block} lanes {'is' if bad[p].sum() == 1 else 'are'} out of range (first: lane {int(np.argmax(bad[p]))}): "
         f"offsets {_runs(offsets)} from `x_ptr`, but `x_ptr` has {span} elements (valid offsets {low}…{high})\n"
         f"  fix: the mask lets these lanes through: check its bound and the strides used to build the offsets "
         f"(no automatic fix: the pointer is loaded from memory, so the offsets are data, not code)\n"
