@@ -10,7 +10,9 @@ sentences through `sentences()`, so each ends with its period.
 from __future__ import annotations
 
 from minitriton.diagnostics import Runs
-from minitriton.diagnostics.render import number
+from minitriton.diagnostics.render import number, pick
+# the sandbox writes sentences and program ids as minitriton's records do
+from minitriton.diagnostics.render import program_text as program, sentences  # noqa: F401
 
 from .catalogue import CATALOGUE, NOUNS
 
@@ -43,14 +45,7 @@ def num(n, lang: str) -> str:
 
 def plural(n, noun: str, lang: str) -> str:
     """The form of `noun` that goes after the number n: 1 элемент, 2 элемента, 5 элементов; 1 element, 2 elements."""
-    forms = NOUNS[noun][lang if lang in NOUNS[noun] else "ru"]
-    n = abs(int(n))
-    if lang == "en":
-        return forms[0] if n == 1 else forms[1]
-    if 11 <= n % 100 <= 14:
-        return forms[2]
-    last = n % 10
-    return forms[0] if last == 1 else forms[1] if 2 <= last <= 4 else forms[2]
+    return pick(n, NOUNS[noun][lang if lang in NOUNS[noun] else "ru"], lang)
 
 
 def count(n, noun: str, lang: str) -> str:
@@ -62,20 +57,6 @@ def ranges(values, lang: str = "ru", limit: int = 4) -> str:
     """Sorted integers as compact runs, by minitriton's Runs (one writer of runs): [1, 2, 3, 7] -> '1…3, 7';
     digit groups as `num` writes them, and a long list ends with how many there are ('… (всего 1200)')."""
     return Runs.of(values).text(limit, number=lambda n: num(n, lang), more=CATALOGUE["ranges_more"][lang])
-
-
-def sentences(*parts) -> str:
-    """Parts joined into one text, each ending with a period unless it ends with its own punctuation; a part
-    after the first starts with a capital letter."""
-    out = []
-    for part in parts:
-        part = (part or "").strip()
-        if not part:
-            continue
-        if out and part[0].islower():
-            part = part[0].upper() + part[1:]
-        out.append(part if part[-1] in ".!?…:" else part + ".")
-    return " ".join(out)
 
 
 def real(x) -> str:
@@ -92,11 +73,3 @@ def err(x) -> str:
     """An error size: 3.2e-01."""
     x = float(x)
     return f"{x:.1e}" if x == x else "nan"
-
-
-def program(p) -> str:
-    """A program id as the messages show it: 96 for a 1-D grid, (1, 5) otherwise."""
-    if p is None:
-        return "?"
-    p = tuple(int(v) for v in p)
-    return str(p[0]) if len(p) == 1 else "(" + ", ".join(str(v) for v in p) + ")"
