@@ -112,17 +112,34 @@ def static_hint(filename: str):
     """A Suggestion for a mix-up visible in the kernel source alone: a mask on the wrong axis, one stride for
     both axes of a tile, a vector broadcast along the wrong axis; None when the source shows none."""
     for fn in S.functions(filename):
-        names = S.kernel_names(fn, filename) | F.BUILTINS
-        for access in S.accesses(fn):
-            site = F.Site(filename, access, {}, (0,), names)
-            found = wrong_axis(site) or same_stride(site)
-            if found is not None:
-                return found
-        mixup = broadcast_mixup(fn)
-        if mixup:
-            node, value, used, index, axis = mixup
-            site = F.Site(filename, None, {}, (0,), names)
-            fields = {"var": value, "idx": index, "idx_form": S.indexed(index, axis), "used": S.indexed(value, used),
-                      "right": S.indexed(value, axis), "axis": axis}
-            return F.fix("broadcast_axis", fields, site, F.replace(site, node, S.indexed(value, axis)))
+        found = next(_hints(fn, filename), None)
+        if found is not None:
+            return found
     return None
+
+
+def on_line(filename: str, line: int):
+    """The mix-up of `static_hint` whose edit is on `line`, the kernel line that failed to compile (a mask on
+    the wrong axis or a vector broadcast along the wrong axis gives blocks of incompatible shapes there);
+    None when the source shows none there."""
+    fn = S.kernel_at(filename, line)
+    hints = _hints(fn, filename) if fn is not None else ()
+    return next((h for h in hints if h.edit is not None and h.edit.line == line), None)
+
+
+def _hints(fn: ast.FunctionDef, filename: str):
+    names = S.kernel_names(fn, filename) | F.BUILTINS
+    for access in S.accesses(fn):
+        site = F.Site(filename, access, {}, (0,), names)
+        found = wrong_axis(site) or same_stride(site)
+        if found is not None:
+            yield found
+    mixup = broadcast_mixup(fn)
+    if mixup:
+        node, value, used, index, axis = mixup
+        site = F.Site(filename, None, {}, (0,), names)
+        fields = {"var": value, "idx": index, "idx_form": S.indexed(index, axis), "used": S.indexed(value, used),
+                  "right": S.indexed(value, axis), "axis": axis}
+        found = F.fix("broadcast_axis", fields, site, F.replace(site, node, S.indexed(value, axis)))
+        if found is not None:
+            yield found

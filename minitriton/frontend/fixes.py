@@ -7,7 +7,7 @@ the reason."""
 from __future__ import annotations
 
 from minitriton.diagnostics import Diagnostic, Suggestion
-from minitriton.frontend import fix_bounds, fix_races
+from minitriton.frontend import fix_axes, fix_bounds, fix_races
 from minitriton.frontend.fix_axes import static_hint
 from minitriton.frontend.fix_site import WORD_FIELDS
 
@@ -25,8 +25,18 @@ _GENERAL = {   # kind -> the suggestion said without reading the source
     "misaligned": lambda r: "cast_aligned",
 }
 
+_COMPILE = {   # compile kind -> the fix read from the failing line, or None (then the record has no suggestion)
+    "broadcast": lambda r: fix_axes.on_line(r.filename, r.line),
+}
+
+
 def suggest(record: Diagnostic, launch=None) -> Diagnostic:
     """Give `record` its suggestion (kept if it has one already); returns the record."""
+    if record.suggestion is None and record.kind in _COMPILE and record.filename and record.line is not None:
+        try:
+            record.suggestion = _COMPILE[record.kind](record)
+        except Exception:   # a source the analysis cannot read leaves Triton's error as it is
+            record.suggestion = None
     if record.suggestion is not None or record.kind not in _GENERAL:
         return record
     specific = None
