@@ -119,12 +119,28 @@ def static_hint(filename: str):
 
 
 def on_line(filename: str, line: int):
-    """The mix-up of `static_hint` whose edit is on `line`, the kernel line that failed to compile (a mask on
-    the wrong axis or a vector broadcast along the wrong axis gives blocks of incompatible shapes there);
-    None when the source shows none there."""
+    """The mix-up of `static_hint` in what the kernel line `line` computes (the line itself and the values of
+    the names it uses): a mask on the wrong axis or a vector broadcast along the wrong axis gives blocks of
+    incompatible shapes there. None when the source shows none there."""
     fn = S.kernel_at(filename, line)
-    hints = _hints(fn, filename) if fn is not None else ()
-    return next((h for h in hints if h.edit is not None and h.edit.line == line), None)
+    if fn is None:
+        return None
+    reached = {S.span(n, filename)[:2] for n in _computed_at(fn, line) if hasattr(n, "lineno")}
+    return next((h for h in _hints(fn, filename) if h.edit is not None and (h.edit.line, h.edit.col) in reached),
+                None)
+
+
+def _computed_at(fn: ast.FunctionDef, line: int) -> list:
+    """The nodes of the simple statements at `line` and of the values last assigned to the names they use."""
+    compound = (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.AsyncFunctionDef, ast.Try)
+    out = []
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.stmt) and not isinstance(stmt, compound) \
+                and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    out += S.resolved_nodes(child, fn, stmt.lineno)
+    return out
 
 
 def _hints(fn: ast.FunctionDef, filename: str):
