@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from minitriton.diagnostics import Suggestion
 from minitriton.frontend import fix_site as F
 from minitriton.frontend import kernel_source as S
 
@@ -159,3 +160,25 @@ def _hints(fn: ast.FunctionDef, filename: str):
         found = F.fix("broadcast_axis", fields, site, F.replace(site, node, S.indexed(value, axis)))
         if found is not None:
             yield found
+
+
+def arange_block(record) -> Suggestion:
+    """`tl.arange(0, 100)`: a block of the next power of 2 and a mask for the lanes past the range, said in
+    the line's own terms where the line assigns a name (assigned nowhere else) just that `tl.arange`, its
+    bounds written as numbers (`offs = tl.arange(0, 100)`: `tl.arange(0, 128)` and `offs < 100`). No edit: the mask goes on the accesses
+    that use the lanes, which the line does not show."""
+    start, end, pow2 = record.fields["start"], record.fields["end"], record.fields["pow2"]
+    fn = S.kernel_at(record.filename, record.line) if record.filename and record.line is not None else None
+    found = [] if fn is None else [
+        (node.targets[0].id, node.value) for node in ast.walk(fn) if isinstance(node, ast.Assign)
+        and node.lineno == record.line and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call) and S.is_tl(node.value.func, "arange")
+        and [getattr(a, "value", None) for a in node.value.args] == [start, end]]
+    assigned = [t.id for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)] \
+        if found else []
+    if len(found) != 1 or not isinstance(found[0][1].func, ast.Attribute) or assigned.count(found[0][0]) != 1:
+        return Suggestion("arange_fix", {"pow2": pow2})   # the lanes' name means other numbers elsewhere
+    var, call = found[0]
+    right = f"{S.text_of(call.func, record.filename)}({start}, {start + pow2})"
+    return Suggestion("arange_fix_named", {"pow2": pow2, "right": right, "mask": f"{var} < {end}"})

@@ -7,11 +7,13 @@ the reason."""
 from __future__ import annotations
 
 from minitriton.diagnostics import Diagnostic, Suggestion
+from minitriton.diagnostics.catalogue import WORDS
+from minitriton.diagnostics.render import suggestion_text
 from minitriton.frontend import fix_axes, fix_bounds, fix_races
 from minitriton.frontend.fix_axes import static_hint
 from minitriton.frontend.fix_site import WORD_FIELDS
 
-__all__ = ["suggest", "static_hint", "WORD_FIELDS"]
+__all__ = ["suggest", "noted", "static_hint", "WORD_FIELDS"]
 
 _GENERAL = {   # kind -> the suggestion said without reading the source
     "out_of_bounds": lambda r: "mask_bound_generic" if r.fields.get("masked") else "mask_tail_generic",
@@ -27,6 +29,7 @@ _GENERAL = {   # kind -> the suggestion said without reading the source
 
 _COMPILE = {   # compile kind -> the fix read from the failing line, or None (then the record has no suggestion)
     "broadcast": lambda r: fix_axes.on_line(r.filename, r.line),
+    "arange_power_of_two": lambda r: fix_axes.arange_block(r),
 }
 
 
@@ -52,3 +55,11 @@ def suggest(record: Diagnostic, launch=None) -> Diagnostic:
         general.reason = "reason_no_source"
     record.suggestion = specific or general
     return record
+
+
+def noted(exc: BaseException, record: Diagnostic) -> BaseException:
+    """`exc` with its record's fix as a note where the English text is Triton's own: `str(exc)` keeps Triton's
+    words with its reason last (tools compare that line), and a traceback shows the note under it."""
+    if record.suggestion is not None and record.triton is not None:
+        exc.add_note(f"  {WORDS['en']['label']['fix']}: {suggestion_text(record)}")
+    return exc

@@ -8,8 +8,6 @@ import os
 import types
 
 from minitriton import errors
-from minitriton.diagnostics.catalogue import WORDS
-from minitriton.diagnostics.render import suggestion_text
 from minitriton.frontend import fixes
 from minitriton.values.programs import KERNEL_CODES
 
@@ -92,7 +90,7 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
         final.__cause__ = exc
         final.error = exc
         _located(final, jit_fn, line, col, None)
-        return _with_fix(final, fixes.suggest(final.diagnostic, run)).with_traceback(user_tb)
+        return fixes.noted(final, fixes.suggest(final.diagnostic, run)).with_traceback(user_tb)
     return exc
 
 
@@ -102,14 +100,6 @@ def _cause_record(exc: BaseException, triton: str, kind: str = "compile_error"):
     record = getattr(exc, "diagnostic", None) or _python_record(exc, kind)
     record.triton = triton
     return record
-
-
-def _with_fix(exc: BaseException, record) -> BaseException:
-    """`exc` with its record's fix as a note where the English text is Triton's own (`str(exc)` stays Triton's
-    words, its reason last; a traceback shows the note under it)."""
-    if record.suggestion is not None and record.triton is not None:
-        exc.add_note(f"  {WORDS['en']['label']['fix']}: {suggestion_text(record)}")
-    return exc
 
 
 def _python_record(exc: BaseException, kind: str):
