@@ -57,9 +57,11 @@ def suggest(record: Diagnostic, launch=None) -> Diagnostic:
     return record
 
 
-def noted(exc: BaseException, record: Diagnostic) -> BaseException:
-    """`exc` with its record's fix as a note where the English text is Triton's own: `str(exc)` keeps Triton's
-    words with its reason last (tools compare that line), and a traceback shows the note under it."""
+def noted(exc: BaseException, launch=None) -> BaseException:
+    """`exc` with its record's suggestion (`suggest`), said as a note where the English text is Triton's own:
+    `str(exc)` keeps Triton's words with its reason last (tools compare that line), and a traceback shows the
+    note under it."""
+    record = suggest(exc.diagnostic, launch)
     if record.suggestion is not None and record.triton is not None:
         exc.add_note(f"  {WORDS['en']['label']['fix']}: {suggestion_text(record)}")
     return exc

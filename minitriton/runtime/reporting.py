@@ -89,8 +89,7 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
         final = errors.CompilationError(_cause_record(exc, errors.compilation_text(jit_fn, line, col, message)))
         final.__cause__ = exc
         final.error = exc
-        _located(final, jit_fn, line, col, None)
-        return fixes.noted(final, fixes.suggest(final.diagnostic, run)).with_traceback(user_tb)
+        return fixes.noted(_located(final, jit_fn, line, col, None), run).with_traceback(user_tb)
     return exc
 
 
