@@ -1,7 +1,9 @@
 """Fixes for stores that race between programs: programs whose blocks overlap because the program id is
 multiplied by less than the block (`pid * 4 + tl.arange(0, 8)` -> `pid * 8`), a 2-D tile whose rows are
 placed closer than a row holds, a store without a mask whose tail writes the next program's elements, and an
-address that does not depend on the program id at all. Atomics are never the fix of colliding offsets."""
+address that does not depend on the program id at all (then the share another access gives each program,
+where it keeps the programs' writes apart inside the stored array, else the program's own row of an array with
+one row per program). Atomics are never the fix of colliding offsets."""
 from __future__ import annotations
 
 import ast
