@@ -93,4 +93,7 @@ COMPILE_SUGGESTIONS = {
                       "ru": "задайте {name} тип цикла до цикла: {right}"},
     "arange_fix": {"en": "use a power-of-2 block ({pow2}) and mask the extra lanes",
                    "ru": "возьмите блок длиной в степень двойки ({pow2}) и закройте лишние дорожки маской"},
+    "arange_fix_named": {"en": "use a power-of-2 block, {right}, and mask the extra lanes: {mask}",
+                         "ru": "возьмите блок длиной в степень двойки, {right}, и закройте лишние дорожки маской: "
+                               "{mask}"},
 }

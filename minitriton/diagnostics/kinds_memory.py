@@ -184,6 +184,12 @@ MEMORY_SUGGESTIONS = {
                     "ru": "адрес записи не зависит от tl.program_id, поэтому все программы пишут в одни и те же "
                           "элементы: сдвиньте его на долю программы, {example}, как в других обращениях ядра: "
                           "{call}"},
+    "race_own_row": {"en": "the store's address does not depend on tl.program_id, so every program writes the same "
+                           "elements; `{tensor}` has one row per program ({rows:num} {rows:row|rows}): offset the store by the "
+                           "program's row, {example}: {call}",
+                     "ru": "адрес записи не зависит от tl.program_id, поэтому все программы пишут в одни и те же "
+                           "элементы; в `{tensor}` по строке на программу ({rows:num} {rows:строка|строки|строк}): сдвиньте запись на "
+                           "строку программы, {example}: {call}"},
     "race_no_program_id": {"en": "the kernel never reads tl.program_id, so every program writes the same "
                                  "elements: start each program's block at its id, {var} = {right}",
                            "ru": "ядро не читает tl.program_id, поэтому все программы пишут в одни и те же "

@@ -153,14 +153,15 @@ def render(diag: Diagnostic, lang: str = "en", medium: str = "terminal") -> str:
         return sentences(head, *details(diag, lang, medium))
     if medium != "terminal":
         raise ValueError(f"medium must be 'terminal' or 'page', got {medium!r}")
-    if diag.triton is not None and lang == "en":   # Triton's own layout, word for word
+    tritons = diag.triton is not None and lang == "en"
+    if tritons:   # Triton's own layout, word for word, its reason last (tools compare that last line)
         lines = [diag.triton]
     else:
         lines = [f"{head} ({place})" if place else head]
     body = details(diag, lang, medium)
     fix = body.pop() if diag.suggestion is not None else None
     lines += [f"  {b}" for b in body]
-    if fix:
+    if fix and not tritons:   # under Triton's text the fix is the exception's note (runtime.reporting)
         lines.append(f"  {WORDS[lang]['label']['fix']}: {fix}")
     shown = caret(diag)
     if shown and diag.triton is None:

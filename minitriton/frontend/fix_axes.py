@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from minitriton.diagnostics import Suggestion
 from minitriton.frontend import fix_site as F
 from minitriton.frontend import kernel_source as S
 
@@ -112,17 +113,72 @@ def static_hint(filename: str):
     """A Suggestion for a mix-up visible in the kernel source alone: a mask on the wrong axis, one stride for
     both axes of a tile, a vector broadcast along the wrong axis; None when the source shows none."""
     for fn in S.functions(filename):
-        names = S.kernel_names(fn, filename) | F.BUILTINS
-        for access in S.accesses(fn):
-            site = F.Site(filename, access, {}, (0,), names)
-            found = wrong_axis(site) or same_stride(site)
-            if found is not None:
-                return found
-        mixup = broadcast_mixup(fn)
-        if mixup:
-            node, value, used, index, axis = mixup
-            site = F.Site(filename, None, {}, (0,), names)
-            fields = {"var": value, "idx": index, "idx_form": S.indexed(index, axis), "used": S.indexed(value, used),
-                      "right": S.indexed(value, axis), "axis": axis}
-            return F.fix("broadcast_axis", fields, site, F.replace(site, node, S.indexed(value, axis)))
+        found = next(_hints(fn, filename), None)
+        if found is not None:
+            return found
     return None
+
+
+def on_line(filename: str, line: int):
+    """The mix-up of `static_hint` in what the kernel line `line` computes (the line itself and the values of
+    the names it uses): a mask on the wrong axis or a vector broadcast along the wrong axis gives blocks of
+    incompatible shapes there. None when the source shows none there."""
+    fn = S.kernel_at(filename, line)
+    if fn is None:
+        return None
+    reached = {S.span(n, filename)[:2] for n in _computed_at(fn, line) if hasattr(n, "lineno")}
+    return next((h for h in _hints(fn, filename) if h.edit is not None and (h.edit.line, h.edit.col) in reached),
+                None)
+
+
+def _computed_at(fn: ast.FunctionDef, line: int) -> list:
+    """The nodes of the simple statements at `line` and of the values last assigned to the names they use."""
+    compound = (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.AsyncFunctionDef, ast.Try)
+    out = []
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.stmt) and not isinstance(stmt, compound) \
+                and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    out += S.resolved_nodes(child, fn, stmt.lineno)
+    return out
+
+
+def _hints(fn: ast.FunctionDef, filename: str):
+    names = S.kernel_names(fn, filename) | F.BUILTINS
+    for access in S.accesses(fn):
+        site = F.Site(filename, access, {}, (0,), names)
+        found = wrong_axis(site) or same_stride(site)
+        if found is not None:
+            yield found
+    mixup = broadcast_mixup(fn)
+    if mixup:
+        node, value, used, index, axis = mixup
+        site = F.Site(filename, None, {}, (0,), names)
+        fields = {"var": value, "idx": index, "idx_form": S.indexed(index, axis), "used": S.indexed(value, used),
+                  "right": S.indexed(value, axis), "axis": axis}
+        found = F.fix("broadcast_axis", fields, site, F.replace(site, node, S.indexed(value, axis)))
+        if found is not None:
+            yield found
+
+
+def arange_block(record) -> Suggestion:
+    """`tl.arange(0, 100)`: a block of the next power of 2 and a mask for the lanes past the range, said in
+    the line's own terms where the line assigns a name (assigned nowhere else) just that `tl.arange`, its
+    bounds written as numbers (`offs = tl.arange(0, 100)`: `tl.arange(0, 128)` and `offs < 100`). No edit: the mask goes on the accesses
+    that use the lanes, which the line does not show."""
+    start, end, pow2 = record.fields["start"], record.fields["end"], record.fields["pow2"]
+    fn = S.kernel_at(record.filename, record.line) if record.filename and record.line is not None else None
+    found = [] if fn is None else [
+        (node.targets[0].id, node.value) for node in ast.walk(fn) if isinstance(node, ast.Assign)
+        and node.lineno == record.line and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call) and S.is_tl(node.value.func, "arange")
+        and [getattr(a, "value", None) for a in node.value.args] == [start, end]]
+    assigned = [t.id for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)] \
+        if found else []
+    if len(found) != 1 or not isinstance(found[0][1].func, ast.Attribute) or assigned.count(found[0][0]) != 1:
+        return Suggestion("arange_fix", {"pow2": pow2})   # the lanes' name means other numbers elsewhere
+    var, call = found[0]
+    right = f"{S.text_of(call.func, record.filename)}({start}, {start + pow2})"
+    return Suggestion("arange_fix_named", {"pow2": pow2, "right": right, "mask": f"{var} < {end}"})

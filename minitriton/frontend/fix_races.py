@@ -1,10 +1,14 @@
 """Fixes for stores that race between programs: programs whose blocks overlap because the program id is
 multiplied by less than the block (`pid * 4 + tl.arange(0, 8)` -> `pid * 8`), a 2-D tile whose rows are
 placed closer than a row holds, a store without a mask whose tail writes the next program's elements, and an
-address that does not depend on the program id at all. Atomics are never the fix of colliding offsets."""
+address that does not depend on the program id at all (then the share another access gives each program,
+where it keeps the programs' writes apart inside the stored array, else the program's own row of an array with
+one row per program). Atomics are never the fix of colliding offsets."""
 from __future__ import annotations
 
 import ast
+
+import numpy as np
 
 from minitriton.frontend import fix_site as F
 from minitriton.frontend import kernel_source as S
@@ -43,11 +47,110 @@ def shared(site):
         share = site.text(terms[1])
         in_scope = S.names_in_scope(site.fn, a.call)
         if S.depends_on(terms[1], programs, "program_id") and F.known(site, share) \
-                and {n.id for n in ast.walk(terms[1]) if isinstance(n, ast.Name)} <= in_scope | F.BUILTINS:
+                and {n.id for n in ast.walk(terms[1]) if isinstance(n, ast.Name)} <= in_scope | F.BUILTINS \
+                and _share_fits(site, terms[1]):
             first = a.pointer_node.left if isinstance(a.pointer_node, ast.BinOp) else a.pointer_node
             edit = F.replace(site, first, f"{site.text(first)} + {share}")
             return F.fix("race_shared", {"example": share, "call": F.edited(site, edit, a.call)}, site, edit)
-    return F.no_fix("race_shared_generic", {}, "reason_race_intent")
+    return own_row(site) or F.no_fix("race_shared_generic", {}, "reason_race_intent")
+
+
+def own_row(site):
+    """A store to a row-major 2-D array with one row per program (`dw_partial`, programs x n_cols) whose lanes
+    stay within a row: each program's share is its own row, `pid * n_cols`: the program id along the grid's
+    one axis of several programs, times the integer argument equal to the array's row stride (the lanes'
+    bound where that is the one)."""
+    a = site.access
+    base = S.additive_terms(a.pointer_node)[0]
+    shape, strides = site.layouts.get(base.id, ((), ())) if isinstance(base, ast.Name) else ((), ())
+    spread = [k for k, g in enumerate(site.grid) if g > 1]
+    if len(shape) != 2 or strides[1] != 1 or len(spread) != 1 or site.grid[spread[0]] != shape[0]:
+        return None
+    written = _written(site)
+    if written is None or written.min() < 0 or written.max() >= shape[1]:
+        return None
+    pid = _program_id_name(site, spread[0])
+    stride = _argument_equal(site, strides[0])
+    if pid is None or stride is None:
+        return None
+    share = f"{pid} * {stride}"
+    first = a.pointer_node.left if isinstance(a.pointer_node, ast.BinOp) else a.pointer_node
+    edit = F.replace(site, first, f"{site.text(first)} + {share}")
+    fields = {"tensor": base.id, "rows": shape[0], "example": share, "call": F.edited(site, edit, a.call)}
+    return F.fix("race_own_row", fields, site, edit)
+
+
+def _written(site):
+    """The offsets the store writes at the failing program (its mask applied); None when unknown or none."""
+    a = site.access
+    found = V.offsets_at(site.fn, a, site.arguments, site.program)
+    if found is None:
+        return None
+    offsets, ev = found
+    written = np.asarray(offsets.exact).reshape(-1)
+    if a.mask_node is not None:
+        try:
+            on = np.asarray(ev.value(a.mask_node, a.call.lineno).exact, bool)
+            written = written[np.broadcast_to(on, np.shape(offsets.exact)).reshape(-1)]
+        except (V.Unknown, TypeError, ValueError, IndexError, OverflowError):
+            return None
+    return written if written.size else None
+
+
+_PROGRAMS_CHECKED = 4096
+
+
+def _share_fits(site, share) -> bool:
+    """Whether adding `share` (another access's program term) to the store's offsets keeps every program's
+    writes inside the stored array and apart from every other program's. Without the array's layout or the
+    store's offsets (nothing to check against) the kernel's other accesses are trusted; a share whose value
+    the arguments do not fix is not."""
+    a = site.access
+    base = S.additive_terms(a.pointer_node)[0]
+    layout = site.layouts.get(base.id) if isinstance(base, ast.Name) else None
+    written = _written(site)
+    programs = [(i, j, k) for i in range(site.grid[0]) for j in range(site.grid[1]) for k in range(site.grid[2])]
+    if layout is None or written is None or not 1 < len(programs) <= _PROGRAMS_CHECKED:
+        return True
+    shape, strides = layout
+    if min(strides, default=1) < 0:
+        return True
+    extent = sum((n - 1) * s for n, s in zip(shape, strides)) + 1 if all(shape) else 0
+    spans = []
+    for program in programs:
+        try:
+            value = V.Evaluator(site.fn, site.arguments, program).value(share, a.call.lineno).exact
+        except (V.Unknown, TypeError, ValueError, IndexError, OverflowError):
+            return False
+        if np.size(value) != 1:
+            return False
+        low, high = int(value) + int(written.min()), int(value) + int(written.max())
+        if low < 0 or high >= extent:
+            return False
+        spans.append((low, high))
+    spans.sort()
+    return all(prev[1] < nxt[0] for prev, nxt in zip(spans, spans[1:]))
+
+
+def _program_id_name(site, axis: int) -> str | None:
+    """The name in scope at the store assigned `tl.program_id(axis)` itself, else the call written out."""
+    in_scope = S.names_in_scope(site.fn, site.access.call)
+    for name, value in S.assignments(site.fn, site.access.call.lineno).items():
+        if name in in_scope and isinstance(value, ast.Call) and S.is_tl(value.func, "program_id") and value.args \
+                and isinstance(value.args[0], ast.Constant) and value.args[0].value == axis:
+            return name
+    return f"tl.program_id({axis})"
+
+
+def _argument_equal(site, value: int) -> str | None:
+    """The integer argument equal to `value`: the bound of the store's lanes if it is one, else the only one."""
+    equal = [p.arg for p in site.fn.args.args if type(site.arguments.get(p.arg)) is int
+             and site.arguments[p.arg] == value]
+    lanes = S.lane_names(site.access)
+    bound = S.bounds(site.fn).get(lanes[-1]) if lanes else None
+    if bound in equal:
+        return bound
+    return equal[0] if len(equal) == 1 else None
 
 
 _ACCUMULATE = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from minitriton.diagnostics import Diagnostic, Edit, Suggestion
 from minitriton.frontend import kernel_source as S
@@ -17,7 +17,8 @@ BUILTINS = {"tl", "triton", "min", "max", "range", "float", "int", "len", "None"
 
 @dataclass
 class Site:
-    """The failing access: the call in the kernel's source, the launch's argument values, the program."""
+    """The failing access: the call in the kernel's source, the launch's argument values, the program; the
+    layouts of the launch's arrays (parameter name -> (shape, strides in elements))."""
 
     filename: str
     access: S.Access
@@ -25,6 +26,7 @@ class Site:
     program: tuple
     names: set
     grid: tuple = (1, 1, 1)
+    layouts: dict = field(default_factory=dict)
 
     @property
     def fn(self):
@@ -43,7 +45,17 @@ def site_of(record: Diagnostic, launch, op: str) -> Site | None:
         return None
     arguments = dict(getattr(launch, "arguments", None) or {})
     return Site(record.filename, access, arguments, tuple(record.program or (0,)),
-                S.kernel_names(access.kernel, record.filename) | BUILTINS, tuple(getattr(launch, "grid", (1, 1, 1))))
+                S.kernel_names(access.kernel, record.filename) | BUILTINS, tuple(getattr(launch, "grid", (1, 1, 1))),
+                layouts(launch))
+
+
+def layouts(launch) -> dict:
+    """Parameter name -> (shape, strides in elements) of each array the launch was given."""
+    found = {}
+    for alloc in getattr(launch, "allocations", None) or ():
+        array = alloc.array
+        found[alloc.name] = (tuple(array.shape), tuple(s // array.itemsize for s in array.strides))
+    return found
 
 
 def known(site: Site, *sources: str) -> bool:

@@ -92,7 +92,7 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
         final = errors.CompilationError(_cause_record(exc, errors.compilation_text(jit_fn, line, col, message)))
         final.__cause__ = exc
         final.error = exc
-        return _located(final, jit_fn, line, col, None).with_traceback(user_tb)
+        return fixes.noted(_located(final, jit_fn, line, col, None), run).with_traceback(user_tb)
     return exc
 
 

@@ -462,6 +462,23 @@ def check():
     partial[(4,)](x, part, 20, BLOCK=32)
     return part, x * x
 '''),
+    # the loads' share, row * n_cols, runs past `part` (one row per program): the program's own row is the fix
+    ("race_partial_row_per_program", "race", True, '''
+@triton.jit
+def first_rows(x_ptr, part_ptr, n_cols, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    row = pid * 2
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    tl.store(part_ptr + cols, x * 3, mask=cols < n_cols)
+
+
+def check():
+    x = rng.random((8, 20), dtype=np.float32)
+    part = np.zeros((4, 20), np.float32)
+    first_rows[(4,)](x, part, 20, BLOCK=32)
+    return part, 3 * x[::2]
+'''),
     ("race_forgot_program_id", "race", True, '''
 @triton.jit
 def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -661,8 +678,14 @@ MISTAKES += [
     ("course_race_shared_offsets", "race", True, course(
         "softmax_bwd", [("tl.store(dx_ptr + row * stride + cols,", "tl.store(dx_ptr + cols,")],
         SOFTMAX_BWD_CHECK)),
-    ("course_dw_race", "race", False, course(
+    # dw_partial has one row per program: the share is the program's row, pid * n_cols
+    ("course_dw_race", "race", True, course(
         "rmsnorm_bwd", [("dw_partial_ptr + pid * n_cols + cols", "dw_partial_ptr + cols")], RMSNORM_BWD_CHECK)),
+    # a flat buffer of partials shows no rows: which share is each program's is not certain
+    ("course_dw_race_flat_partials", "race", False, course(
+        "rmsnorm_bwd", [("dw_partial_ptr + pid * n_cols + cols", "dw_partial_ptr + cols")],
+        RMSNORM_BWD_CHECK.replace("np.zeros((4, n_cols), np.float32)", "np.zeros(4 * n_cols, np.float32)")
+        .replace("return dw_partial,", "return dw_partial.reshape(4, n_cols),"))),
 ]
 
 FLASH_CHECK = '''

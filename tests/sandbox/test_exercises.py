@@ -219,8 +219,10 @@ def test_compile_errors_point_at_the_kernel_line():
     assert (result["error"]["type"], result["error"]["line"], result["error"]["program"]) == (
         "CompilationError", line, None)
     assert compile_record(result)["kind"] == "arange_power_of_two"
-    assert by_id(result)["add_tail"]["message"] == f"arange's range must be a power of 2 (line {line})."
-    assert by_id(check("practice", code, "ru"))["add_tail"]["message"].endswith(f"(строка {line}).")
+    assert by_id(result)["add_tail"]["message"] == (f"arange's range must be a power of 2 (line {line}). Use a "
+                                                     f"power-of-2 block (128) and mask the extra lanes.")
+    assert by_id(check("practice", code, "ru"))["add_tail"]["message"].endswith(
+        f"(строка {line}). Возьмите блок длиной в степень двойки (128) и закройте лишние дорожки маской.")
 
 
 def test_a_failed_static_assert_is_named_by_its_message_or_statement():

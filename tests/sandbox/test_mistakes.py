@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from course_helpers import HAS_RAND, NO_RAND, by_id, check, english_sentences, line_of, plain, solution
 
+from minitriton.diagnostics import Edit
+
 # name -> (exercise, the substitutions that make the mistake, a text on the failing line or None)
 MISTAKES = {
     'forgotten_mask': ('copy', (
@@ -425,22 +427,20 @@ def test_the_mistake_gets_its_message(name, test_id, en, ru):
         assert plain(result["message"]) == text.format(line=line), lang
 
 
-# Mistakes whose right fix minitriton does not give yet, with what the fix must say and must not say (in both
-# languages): (mistake, test id, must contain, must not contain, why it is not given yet)
-PENDING = [
-    ('mask_wrong_axis', 'tall', ['offs_m[:, None]'], ['\n', 'Error('],
-     'the shape mismatch is not yet a record of its own kind with the wrong-axis suggestion'),
-    ('broadcast_swapped', 'edges', ['x[:, None]'], ['\n', 'Error('],
-     'the shape mismatch is not yet a record of its own kind with the broadcast suggestion'),
-    ('dw_race', 'small', ['pid * n_cols'], ['row * n_cols'],
-     "dw_partial has one row per program: the store's share is pid * n_cols (row * n_cols, the kernel's row "
-     "offset, would write past the partials)"),
+# Mistakes pinned by what the fix must say and must not say (in both languages), and fixed by applying the
+# error's edits as the page does: (mistake, test id, must contain, must not contain)
+RIGHT_FIX = [
+    # a shape mismatch on the failing line: the fix of the mix-up there, not Python's repr of the error
+    ('mask_wrong_axis', 'tall', ['offs_m[:, None]'], ['\n', 'Error(']),
+    ('broadcast_swapped', 'edges', ['x[:, None]'], ['\n', 'Error(']),
+    # dw_partial has one row per program: the store's share is pid * n_cols (row * n_cols, the kernel's row
+    # offset, would write past the partials)
+    ('dw_race', 'small', ['pid * n_cols', 'tl.store(dw_partial_ptr + pid * n_cols + cols, dw, mask=mask)'],
+     ['row * n_cols']),
 ]
 
 
-@pytest.mark.parametrize("name, test_id, must, must_not", [
-    pytest.param(*p[:4], marks=pytest.mark.xfail(strict=True, reason=p[4])) for p in PENDING],
-    ids=[f"{p[0]}-{p[1]}" for p in PENDING])
+@pytest.mark.parametrize("name, test_id, must, must_not", RIGHT_FIX, ids=[f"{p[0]}-{p[1]}" for p in RIGHT_FIX])
 def test_the_mistake_gets_the_right_fix(name, test_id, must, must_not):
     exercise, subs, needle = MISTAKES[name]
     code = solution(exercise, *subs)
@@ -451,6 +451,23 @@ def test_the_mistake_gets_the_right_fix(name, test_id, must, must_not):
         assert not any(m in result["message"] for m in must_not), result["message"]
 
 
+@pytest.mark.parametrize("name", [p[0] for p in RIGHT_FIX])
+def test_applying_the_edits_makes_every_test_pass(name):
+    """The page applies the error's edit and checks again: one edit per error (three for three vectors
+    broadcast along the wrong axes), each on a line the mistake changed, until every test passes."""
+    exercise, subs, _ = MISTAKES[name]
+    code = solution(exercise, *subs)
+    changed = {i for i, (a, b) in enumerate(zip(solution(exercise).splitlines(), code.splitlines())) if a != b}
+    for _ in range(4):
+        result = check(exercise, code, "en")
+        if result["passed"]:
+            break
+        edit = result["error"]["diagnostic"]["suggestion"]["edit"]
+        assert edit["line"] - 1 in changed, (edit, result["error"]["message"])
+        code = Edit(**edit).apply(code)
+    assert result["passed"], [(t["id"], t["message"]) for t in result["tests"] if not t["passed"]]
+
+
 @pytest.mark.parametrize("name, test_id, ru", [(e[0], e[1], e[3]) for e in EXPECTED],
                          ids=[f"{e[0]}-{e[1]}" for e in EXPECTED])
 def test_a_russian_message_says_nothing_in_english_but_code(name, test_id, ru):
@@ -458,7 +475,7 @@ def test_a_russian_message_says_nothing_in_english_but_code(name, test_id, ru):
 
 
 def test_every_mistake_is_pinned():
-    assert {e[0] for e in EXPECTED} | {p[0] for p in PENDING} == set(MISTAKES)
+    assert {e[0] for e in EXPECTED} | {p[0] for p in RIGHT_FIX} == set(MISTAKES)
 
 
 @pytest.mark.skipif(not HAS_RAND, reason=NO_RAND)
