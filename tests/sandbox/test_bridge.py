@@ -447,6 +447,7 @@ def test_stop_with_a_record_says_the_line_and_the_program():
         assert bool(re.search("[а-яё]", err["message"])) == (lang == "ru")
 
 
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX timers")
 def test_stop_in_host_code_says_the_line():
     code = "import time\n\n\nwhile True:\n    time.sleep(0.01)\n"
     with stop_after(0.3):
