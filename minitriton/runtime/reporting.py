@@ -75,7 +75,7 @@ def finalize(run, exc: BaseException, failing: int) -> BaseException:
     if isinstance(exc, errors.CompilationError):
         if getattr(exc, "lineno", None) is None:
             _located(exc, jit_fn, line, col, None)
-        return exc
+        return fixes.noted(exc, run)
     if isinstance(exc, errors.StaticAssertionFailed):
         record = _cause_record(exc, errors.compilation_text(jit_fn, line, col, str(exc)), "static_assert")
         if not record.fields.get("message"):   # no message: the statement that failed says it

@@ -199,6 +199,8 @@ def test_a_loop_carried_type_change_points_at_both_assignments():
     assert d.kind == "loop_carried_type" and d.line == again and d.fields["first_line"] == first
     assert (d.fields["before"], d.fields["after"]) == ("int32", "fp32")
     assert f"`s` gets its value before the loop at line {first}: `s = 0`" in str(info.value)
+    # Triton's text stays word for word; the fix is a note under it, printed with the traceback
+    assert info.value.__notes__ == ["  fix: give s its loop type before the loop: s = 0.0"]
     page = _no_english(d)
     assert f"(строка {first})" in page and f"(строка {again})" in page
     # the suggested edit, applied to the source, makes a kernel that runs
