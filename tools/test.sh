@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Sets up .venv if needed (tools/setup.sh) and runs the tests: pytest (arguments go to it), then the sandbox
-# page's end-to-end tests in headless Chromium (node's test runner; SKIP_WEB=1 leaves them out). The exit
-# status is non-zero if either fails.
+# Sets up .venv if needed (tools/setup.sh) and runs the tests: the linter, pytest, then the sandbox page's
+# end-to-end tests in headless Chromium (node's test runner; SKIP_WEB=1 leaves them out). With arguments, they
+# go to pytest and the page is neither built nor tested: `bash tools/test.sh tests/semantics/test_dot.py -k
+# bf16` runs the linter and those tests only. The exit status is non-zero if any part fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
+if [ $# -gt 0 ]; then
+  SKIP_WEB=1 bash tools/setup.sh
+else
+  bash tools/setup.sh
+fi
 status=0
 # One BLAS thread: the tests run many small matrix products, which OpenBLAS's threads only slow down on a
 # small shared machine (and the results stay reproducible).
@@ -12,7 +17,9 @@ export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 # The linter first (pyproject.toml [tool.ruff]): unused or undefined names fail the run.
 .venv/bin/ruff check --quiet . && echo "ruff: clean" || status=$?
 .venv/bin/python -m pytest -q "$@" || status=$?
-if [ "${SKIP_WEB:-0}" != 1 ]; then
+if [ $# -gt 0 ]; then
+  echo "web tests not run: pytest arguments given (run \`bash tools/test.sh\` for everything)"
+elif [ "${SKIP_WEB:-0}" != 1 ]; then
   # node's own summary counts skipped tests but not skipped suites; its TAP output has both, so the skips
   # are listed from there with their reasons.
   tap=$(mktemp)
