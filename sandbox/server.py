@@ -11,8 +11,9 @@
   this process, and "info" checks the token; run/check/memory/gpu each run in a fresh subprocess with a
   wall-clock limit, so `POST /api/stop` (or the limit) ends a `while True:` at once: Stop interrupts the worker
   (its answer says the line and the program the code was at) and kills it if it does not answer within a
-  second. A spare subprocess is started ahead, with NumPy and minitriton already imported, so a request does
-  not wait for Python to start.
+  second. The terminal gets one line per Stop ("stopped: copy (run) at line 7"), even when the page has cut
+  the request. A spare subprocess is started ahead, with NumPy and minitriton already imported, so a request
+  does not wait for Python to start.
 * The extra op "gpu" (sandbox/gpu.py) runs the learner's code with real Triton on CUDA and compares its
   outputs with the emulator's; it answers {"available": false, "reason"} when Triton + CUDA do not import.
 * Serves the built page (web/dist, from `node web/build.mjs`); without it the server does not start.
@@ -111,11 +112,15 @@ class Workers:
             with self.lock:
                 self.running.discard(proc)
         with self.lock:
-            if proc in self.stopped:
-                self.stopped.discard(proc)
-                answer = _parsed(out) if proc.returncode == 0 else None
-                # an interrupted worker answers with where the code was; a killed one says nothing
-                return answer if answer and answer.get("error") else _error("Stopped", _say("stopped", lang))
+            stopped = proc in self.stopped
+            self.stopped.discard(proc)
+        if stopped:
+            answer = _parsed(out) if proc.returncode == 0 else None
+            # an interrupted worker answers with where the code was; a killed one says nothing
+            if not (answer and answer.get("error")):
+                answer = _error("Stopped", _say("stopped", lang))
+            print(_stop_line(op, request, answer["error"].get("line")), file=sys.stderr, flush=True)
+            return answer
         if proc.returncode != 0 or not out.strip():
             tail = err.decode("utf-8", "replace").strip().splitlines()[-5:]
             return _error("WorkerError", _say("worker_failed", lang,
@@ -149,6 +154,12 @@ class Workers:
                 proc.communicate(timeout=5)
             except (subprocess.TimeoutExpired, ValueError, OSError):
                 pass
+
+
+def _stop_line(op: str, request: dict, line) -> str:
+    """The terminal's one line about a Stop: which exercise and op, and the line the code was at if known."""
+    where = f" at line {line}" if isinstance(line, int) else ""
+    return f"stopped: {request.get('exercise')} ({op}){where}"
 
 
 def _interrupt_worker(proc):
@@ -235,9 +246,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
         for k, v in (extra or {}).items():
             self.send_header(k, v)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        try:
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+        except ConnectionError:   # the page cut the request (its Stop does): nobody is left to answer
+            self.close_connection = True
 
     def _json(self, status: int, data: dict):
         from .bridge import dumps

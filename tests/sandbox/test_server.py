@@ -189,6 +189,30 @@ def test_stop_kills_a_worker_that_does_not_answer_the_interrupt(server):
     assert status == 200 and body["error"]["type"] == "Stopped" and body["error"]["message"] == "остановлено"
 
 
+def test_a_stop_that_cuts_the_request_leaves_one_line_in_the_terminal(dist):
+    """The page's Stop cuts its request once the server has stopped the run: the answer has nobody to go to,
+    and the terminal gets one line saying what stopped where (no traceback of the broken connection)."""
+    s = Server(dist=dist)
+    try:
+        body = json.dumps({"exercise": "practice", "code": "while True:\n    pass\n"})
+        conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=60)
+        conn.request("POST", "/api/run", body, {"X-Token": s.token, "Content-Type": "application/json"})
+        time.sleep(1.5)       # the loop is running
+        conn.close()          # the page cuts the request...
+        deadline = time.monotonic() + 30
+        stopped = 0
+        while not stopped and time.monotonic() < deadline:
+            stopped = s.api("stop", {})[1]["stopped"]     # ...and the server stops the run
+            time.sleep(0.2)
+        assert stopped == 1
+        time.sleep(0.5)       # the stopped run's answer meets the closed connection
+        assert s.api("run", {"exercise": "practice", "code": "print(1)\n"})[1]["stdout"] == "1\n"
+    finally:
+        assert s.close() == 0
+    lines = s.proc.stderr.read().splitlines()
+    assert len(lines) == 1 and re.fullmatch(r"stopped: practice \(run\) at line [12]", lines[0]), lines
+
+
 def _cuda_available() -> bool | None:
     probe = "import torch; print(torch.cuda.is_available())"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
