@@ -1,15 +1,21 @@
-// Serves web/dist on 127.0.0.1 (one command: `node web/serve.mjs`, after `node web/build.mjs`).
+// Serves web/dist on 127.0.0.1 (one command: `node web/serve.mjs`, after `bash tools/setup.sh`).
 // Sends COOP/COEP, so the page is cross-origin isolated and Stop can use Pyodide's interrupt buffer.
 //
-// Usage: node serve.mjs [--port=P] [--packages=DIR] [--dist=DIR]
+// Usage: node serve.mjs [--port=P] [--packages=DIR | --cdn] [--dist=DIR]
 //   --port      0 (default 8000) picks a free port
-//   --packages  a local folder of Pyodide packages (numpy's wheel) served at /packages/; the printed URL then
-//               carries ?packages=/packages/ so numpy comes from there instead of the CDN
-// Prints one line: "serving http://127.0.0.1:P/[?packages=/packages/]".
+//   --packages  a folder of Pyodide packages (numpy's wheel) served at /packages/; by default
+//               web/pyodide-packages/ (or $PYODIDE_PACKAGES) when it holds the NumPy wheel the site's lock
+//               names, with the lock's sha256 (tools/setup.sh puts it there)
+//   --cdn       NumPy from the build's package base URL (the Pyodide CDN) even when the folder is there
+// With a packages folder the page's config.json names /packages/ as the package base URL, so every tab on `/`
+// (a fresh one included, and offline after the first visit) loads NumPy from this server.
+// Prints "serving http://127.0.0.1:P/", then one line saying where NumPy comes from.
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { PACKAGES_DIR } from "./pyodide-packages.mjs";
 
 const WEB = path.dirname(fileURLToPath(import.meta.url));
 const TYPES = {
@@ -30,6 +36,21 @@ function fileFor(root, urlPath) {
   } catch { return null; }
 }
 
+// Whether `dir` holds the NumPy wheel the site in `dist` loads: {ok: true, file} or {ok: false, why}.
+export function numpyIn(dir, dist = path.join(WEB, "dist")) {
+  let entry;
+  try {
+    entry = JSON.parse(fs.readFileSync(path.join(dist, "pyodide", "pyodide-lock.json"), "utf8")).packages.numpy;
+  } catch {
+    return { ok: false, why: `${dist} has no pyodide/pyodide-lock.json naming numpy` };
+  }
+  const file = path.join(dir, entry.file_name);
+  if (!fs.existsSync(file)) return { ok: false, why: `${file} is missing` };
+  const sha = createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+  if (sha !== entry.sha256) return { ok: false, why: `${file} has sha256 ${sha}, the lock says ${entry.sha256}` };
+  return { ok: true, file };
+}
+
 export function startServer({ port = 8000, dist = path.join(WEB, "dist"), packages = null, host = "127.0.0.1", isolate = true } = {}) {
   const distRoot = path.resolve(dist);
   const pkgRoot = packages ? path.resolve(packages) : null;
@@ -47,6 +68,15 @@ export function startServer({ port = 8000, dist = path.join(WEB, "dist"), packag
     } : { "X-Content-Type-Options": "nosniff" };
     if (!file) { res.writeHead(404, { ...headers, "Content-Type": "text/plain" }).end(`not found: ${url.pathname}\n`); return; }
     const type = TYPES[path.extname(file)] || "application/octet-stream";
+    if (pkgRoot && file === path.join(distRoot, "config.json")) {
+      // The page's package base URL: this server's /packages/, as the browser addresses this server.
+      const config = JSON.parse(fs.readFileSync(file, "utf8"));
+      config.packageBaseUrl = `http://${req.headers.host || `${host}:${server.address().port}`}/packages/`;
+      const body = Buffer.from(JSON.stringify(config, null, 1));
+      res.writeHead(200, { ...headers, "Content-Type": type, "Content-Length": body.length, "Cache-Control": "no-cache" });
+      res.end(req.method === "HEAD" ? undefined : body);
+      return;
+    }
     const cache = /\/(pyodide|wheels)\/|\.whl$/.test(url.pathname) ? "max-age=3600" : "no-cache";
     res.writeHead(200, { ...headers, "Content-Type": type, "Content-Length": fs.statSync(file).size, "Cache-Control": cache });
     if (req.method === "HEAD") { res.end(); return; }
@@ -62,16 +92,40 @@ export function startServer({ port = 8000, dist = path.join(WEB, "dist"), packag
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const usage = "usage: node serve.mjs [--port=P] [--packages=DIR | --cdn] [--dist=DIR]";
   const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-    const m = /^--([^=]+)=(.*)$/.exec(a);
-    if (!m) { console.error(`usage: node serve.mjs [--port=P] [--packages=DIR] [--dist=DIR]`); process.exit(2); }
-    return [m[1], m[2]];
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
+    if (!m || (m[2] === undefined) !== (m[1] === "cdn")) { console.error(usage); process.exit(2); }
+    return [m[1], m[2] ?? true];
   }));
   const dist = args.dist ?? path.join(WEB, "dist");
   if (!fs.existsSync(path.join(dist, "index.html"))) {
     console.error(`no site in ${dist}: build it first with \`node web/build.mjs\``);
     process.exit(1);
   }
-  const { pageUrl } = await startServer({ port: Number(args.port ?? 8000), dist, packages: args.packages ?? process.env.PYODIDE_PACKAGES ?? null });
-  console.log(`serving ${pageUrl}`);
+  let packages = args.packages ?? null;
+  let note;
+  const remote = () => {
+    let base = "the build's package base URL";
+    try { base = JSON.parse(fs.readFileSync(path.join(dist, "config.json"), "utf8")).packageBaseUrl; } catch { /* no config */ }
+    return `NumPy from ${base}: the page needs the internet`;
+  };
+  if (packages) {
+    note = `NumPy from ${packages} (at /packages/)`;
+  } else if (args.cdn) {
+    note = `${remote()} (--cdn)`;
+  } else {
+    const dir = process.env.PYODIDE_PACKAGES || PACKAGES_DIR;
+    const found = numpyIn(dir, dist);
+    if (found.ok) {
+      packages = dir;
+      const shown = path.relative(process.cwd(), dir);
+      note = `NumPy from ${shown && !shown.startsWith("..") ? shown : dir}/ (at /packages/): works offline, no CDN`;
+    } else {
+      note = `${remote()} (${found.why}: \`node web/pyodide-packages.mjs\` fetches the wheel)`;
+    }
+  }
+  const { url } = await startServer({ port: Number(args.port ?? 8000), dist, packages });
+  console.log(`serving ${url}`);
+  console.log(`  ${note}`);
 }
