@@ -3,7 +3,8 @@
 // (loadPackage does not throw), our wheel installs by name, and the site works offline after the first load.
 // With NumPy's official Pyodide wheel (web/pyodide-packages/, filled by pyodide-packages.mjs from a registry
 // package and checked against Pyodide's lock; PYODIDE_PACKAGES=/folder overrides): every user flow, and the
-// whole page (NumPy included) offline after the first visit. Nothing here reaches the network.
+// whole page (NumPy included, on a plain `/`) offline after the first visit, in a fresh tab. Nothing here
+// reaches the network.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -140,21 +141,32 @@ describe("Pyodide with numpy: the user flows", () => {
 describe("Pyodide with numpy: offline after the first visit", () => {
   const site = pyodideSite(PACKAGES);
 
-  site.it("the page, Python, NumPy and minitriton come from the service worker's cache", async (page) => {
-    await page.goto(site.server.pageUrl);
-    await waitReady(page, 180000);
-    await page.evaluate(() => navigator.serviceWorker.ready);
-    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
-    await site.browser.context.setOffline(true);
+  // A plain `/` (no ?packages=): serve.mjs's config.json names its own /packages/, so NumPy comes from the
+  // server; offline, a fresh tab gets everything from the service worker's cache.
+  site.it("a plain / loads NumPy from the server; offline, a fresh tab gets the page, Python, NumPy and minitriton from the cache", async (page) => {
+    const requests = [];
+    const record = (r) => requests.push(r.url());
+    site.browser.context.on("request", record);
+    let fresh = null;
     try {
-      await page.reload();
+      await page.goto(site.server.url);
       await waitReady(page, 180000);
-      assert.equal(await page.evaluate(() => !!navigator.serviceWorker.controller), true);
-      await flows.loadSolution(page);
-      await flows.clickCheck(page);
-      const result = await page.evaluate(() => window.__sandbox.state.lastResult);
+      assert.ok(requests.includes(`${site.server.url}packages/${numpyFile}`), requests.join("\n"));
+      assert.deepEqual(requests.filter((u) => /^https?:/.test(u) && !u.startsWith(site.server.url)), [], "nothing from outside");
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+      await site.browser.context.setOffline(true);
+      fresh = await site.browser.context.newPage();
+      await fresh.goto(site.server.url);
+      await waitReady(fresh, 180000);
+      assert.equal(await fresh.evaluate(() => !!navigator.serviceWorker.controller), true);
+      await flows.loadSolution(fresh);
+      await flows.clickCheck(fresh);
+      const result = await fresh.evaluate(() => window.__sandbox.state.lastResult);
       assert.equal(result.passed, true, JSON.stringify(result).slice(0, 500));
     } finally {
+      site.browser.context.off("request", record);
+      await fresh?.close().catch(() => {});
       await site.browser.context.setOffline(false);
     }
   });
