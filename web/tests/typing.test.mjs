@@ -32,10 +32,13 @@ async function typeByKeys(page, text, name) {
   for (let i = 0; i < lines.length; i++) {
     // after a word, Enter only once the completion popup a student would see has come (or not)
     if (i > 0 && /\w$/.test(lines[i - 1])) {
-      await page.waitForFunction((typed) => {
+      const settled = await page.waitForFunction((typed) => {
         const { before, completion } = window.__sandbox.caret;
-        return before === typed && completion !== "pending";
+        return before === typed && completion !== "pending" && (completion ?? "none");
       }, lines[i - 1], { polling: 10 });
+      // CodeMirror ignores accepting keys for 75 ms after the popup opens (interactionDelay); a student's Enter
+      // comes later than that
+      if (await settled.jsonValue() === "active") await page.waitForTimeout(100);
     }
     if (i > 0) await page.keyboard.press("Enter");
     let { line, before } = await caret(page);
