@@ -488,6 +488,12 @@ addEventListener("hashchange", () => {
 // For the e2e tests and for people debugging in the console: read-only views of the state.
 window.__sandbox = {
   state, get code() { return editor.code; }, setCode: (s) => editor.setCode(s), get mode() { return transport?.mode; },
+  // The caret's line number, the text before it on its line and the completion's status (the typing tests read
+  // the indentation Enter gave, and press Enter once the popup a student would see is there).
+  get caret() {
+    const s = editor.view.state, at = s.selection.main.head, line = s.doc.lineAt(at);
+    return { line: line.number, before: line.text.slice(0, at - line.from), completion: editor.completion };
+  },
   get timings() { return { ...state.timings, now: Math.round(performance.now() - t0) }; }, panes,
   memoryCell: (name, offset) => memoryPanel.cellAt(name, offset),
   // Shows a memory-op answer as if the bridge had sent it (the tests draw the picture's rarer cases with it).

@@ -1,11 +1,13 @@
 // The code editor: CodeMirror 6 with Python, 4-space indentation (Tab indents, Enter after ":" indents one
-// level, as Python expects), Ctrl/Cmd+Enter to run, Shift+Ctrl/Cmd+Enter to check, the line of the last error
+// level, as Python expects), completion accepted with Tab (Enter always breaks the line; no option equal to the
+// word already typed is offered), Ctrl/Cmd+Enter to run, Shift+Ctrl/Cmd+Enter to check, the line of the last error
 // highlighted (its failing span underlined) and a suggested fix made as one change. Tab stays in the editor;
 // Esc then Tab moves the focus on (CodeMirror's own escape).
 import { EditorView, basicSetup } from "codemirror";
-import { python } from "@codemirror/lang-python";
+import { acceptCompletion, autocompletion, completionKeymap, completionStatus } from "@codemirror/autocomplete";
+import { globalCompletion, localCompletionSource, pythonLanguage } from "@codemirror/lang-python";
 import { indentWithTab } from "@codemirror/commands";
-import { indentUnit } from "@codemirror/language";
+import { LanguageSupport, delimitedIndent, indentNodeProp, indentUnit } from "@codemirror/language";
 import { Compartment, EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, keymap } from "@codemirror/view";
 
@@ -27,6 +29,59 @@ const errorLineField = StateField.define({
   provide: (f) => EditorView.decorations.from(f),
 });
 
+// The column after an opening bracket that has items on its own line (PEP 8's visual indent), else null.
+function alignedAfterBracket(cx) {
+  const node = cx.node, open = node.childAfter(node.from), last = node.lastChild;
+  if (!open) return null;
+  const line = cx.state.doc.lineAt(open.from), sim = cx.options.simulateBreak;
+  const end = sim == null || sim <= line.from ? line.to : Math.min(line.to, sim);
+  for (let pos = open.to; ;) {
+    const next = node.childAfter(pos);
+    if (!next || next === last) return null;
+    if (!next.type.isSkipped) {
+      if (next.from >= end) return null;
+      return cx.column(open.to + /^ */.exec(line.text.slice(open.to - line.from))[0].length);
+    }
+    pos = next.to;
+  }
+}
+
+// Bracket indentation as Python writes it: a continuation line aligns with the first item after the bracket,
+// also when the line starts with the closer (the one closeBrackets typed, which Enter carries down) -- CodeMirror
+// would put it under the bracket, one column left of the items; a bracket that ends its line indents one level.
+function bracketIndent(closing) {
+  const hanging = delimitedIndent({ closing, align: false });
+  return (cx) => alignedAfterBracket(cx) ?? hanging(cx);
+}
+
+const python = () => new LanguageSupport(pythonLanguage.configure({ props: [indentNodeProp.add({
+  "TupleExpression ComprehensionExpression ParamList ArgList ParenthesizedExpression": bracketIndent(")"),
+  "DictionaryExpression DictionaryComprehensionExpression SetExpression SetComprehensionExpression": bracketIndent("}"),
+  "ArrayExpression ArrayComprehensionExpression": bracketIndent("]"),
+})] }));
+
+// Python's completion sources without the options that equal the word already typed: a popup offering "mask"
+// after "mask" has nothing to add. Asked again at every keystroke (no validFor), so the word compared is the
+// one typed so far.
+function withoutTypedWord(source) {
+  return async (context) => {
+    const result = await source(context);
+    if (!result) return null;
+    const typed = context.state.sliceDoc(result.from, context.pos);
+    const options = result.options.filter((o) => o.label !== typed);
+    return options.length ? { ...result, options, validFor: undefined } : null;
+  };
+}
+
+// Completion keys: CodeMirror's own, except that Tab accepts (Enter stays a line break, whatever is open).
+const completion = [
+  autocompletion({ defaultKeymap: false, override: [localCompletionSource, globalCompletion].map(withoutTypedWord) }),
+  Prec.highest(keymap.of([
+    ...completionKeymap.filter((b) => b.key !== "Enter"),
+    { key: "Tab", run: acceptCompletion },
+  ])),
+];
+
 const errorTheme = EditorView.baseTheme({
   ".cm-error-span": { textDecoration: "underline wavy #c0392b", textUnderlineOffset: "3px" },
 });
@@ -42,7 +97,7 @@ export function createEditor(parent, { onRun, onCheck, onChange, label }) {
           { key: "Mod-Enter", run: () => { onRun(); return true; } },
           { key: "Shift-Mod-Enter", run: () => { onCheck(); return true; } },
         ])),
-        basicSetup, python(), indentUnit.of("    "), EditorState.tabSize.of(4), keymap.of([indentWithTab]),
+        basicSetup, completion, python(), indentUnit.of("    "), EditorState.tabSize.of(4), keymap.of([indentWithTab]),
         errorLineField, errorTheme,
         EditorView.updateListener.of((u) => { if (u.docChanged) onChange(); }),
         attributes.of(EditorView.contentAttributes.of({ "aria-label": label })),
@@ -52,6 +107,7 @@ export function createEditor(parent, { onRun, onCheck, onChange, label }) {
   return {
     view,
     get code() { return view.state.doc.toString(); },
+    get completion() { return completionStatus(view.state); },   // "active" (a popup), "pending" or null
     setCode(text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
     },
