@@ -44,6 +44,7 @@ import types
 import numpy as np
 
 import minitriton
+from minitriton.picture import data as picture_data
 
 from . import explain, memory_picture
 from . import messages as M
@@ -253,7 +254,7 @@ def memory(ex, code: str, request: dict, lang: str) -> dict:
         return {"error": error or _error("BadRequest", M.say("no_launch", lang, launch=which + 1, count=count)),
                 "stdout": out.text(lang)}
     record = {**tracer.record, **{k: v for k, v in kept[which].items() if k == "test"}}   # the copy kept names it
-    return {"source": source, "launch_index": which, "launches": count, **memory_picture.picture(record),
+    return {"source": source, "launch_index": which, "launches": count, **picture_data.picture(record),
             "traced": len(record.get("trace", [])), "stdout": out.text(lang),
             "seconds": round(time.perf_counter() - started, 4)}
 

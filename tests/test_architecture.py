@@ -20,12 +20,12 @@ LAYERS = [
     ("minitriton.frontend",),
     ("minitriton.runtime",),
     ("minitriton.language", "minitriton.compiler", "minitriton.tools"),
-    ("minitriton.testing",),
+    ("minitriton.testing", "minitriton.picture"),
     ("minitriton",),
 ]
 OPTIONAL = {"torch", "hypothesis", "ml_dtypes"}   # may be imported where first needed
 MODULE_LINES = 500
-EMULATOR_LINES = 11400                            # minitriton/ without testing/ and diagnostics/ (docs/architecture.md)
+EMULATOR_LINES = 11400                            # minitriton/ without testing/, picture/ and diagnostics/ (docs/architecture.md)
 DIAGNOSTICS_LINES = 3000                          # the records, their texts in two languages, the fixes
 # The diagnostics' modules: records and texts, and the fixes read from the kernel source (in frontend/, the layer
 # that reads source); they count against DIAGNOSTICS_LINES, not the emulator's budget.
@@ -144,7 +144,7 @@ def test_module_size(module):
 
 def test_emulator_size():
     total = sum(len(p.read_text().splitlines()) for m, p in MODULES.items()
-                if not m.startswith(("minitriton.testing",) + DIAGNOSTICS))
+                if not m.startswith(("minitriton.testing", "minitriton.picture") + DIAGNOSTICS))
     assert total <= EMULATOR_LINES, f"the emulator has {total} lines (budget {EMULATOR_LINES})"
 
 

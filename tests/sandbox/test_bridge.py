@@ -333,7 +333,7 @@ def test_memory_refuses_missing_launches_and_bad_grids():
 def test_per_access_detail_becomes_steps_masked_lanes_and_values():
     """The picture's steps, masked lanes and values from a record that carries per-access detail (the format the
     page draws; the recorder's part is its own)."""
-    from sandbox.memory_picture import picture
+    from minitriton.picture.data import picture
     zeros = [0, 0]
     per_program = {f: zeros for f in ("loaded_bytes", "stored_bytes", "masked_load_lanes", "masked_store_lanes")}
     totals = {f: 0 for f in ("loaded_elements", "loaded_bytes", "stored_elements", "stored_bytes", "atomic_elements",
@@ -360,7 +360,7 @@ def test_per_access_detail_becomes_steps_masked_lanes_and_values():
 
 
 def test_runs_are_sorted_distinct_consecutive_offsets():
-    from sandbox.memory_picture import runs
+    from minitriton.picture.data import runs
     assert runs([]) == []
     assert runs([5, 3, 4, 4, 9, 10, -2]) == [-2, 1, 3, 3, 9, 2]
 
