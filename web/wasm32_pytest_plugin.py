@@ -3,7 +3,7 @@
 Emscripten starts no processes and no threads. A test that starts one (a fresh interpreter for an import
 check, Triton's interpreter as an oracle, the lab server) is skipped at that moment with the reason, instead
 of failing with "OSError: [Errno 138] emscripten does not support processes" or "can't start new thread".
-Everything else runs as under CPython. Used by web/tests/wasm32.test.mjs:
+Everything else runs as under CPython. Used by web/tests-wasm32/pytest.test.mjs:
 
     node web/pyodide-node.mjs --test-tools -m pytest -p wasm32_pytest_plugin tests ...
 """

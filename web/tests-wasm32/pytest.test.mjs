@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { RESULTS, ROOT, WEB } from "./helpers.mjs";
+import { RESULTS, ROOT, WEB } from "../tests/helpers.mjs";
 
 const SELECT = "not interpreter and not torch";
 
