@@ -58,7 +58,8 @@ class record:
     `trace_programs`: program ids (tuples like (3,) or (1, 2), or linear indices) whose individual accesses
     are kept too: each launch record then has "trace", a list of {"program": [x, y, z], "tensors": {name:
     {"loaded": [...], "stored": [...], "atomic": [...]}}} with the element offsets (from the argument's
-    pointer) that the program touched; what the sandbox's memory picture draws.
+    pointer) that the program touched; what the sandbox's memory picture draws. It may also be a function
+    of each launch's grid (x, y, z) giving that launch's programs to trace.
 
     `accesses=True` also keeps, for the traced programs, each access in the order the program made it: the
     launch record's "accesses" is a list of {"program": [x, y, z], "kind": "load"|"store"|"atomic", "tensor":
@@ -68,7 +69,7 @@ class record:
     """
 
     def __init__(self, trace_programs=None, accesses: bool = False):
-        self.trace_programs = list(trace_programs or [])
+        self.trace_programs = trace_programs if callable(trace_programs) else list(trace_programs or [])
         self.accesses = bool(accesses)
 
     def __enter__(self) -> Recording:
