@@ -60,8 +60,14 @@ export async function buildViewer(outDir = VIEWER_DIR) {
     target: "es2022" })).outputFiles;
   const [css] = (await build({ ...common, entryPoints: [path.join(WEB, "src", "picture.css")] })).outputFiles;
   fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(path.join(outDir, "viewer.js"), js.contents);
-  fs.writeFileSync(path.join(outDir, "viewer.css"), css.contents);
+  for (const [name, bytes] of [["viewer.js", js.contents], ["viewer.css", css.contents]]) {
+    const file = path.join(outDir, name);
+    if (fs.existsSync(file) && Buffer.from(bytes).equals(fs.readFileSync(file))) continue;
+    // renamed into place: a page being written from the old file meanwhile never reads half of the new one
+    const partial = `${file}.${process.pid}.partial`;
+    fs.writeFileSync(partial, bytes);
+    fs.renameSync(partial, file);
+  }
 }
 
 const sha256 = (file) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
