@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 
@@ -64,8 +65,9 @@ class record:
     `accesses=True` also keeps, for the traced programs, each access in the order the program made it: the
     launch record's "accesses" is a list of {"program": [x, y, z], "kind": "load"|"store"|"atomic", "tensor":
     name, "line": kernel line, "offsets": [element offsets of the active lanes], "masked": [offsets the
-    masked-off lanes computed, which may lie outside the tensor]}, and "values" holds {name: the elements of
-    each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements.
+    masked-off lanes computed, which may lie outside the tensor]}, "values" holds {name: the elements of
+    each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements, and "source"
+    the kernel's text: {"file": its file's name, "first_line": the line of its `def` (or decorator), "lines"}.
     """
 
     def __init__(self, trace_programs=None, accesses: bool = False):
@@ -272,6 +274,9 @@ class LaunchCounters:
                 for pid, kind, alloc, line, offsets, masked in (self.access_log[i] for i in order)]
             record["values"] = {alloc.name: _values(alloc) for alloc in launch.allocations
                                 if alloc.array.size <= MAX_VALUES}
+            source = launch.kernel.source
+            record["source"] = {"file": os.path.basename(source.file_name or ""), "first_line": source.first_line,
+                                "lines": [line.rstrip("\n") for line in source.lines or []]}
         return record
 
 

@@ -63,6 +63,10 @@ def check_scale_rows(pic, M, N):
         assert [(s["line"], s["kind"], s["tensor"]) for s in prog["steps"]] == list(zip(
             lines, ["load", "store", "atomic"], ["x_ptr", "out_ptr", "sums_ptr"]))
         assert prog["steps"][0]["offsets"] == runs(inside) and prog["steps"][0]["masked"] == runs(outside)
+    source = pic["launch"]["source"]
+    first = script_line("@triton.jit")
+    assert source["file"] == SCRIPT.name and source["first_line"] == first
+    assert source["lines"] == SCRIPT.read_text().splitlines()[first - 1:script_line("tl.atomic_add(")]
     x = (np.arange(M * N, dtype=np.float32) / 4).reshape(M, N)
     assert pic["values"]["x_ptr"] == x.ravel().tolist()
     assert pic["values"]["out_ptr"] == (2 * x).ravel().tolist()

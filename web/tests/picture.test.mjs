@@ -1,8 +1,8 @@
 // The memory picture of any script (`python -m minitriton run --picture`): the viewer minitriton ships is the
 // build of the page's own sources, and the page it writes for a script that is not an exercise works in
 // Chromium from file:// with every network request blocked: a launch picked with the keyboard, a program with
-// the mouse, the steps in order with their kernel lines, masked lanes drawn in and outside the tensor, and
-// the tooltip giving the element's value.
+// the mouse, the steps in order with their kernel lines (marked in the kernel's source beside the picture),
+// masked lanes drawn in and outside the tensor, and the tooltip giving the element's value.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -119,12 +119,17 @@ describe("a script's memory picture, opened from file://", () => {
       assert.equal(await colourAt(page, "x_ptr", 23), "masked");
       assert.match(await fig("x_ptr").locator("figcaption").innerText(), /outside the tensor/);
 
-      // its accesses in order, each with its kernel line
+      // its accesses in order, each with its kernel line, marked in the kernel's source beside the picture
+      const marked = await page.locator("#kernel-source .src-line.access").evaluateAll((els) => els.map((e) => Number(e.dataset.line)));
+      assert.deepEqual(marked, [lineOf("tl.load(x_ptr"), lineOf("tl.store(out_ptr"), lineOf("tl.atomic_add(")]);
       await page.focus("#mem-step");
       const steps = [["tl.load(x_ptr", "tl.load x_ptr"], ["tl.store(out_ptr", "tl.store out_ptr"], ["tl.atomic_add(", "tl.atomic sums_ptr"]];
       for (const [i, [needle, op]] of steps.entries()) {
         await page.keyboard.press("ArrowRight");
         assert.equal(await page.locator("#mem-step-text").innerText(), `step ${i + 1} of 3: line ${lineOf(needle)}, ${op}`);
+        const current = page.locator("#kernel-source .src-line.current");
+        assert.equal(await current.getAttribute("data-line"), String(lineOf(needle)), "the kernel's source shows the step's line");
+        assert.ok((await current.innerText()).includes(needle));
       }
       assert.equal(await fig("x_ptr").getAttribute("data-loaded"), "0", "the atomic step touches sums only");
       assert.equal(await fig("sums_ptr").getAttribute("data-masked"), "2", "rows 6 and 7 of sums are masked off");
