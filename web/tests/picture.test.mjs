@@ -153,6 +153,25 @@ describe("a script's memory picture, opened from file://", () => {
     });
   });
 
+  test("what was left out is said, in both languages", async (t) => {
+    // minitriton.picture.recording in code, kept to 1 launch of at most 3 programs
+    const code = "import runpy, sys, minitriton\nminitriton.install()\n"
+      + "with minitriton.picture.recording(sys.argv[1], lang=sys.argv[2], max_launches=1, max_programs=3):\n"
+      + "    runpy.run_path(sys.argv[3], run_name='__main__')\n";
+    const texts = { en: [/^Launches drawn: 1; later ones not drawn \(over the limit\): 1\.$/, /^The first 3 of 4 programs are traced\.$/],
+      ru: [/^Нарисовано запусков: 1; следующие не нарисованы \(сверх предела\): 1\.$/, /^Прослежены первые 3 программ из 4\.$/] };
+    for (const [lang, [launchesNote, programsNote]] of Object.entries(texts)) {
+      const file = path.join(dir, `left-out-${lang}.html`);
+      execFileSync(PYTHON, ["-c", code, file, lang, SCRIPT], { env: { ...process.env, PYTHONPATH: ROOT }, stdio: "ignore" });
+      await withPage(t, browser.context, async (page) => {
+        assert.deepEqual(await open(page, file), []);
+        assert.match(await page.locator("#picture-left-out").innerText(), launchesNote);
+        assert.equal(await page.locator("#mem-launch option").count(), 1);
+        assert.ok((await page.locator("#memory-panel p.note").allInnerTexts()).some((n) => programsNote.test(n)));
+      });
+    }
+  });
+
   test("a failing script: the launches before the failure, the error, in Russian", async (t) => {
     const { status, launches, file } = drawScript(dir, ["--picture=failed.html", "--lang", "ru"], ["fail"]);
     assert.equal(status, 1);
