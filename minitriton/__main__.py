@@ -48,7 +48,8 @@ def main(argv=None) -> int:
     run.add_argument("--traceback", action="store_true", help="tracebacks show minitriton's own frames too")
     run.add_argument("--no-sanitize", action="store_true", help="do not report races and unwritten memory")
     run.add_argument("--picture", metavar="PATH", nargs="?", const=picture.DEFAULT_PATH,
-                     help=f"write the memory picture of the launches to PATH (default {picture.DEFAULT_PATH})")
+                     help=f"write the memory picture of the launches to an HTML file: --picture=PATH "
+                          f"(default {picture.DEFAULT_PATH})")
     run.add_argument("--lang", choices=picture.page.LANGS, help="the picture's language (default: the locale's)")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
