@@ -160,3 +160,13 @@ def test_the_page_escapes_what_could_end_its_script(tmp_path):
     html = picture.page.render(payload)
     assert html.count("</script>") == 2, "the data and the viewer's own ends only"
     assert "&lt;/script&gt;" in html.split("<style>")[0]
+
+
+def test_recording_stops_tracing_once_the_pages_data_is_full(tmp_path):
+    x = np.zeros(100, np.float32)
+    with picture.recording(tmp_path / "p.html", max_bytes=1) as drawn:
+        for _ in range(3):
+            add_one[(7,)](x, 100, BLOCK=16)
+    data = embedded(drawn.path)
+    assert len(data["pictures"]) == 1 and data["left_out"]["launches"] == 2
+    assert data["pictures"][0]["traced"] == 7
