@@ -13,9 +13,11 @@ or in code, around the launches to draw:
 
 Every launch inside is recorded with its programs traced (the first `MAX_LAUNCHES` launches, the first
 `MAX_PROGRAMS` programs of each, up to `MAX_BYTES` of data; the page says what was left out); the file is
-written when the block ends, also when it ends with an error. Modules: `data` (the picture's data from one launch record: what the sandbox
-page and this page draw), `recorder` (the `recording` block), `page` (the HTML file, with the viewer built
-from the sandbox page's sources: `viewer.js`, `viewer.css`).
+written when the block ends, also when it ends with an error. `lang`: "en" or "ru" (default: the locale's).
+
+Modules: `data` (the picture's data from one launch record: what the sandbox page and this page draw),
+`recorder` (the `recording` block), `page` (the HTML file, with the viewer built from the sandbox page's
+sources: `viewer.js`, `viewer.css`).
 """
 from minitriton.picture.page import DEFAULT_PATH
 from minitriton.picture.recorder import MAX_BYTES, MAX_LAUNCHES, MAX_PROGRAMS, recording
