@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 
+from minitriton.diagnostics import Diagnostic, render
 from minitriton.observers.counters import record
 from minitriton.picture import data, page
 
@@ -50,7 +51,7 @@ class recording:
 
     def __exit__(self, kind, exc, tb):
         self.inner.__exit__(kind, exc, tb)
-        self.path = page.write(self.target, self.payload(_failure(kind, exc)))
+        self.path = page.write(self.target, self.payload(_failure(kind, exc, self.lang)))
         return False
 
     def programs_to_trace(self, grid) -> list:
@@ -97,8 +98,11 @@ class _Launches(list):
         self.owner.add(launch_record)
 
 
-def _failure(kind, exc) -> dict | None:
-    """The error that ended the block, as the page shows it (a clean `sys.exit` is none)."""
+def _failure(kind, exc, lang: str) -> dict | None:
+    """The error that ended the block, as the page shows it: minitriton's in the page's language (a clean
+    `sys.exit` is none)."""
     if kind is None or (issubclass(kind, SystemExit) and exc.code in (None, 0)):
         return None
-    return {"type": kind.__name__, "message": str(exc)[:MAX_ERROR_CHARS]}
+    record = getattr(exc, "diagnostic", None)
+    text = render(record, lang) if isinstance(record, Diagnostic) else str(exc)
+    return {"type": kind.__name__, "message": text[:MAX_ERROR_CHARS]}

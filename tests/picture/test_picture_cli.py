@@ -100,6 +100,7 @@ def test_a_failing_script_still_writes_the_launches_before_the_failure(tmp_path)
     assert data["lang"] == "ru"
     assert data["error"]["type"] == "OutOfBoundsError" 
     assert f"picture_tiles.py:{script_line('tl.store(out_ptr + offs, tl.load')}" in data["error"]["message"]
+    assert "x_ptr" in data["error"]["message"] and "программ" in data["error"]["message"], "the error in Russian"
     for pic, (M, N) in zip(data["pictures"][:2], ((5, 7), (6, 3))):
         check_scale_rows(pic, M, N)
 
