@@ -42,6 +42,7 @@ from minitriton.runtime.jit import JITFunction, KernelInterface, jit
 from minitriton.semantics.constexpr import constexpr
 from minitriton.runtime import driver as _driver  # noqa: F401 - triton.runtime.driver
 from minitriton.memory import host as _host
+from minitriton import picture  # noqa: F401 - minitriton.picture.recording(path): the memory picture of launches
 
 __version__ = "0.1.0"
 

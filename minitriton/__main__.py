@@ -13,6 +13,11 @@ torch.cuda's device queries (`get_device_capability`, `get_device_properties`, `
 it while `torch.cuda.is_available()` stays False. `--no-bench` skips `triton.testing.perf_report` benchmarks
 (MINITRITON_BENCHMARKS=0).
 
+`--picture[=PATH]` writes the memory picture of the script's launches (minitriton/picture: every program,
+each load, store and atomic in order with its kernel line, values on hover) to one HTML file that opens
+offline, by default minitriton-picture.html; also when the script fails (the launches until then). `--lang
+ru` gives the page in Russian (default: the locale's language if Russian, else English).
+
 An uncaught error's traceback shows the script's frames and the kernel's, without runpy's and minitriton's
 own; `--traceback` (MINITRITON_DEBUG=1) shows them all.
 
@@ -29,6 +34,7 @@ import runpy
 import sys
 
 import minitriton
+from minitriton import picture
 from minitriton.runtime import reporting, torch_cuda
 from minitriton.testing import constructors
 
@@ -41,13 +47,30 @@ def main(argv=None) -> int:
     run.add_argument("--no-bench", action="store_true", help="skip triton.testing.perf_report benchmarks")
     run.add_argument("--traceback", action="store_true", help="tracebacks show minitriton's own frames too")
     run.add_argument("--no-sanitize", action="store_true", help="do not report races and unwritten memory")
+    run.add_argument("--picture", metavar="PATH", nargs="?", const=picture.DEFAULT_PATH,
+                     help=f"write the memory picture of the launches to an HTML file: --picture=PATH "
+                          f"(default {picture.DEFAULT_PATH})")
+    run.add_argument("--lang", choices=picture.page.LANGS, help="the picture's language (default: the locale's)")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = set()
     leading = ("--tf32", "--no-bench", "--traceback", "--no-sanitize")
-    while len(argv) > 1 and argv[0] == "run" and argv[1] in leading:
-        flags.add(argv.pop(1))
+    picture_path = lang = None
+    while len(argv) > 1 and argv[0] == "run":
+        option, _, value = argv[1].partition("=")
+        if argv[1] in leading:
+            flags.add(argv.pop(1))
+        elif option == "--picture":   # never takes the next word: that is the script
+            picture_path = value or picture.DEFAULT_PATH
+            argv.pop(1)
+        elif option == "--lang" and (value or len(argv) > 2):
+            lang = value or argv.pop(2)
+            argv.pop(1)
+        else:
+            break
+    if lang is not None and lang not in picture.page.LANGS:
+        parser.error(f"--lang must be one of {', '.join(picture.page.LANGS)}, not {lang!r}")
     tf32, no_bench = "--tf32" in flags, "--no-bench" in flags
     no_sanitize = "--no-sanitize" in flags
     if len(argv) >= 3 and argv[0] == "run" and argv[1] == "-m":  # keep the module's own options intact
@@ -55,6 +78,8 @@ def main(argv=None) -> int:
                                   no_sanitize=no_sanitize)
     else:
         args = parser.parse_args(argv)
+    picture_path = picture_path or getattr(args, "picture", None)
+    lang = lang or getattr(args, "lang", None)
 
     os.environ["TRITON_INTERPRET"] = "1"
     if args.no_bench or no_bench:
@@ -81,8 +106,8 @@ def main(argv=None) -> int:
             print(f"python -m minitriton run: No module named {args.module}", file=sys.stderr)
             return 1
         sys.argv = [args.module] + args.target
-        runpy.run_module(args.module, run_name="__main__", alter_sys=True)
-        return 0
+        return _drawn(picture_path, lang, args.module,
+                      lambda: runpy.run_module(args.module, run_name="__main__", alter_sys=True))
     if not args.target:
         parser.error("run needs a SCRIPT (or -m MODULE)")
     script = args.target[0]
@@ -92,7 +117,27 @@ def main(argv=None) -> int:
         return 2
     sys.argv = list(args.target)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+    return _drawn(picture_path, lang, os.path.basename(script), lambda: runpy.run_path(script, run_name="__main__"))
+
+
+def _drawn(path, lang, title: str, execute) -> int:
+    """Run the script; with a picture path, inside `picture.recording`, its path said last on stderr (after
+    the traceback of an error, which ends the run with status 1 as Python's would)."""
+    if path is None:
+        execute()
+        return 0
+    drawn = picture.recording(path, lang=lang, title=title)
+    try:
+        with drawn:
+            execute()
+    except Exception as exc:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+        return 1
+    finally:
+        if drawn.path is not None:
+            more = f" ({drawn.left_out} later launches not drawn)" if drawn.left_out else ""
+            print(f"minitriton: memory picture of {len(drawn.launches)} launches{more}: {drawn.path}",
+                  file=sys.stderr)
     return 0
 
 

@@ -8,8 +8,11 @@
 //   config.json (package base URL for numpy, the wheel's name, the build id),
 //   exercises.<lang>.json (the exercise list rendered by sandbox.bridge under CPython, so the lesson shows
 //   before Pyodide is ready) and solutions.<lang>.json (skipped with a note when sandbox/ is not importable).
+// It also writes the memory picture's viewer that minitriton ships (minitriton/picture/viewer.js and
+// viewer.css: src/picture.js and src/picture.css bundled; committed, so the same sources must give the same
+// bytes: web/tests/picture.test.mjs compares them); `--viewer` writes only those.
 //
-// Usage: node build.mjs [--packages=URL] [--python=PATH] [--if-changed]
+// Usage: node build.mjs [--packages=URL] [--python=PATH] [--if-changed] [--viewer]
 //   --packages  the default package base URL for numpy (default: the official Pyodide CDN for the pinned
 //               version); the page's ?packages=URL parameter overrides it at run time.
 //   --python    the Python used to build the wheel (default: ../.venv/bin/python, else python3).
@@ -46,6 +49,25 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
 function defaultPython() {
   const venv = path.join(ROOT, ".venv", "bin", "python");
   return fs.existsSync(venv) ? venv : "python3";
+}
+
+// The memory picture's viewer, for minitriton/picture/page.py to inline into its pages: one script (an IIFE,
+// since the page inlines it) and one stylesheet, minified, no source map, written to `outDir`.
+export const VIEWER_DIR = path.join(ROOT, "minitriton", "picture");
+export async function buildViewer(outDir = VIEWER_DIR) {
+  const common = { bundle: true, minify: true, write: false, logLevel: "warning", legalComments: "none", charset: "utf8" };
+  const [js] = (await build({ ...common, entryPoints: [path.join(WEB, "src", "picture.js")], format: "iife",
+    target: "es2022" })).outputFiles;
+  const [css] = (await build({ ...common, entryPoints: [path.join(WEB, "src", "picture.css")] })).outputFiles;
+  fs.mkdirSync(outDir, { recursive: true });
+  for (const [name, bytes] of [["viewer.js", js.contents], ["viewer.css", css.contents]]) {
+    const file = path.join(outDir, name);
+    if (fs.existsSync(file) && Buffer.from(bytes).equals(fs.readFileSync(file))) continue;
+    // renamed into place: a page being written from the old file meanwhile never reads half of the new one
+    const partial = `${file}.${process.pid}.partial`;
+    fs.writeFileSync(partial, bytes);
+    fs.renameSync(partial, file);
+  }
 }
 
 const sha256 = (file) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
@@ -181,6 +203,8 @@ async function main() {
   const python = args.python ?? defaultPython();
   const pyodideVersion = JSON.parse(fs.readFileSync(path.join(PYODIDE_DIR, "package.json"), "utf8")).version;
   const packageBaseUrl = args.packages ?? `https://cdn.jsdelivr.net/pyodide/v${pyodideVersion}/full/`;
+  await buildViewer();    // first: the wheel and the stamp below read minitriton/
+  if (args.viewer) return log(`viewer written to ${path.relative(ROOT, VIEWER_DIR)}/`);
   const stampFile = path.join(DIST, ".inputs");
   // NumPy's Pyodide wheel (pyodide-packages.mjs), for the bytecode of the NumPy modules the page imports
   let numpyWheel = null;

@@ -472,7 +472,7 @@ def _atomic_apply(group, op, ptr, mask, shape, elem, operand):
     operand = np.broadcast_to(operand, full + extra).reshape((-1,) + extra)
     active = None if m is None else np.broadcast_to(m, full).reshape(-1)
     shaped = safe.reshape(full)
-    _emit(group, "atomic", alloc, elem, shaped, shaped, None if m is None else active.reshape(full), shape, op)
+    _emit(group, "atomic", alloc, elem, shaped, idx, None if m is None else active.reshape(full), shape, op)
     old_all = np.zeros(safe.shape, elem.np_compute)
     lanes = None if active is None else np.flatnonzero(active)
     targets = safe if lanes is None else safe[lanes]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 
@@ -58,17 +59,19 @@ class record:
     `trace_programs`: program ids (tuples like (3,) or (1, 2), or linear indices) whose individual accesses
     are kept too: each launch record then has "trace", a list of {"program": [x, y, z], "tensors": {name:
     {"loaded": [...], "stored": [...], "atomic": [...]}}} with the element offsets (from the argument's
-    pointer) that the program touched; what the sandbox's memory picture draws.
+    pointer) that the program touched; what the sandbox's memory picture draws. It may also be a function
+    of each launch's grid (x, y, z) giving that launch's programs to trace.
 
     `accesses=True` also keeps, for the traced programs, each access in the order the program made it: the
     launch record's "accesses" is a list of {"program": [x, y, z], "kind": "load"|"store"|"atomic", "tensor":
     name, "line": kernel line, "offsets": [element offsets of the active lanes], "masked": [offsets the
-    masked-off lanes computed, which may lie outside the tensor]}, and "values" holds {name: the elements of
-    each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements.
+    masked-off lanes computed, which may lie outside the tensor]}, "values" holds {name: the elements of
+    each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements, and "source"
+    the kernel's text: {"file": its file's name, "first_line": the line of its `def` (or decorator), "lines"}.
     """
 
     def __init__(self, trace_programs=None, accesses: bool = False):
-        self.trace_programs = list(trace_programs or [])
+        self.trace_programs = trace_programs if callable(trace_programs) else list(trace_programs or [])
         self.accesses = bool(accesses)
 
     def __enter__(self) -> Recording:
@@ -271,6 +274,9 @@ class LaunchCounters:
                 for pid, kind, alloc, line, offsets, masked in (self.access_log[i] for i in order)]
             record["values"] = {alloc.name: _values(alloc) for alloc in launch.allocations
                                 if alloc.array.size <= MAX_VALUES}
+            source = launch.kernel.source
+            record["source"] = {"file": os.path.basename(source.file_name or ""), "first_line": source.first_line,
+                                "lines": [line.rstrip("\n") for line in source.lines or []]}
         return record
 
 

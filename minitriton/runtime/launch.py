@@ -31,7 +31,10 @@ class Launch:
         self.recording = counters.active()
         self.recorder = None
         if self.recording is not None:
-            traced = [self.linear_id(p) for p in getattr(self.recording, "trace_programs", [])]
+            wanted = getattr(self.recording, "trace_programs", [])
+            if callable(wanted):   # chosen per launch from its grid
+                wanted = wanted(grid)
+            traced = [self.linear_id(p) for p in wanted]
             self.recorder = counters.LaunchCounters(self.n, [p for p in traced if p is not None],
                                                     getattr(self.recording, "accesses", False))
         self.options = options()             # read once per launch, as Triton reads its settings per compile
