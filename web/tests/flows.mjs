@@ -28,7 +28,7 @@ export async function openFresh(page, url) {
   await page.evaluate(() => localStorage.clear());
   await page.reload();
   await waitReady(page);
-  await page.locator("#exercise-list a").first().waitFor();
+  await page.locator("#exercise-list a").first().waitFor({ state: "attached" });   // folded on a phone
 }
 
 export async function exercises(page) {
