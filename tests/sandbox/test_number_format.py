@@ -11,8 +11,10 @@ import pytest
 
 from sandbox import bridge, messages
 
-# a digit group by another sign than the language's; a number from 10 000 on with no groups at all
-WRONG_GROUPS = {"en": re.compile(r"\d[\u00a0\u202f ]\d{3}(?!\d)"), "ru": re.compile(r"\d[,\u00a0 ]\d{3}(?!\d)")}
+# a digit group by another sign than the language's, or in a number under 10 000; a number from 10 000 on
+# with no groups at all
+WRONG_GROUPS = {"en": re.compile(r"\d[\u00a0\u202f ]\d{3}(?!\d)|(?<![\d,.])\d,\d{3}(?![\d,])"),
+                "ru": re.compile(r"\d[,\u00a0 ]\d{3}(?!\d)|(?<![\d\u202f])\d\u202f\d{3}(?![\d\u202f])")}
 UNGROUPED = re.compile(r"(?<![\d.,\u202fe\-])\d{5,}(?![\d.])")
 
 
@@ -49,6 +51,8 @@ def test_the_checker_sees_a_number_in_the_other_languages_format():
     assert foreign_numbers("n = 98 432", "en") == ["8 432"]
     assert foreign_numbers("n = 98,432", "ru") == ["8,432"]
     assert foreign_numbers("n = 98432", "en") == ["98432"]
+    assert foreign_numbers("8,192 B", "en") == ["8,192"]
+    assert foreign_numbers(f"8{messages.NNBSP}192 B", "ru") == [f"8{messages.NNBSP}192"]
     assert foreign_numbers("`n = 98432`, 9600", "ru") == []
     for lang in ("ru", "en"):
         assert foreign_numbers(f"offsets {messages.num(98_432, lang)}…{messages.num(99_327, lang)}", lang) == []

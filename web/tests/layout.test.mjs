@@ -16,10 +16,11 @@ const PHONE = { width: 390, height: 844 };
 // How a language writes 98432: the one format of the page and of Python's messages.
 const grouped = (lang, digits) => digits.replace(/\B(?=(\d{3})+$)/g, lang === "en" ? "," : NNBSP);
 
-// Numbers written in another format than the language's: digit groups by other signs, or none from 10 000 on.
+// Numbers written in another format than the language's: digit groups by other signs or under 10 000 ("8,192"),
+// or none from 10 000 on.
 function foreignNumbers(text, lang) {
-  const wrong = lang === "en" ? /\d[\u00a0\u202f ]\d{3}(?!\d)/g   // "98 432" on an English page
-    : /\d[,\u00a0 ]\d{3}(?!\d)/g;                                 // "98,432", or "98 432" with another space
+  const wrong = lang === "en" ? /\d[\u00a0\u202f ]\d{3}(?!\d)|(?<![\d,.])\d,\d{3}(?![\d,])/g   // "98 432", "8,192"
+    : /\d[,\u00a0 ]\d{3}(?!\d)|(?<![\d\u202f])\d\u202f\d{3}(?![\d\u202f])/g;   // "98,432", "98 432" with another space, "8 192"
   const ungrouped = /(?<![\d.,\u202fe-])\d{5,}(?![\d.])/g;   // "98432"
   return [...text.matchAll(wrong), ...text.matchAll(ungrouped)].map((m) => m[0]);
 }
