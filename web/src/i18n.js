@@ -345,10 +345,11 @@ export function columnLabel(t, key) {
 
 // The page's one way of writing numbers, the rule of minitriton's messages (diagnostics.render.number): digit
 // groups from 10 000 on, "98 432" in Russian (narrow no-break spaces), "98,432" in English, "9600" in both;
-// decimals with the language's decimal sign. `fractionDigits` fixes how many decimals (seconds: 2).
+// a decimal point in both, as Python's messages write "p = 0.5" in Russian too. `fractionDigits` fixes how
+// many decimals (seconds: 2).
 export const NNBSP = "\u202f";
 export function numberFormat(lang, { fractionDigits = null } = {}) {
-  const [groupSign, decimalSign] = lang === "en" ? [",", "."] : [NNBSP, ","];
+  const groupSign = lang === "en" ? "," : NNBSP;
   const group = (digits) => (digits.length < 5 ? digits : digits.replace(/\B(?=(\d{3})+$)/g, groupSign));
   return {
     format(x) {
@@ -359,7 +360,7 @@ export function numberFormat(lang, { fractionDigits = null } = {}) {
         : Number.isInteger(v) ? a.toFixed(0) : String(Number(a.toPrecision(4)));
       const [whole, frac] = text.split(".");
       return (v < 0 && Number(text) !== 0 ? "-" : "") + (/^\d+$/.test(whole) ? group(whole) : whole)
-        + (frac ? decimalSign + frac : "");
+        + (frac ? "." + frac : "");
     },
   };
 }

@@ -69,6 +69,7 @@ describe("the page as a student sees it: phone and desktop, both languages", () 
       await flows.loadSolution(page);
       await flows.clickRun(page);
       await assertOnScreen(page, "#output-heading", "the output after Run");
+      assert.match(await page.locator("#run-status").innerText(), /^\d+\.\d\d (с|s)$/, "seconds with a decimal point");
       const launches = await page.evaluate(() => window.__sandbox.state.lastResult.launches);
       const k = launches.findIndex((L) => L.tensors.x_ptr?.totals.loaded_bytes >= 10000);
       assert.ok(k >= 0, "a launch whose counters need digit groups");

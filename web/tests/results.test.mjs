@@ -106,7 +106,7 @@ test("numbers: the rule of minitriton's messages, one format per language", () =
   const S = "\u202f";
   assert.deepEqual(numbers.map((n) => numberFormat("ru").format(n)), ["9600", `10${S}000`, `98${S}432`, `-123${S}456`, `1${S}000${S}000`]);
   assert.deepEqual(numbers.map((n) => numberFormat("en").format(n)), ["9600", "10,000", "98,432", "-123,456", "1,000,000"]);
-  assert.equal(numberFormat("ru", { fractionDigits: 2 }).format(0.337), "0,34");
+  assert.equal(numberFormat("ru", { fractionDigits: 2 }).format(0.337), "0.34");   // as Python's "p = 0.5"
   assert.equal(numberFormat("en", { fractionDigits: 2 }).format(12345.5), "12,345.50");
   assert.equal(numberFormat("en").format(1.23456), "1.235");
   assert.equal(numberFormat("ru").format(3e-7), "3e-7");
