@@ -3,8 +3,9 @@
 * Listens on 127.0.0.1 only. A random token is made at start and printed in the page's URL
   (http://127.0.0.1:PORT/?token=...); `POST /api/<op>` needs it in the `X-Token` header, and a request
   whose `Origin` (or `Host`) is not this server's own is refused with 403 (the error names the reason:
-  "host", "origin" or "token", so the page can say it in its language). Static files are public, and so is
-  `GET /api/info` ({"lab": true}), by which a page opened without its token learns that it is in lab mode.
+  "host", "origin" or "token", so the page can say it in its language). Static files are public; the page's
+  `config.json` is answered with `"lab": true` added, by which a page opened without its token learns that it
+  is in lab mode (a static server's config has no such key, so the page asks nothing that could fail).
 * Every request's body is read before it is answered, refused or not, so a kept-alive connection stays in
   step (a body over MAX_BODY gets 413 and the connection is closed).
 * `POST /api/<op>` takes the bridge's JSON (sandbox/bridge.py). exercises/solutions/hint/solution answer in
@@ -299,8 +300,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not self._host_ok():
             return self._refuse(403, "Forbidden", "unknown Host header (the lab server answers 127.0.0.1 only)", "host")
         path = unquote(urlsplit(self.path).path)
-        if path == "/api/info":
-            return self._json(200, {"lab": True})
         if path.startswith("/api/"):
             return self._refuse(405, "MethodNotAllowed", "use POST /api/<op>")
         dist = self.server.dist
@@ -311,7 +310,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not inside or not target.is_file():
             return self._send(404, b"not found", "text/plain; charset=utf-8")
         kind = CONTENT_TYPES.get(target.suffix) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        self._send(200, target.read_bytes(), kind, {"Cache-Control": "no-cache"})
+        body = target.read_bytes()
+        if path == "/config.json":
+            body = json.dumps({**json.loads(body), "lab": True}).encode("utf-8")
+        self._send(200, body, kind, {"Cache-Control": "no-cache"})
 
     do_HEAD = do_GET
 

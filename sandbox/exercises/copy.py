@@ -116,9 +116,9 @@ HINTS = (
       "`tl.store(out_ptr + offs, x, mask=mask)`.",
       "The mask `mask = offs < n` is needed by the load and the store alike: `x = tl.load(x_ptr + offs, mask=mask)`, "
       "`tl.store(out_ptr + offs, x, mask=mask)`."),
-    t("Сетка: при n = 98 432 и BLOCK = 1024 нужно 97 программ, а `n // BLOCK` даёт 96 — хвост из 128 чисел никто "
+    t(f"Сетка: при n = {M.num(98_432, 'ru')} и BLOCK = 1024 нужно 97 программ, а `n // BLOCK` даёт 96 — хвост из 128 чисел никто "
       "не скопирует. `grid = (triton.cdiv(n, BLOCK),)`, запуск `copy_kernel[grid](x, out, n, BLOCK=BLOCK)`.",
-      "The grid: n = 98 432 with BLOCK = 1024 needs 97 programs, while `n // BLOCK` gives 96 and nobody copies "
+      f"The grid: n = {M.num(98_432, 'en')} with BLOCK = 1024 needs 97 programs, while `n // BLOCK` gives 96 and nobody copies "
       "the 128-number tail. `grid = (triton.cdiv(n, BLOCK),)`, launched as `copy_kernel[grid](x, out, n, BLOCK=BLOCK)`."),
 )
 
@@ -195,7 +195,7 @@ def test_traffic(mod, lang):
 EXACT = t("точно", "exact")
 TESTS = (
     Test("whole_blocks", t("n = 4096: четыре целых блока", "n = 4096: four whole blocks"), _copy_test(4096, 41), EXACT),
-    Test("tail", t("n = 98 432: последний блок неполный", "n = 98 432: the last block is partial"),
+    Test("tail", t(f"n = {M.num(98_432, 'ru')}: последний блок неполный", f"n = {M.num(98_432, 'en')}: the last block is partial"),
          _copy_test(98_432, 42), EXACT),
     Test("short", t("n = 5: меньше одного блока", "n = 5: less than one block"), _copy_test(5, 43), EXACT),
     Test("grid", t("сетка: ровно triton.cdiv(n, BLOCK) программ", "grid: exactly triton.cdiv(n, BLOCK) programs"),

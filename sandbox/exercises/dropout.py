@@ -199,12 +199,12 @@ def test_traffic(mod, lang):
 
 TOL = t("atol = rtol = 1e-6", "atol = rtol = 1e-6")
 TESTS = (
-    Test("p_half", t("n = 10 000, p = 0.5, seed = 1", "n = 10 000, p = 0.5, seed = 1"), _values_test(10_000, 0.5, 1), TOL),
+    Test("p_half", t(f"n = {M.num(10_000, 'ru')}, p = 0.5, seed = 1", f"n = {M.num(10_000, 'en')}, p = 0.5, seed = 1"), _values_test(10_000, 0.5, 1), TOL),
     Test("p_small", t("n = 4097, p = 0.1, seed = 2024", "n = 4097, p = 0.1, seed = 2024"),
          _values_test(4097, 0.1, 2024), TOL),
     Test("seeds", t("тот же seed — тот же ответ; другой — другая маска", "the same seed, the same result; "
                     "another one, another mask"), test_seeds),
-    Test("share", t("доля оставшихся около 1 − p (n = 100 000)", "the kept share is about 1 − p (n = 100 000)"),
+    Test("share", t(f"доля оставшихся около 1 − p (n = {M.num(100_000, 'ru')})", f"the kept share is about 1 − p (n = {M.num(100_000, 'en')})"),
          test_share),
     Test("traffic", t("трафик: x прочитан и out записан по одному разу", "traffic: x read once, out written once"),
          test_traffic),

@@ -185,9 +185,9 @@ M·N elements of C, each program reading exactly its rows of A and columns of B 
 
 HINTS = (
     {"ru": "Сложение: `offs = pid * BLOCK + tl.arange(0, BLOCK)`, `mask = offs < n`, и эта же маска в обоих "
-           "`tl.load` и в `tl.store`. Без неё программа 96 при n = 98 432 читает смещения 98 432…99 327.",
+           f"`tl.load` и в `tl.store`. Без неё программа 96 при n = {M.num(98_432, 'ru')} читает смещения {M.num(98_432, 'ru')}…{M.num(99_327, 'ru')}.",
      "en": "Addition: `offs = pid * BLOCK + tl.arange(0, BLOCK)`, `mask = offs < n`, and the same mask in both "
-           "`tl.load` calls and in `tl.store`. Without it, program 96 at n = 98 432 reads offsets 98 432…99 327."},
+           f"`tl.load` calls and in `tl.store`. Without it, program 96 at n = {M.num(98_432, 'en')} reads offsets {M.num(98_432, 'en')}…{M.num(99_327, 'en')}."},
     {"ru": "Softmax: адреса строки — `x_ptr + row * stride + cols`. "
            "`x = tl.load(..., mask=cols < n_cols, other=-float(\"inf\"))`, затем `x - tl.max(x, axis=0)`, "
            "`tl.exp`, деление на `tl.sum(..., axis=0)`.",
@@ -363,7 +363,7 @@ def test_matmul_traffic(mod, lang):
 TESTS = (
     Test("add_exact", t("сложение: n = 4096, целые блоки", "add: n = 4096, whole blocks"), test_add_exact,
          t("точно", "exact")),
-    Test("add_tail", t("сложение: n = 98 432, хвост под маской", "add: n = 98 432, a masked tail"), test_add_tail,
+    Test("add_tail", t(f"сложение: n = {M.num(98_432, 'ru')}, хвост под маской", f"add: n = {M.num(98_432, 'en')}, a masked tail"), test_add_tail,
          t("точно", "exact")),
     Test("softmax_rows", t("softmax: 64 × 100, блок 128", "softmax: 64 x 100, block 128"), test_softmax_rows,
          t("atol = 1e-6, rtol = 1e-5", "atol = 1e-6, rtol = 1e-5")),

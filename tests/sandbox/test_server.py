@@ -79,6 +79,7 @@ def dist(tmp_path_factory):
     d = tmp_path_factory.mktemp("dist")
     (d / "index.html").write_text("<!doctype html><title>sandbox</title>", encoding="utf-8")
     (d / "app.js").write_text("export const x = 1;\n", encoding="utf-8")
+    (d / "config.json").write_text('{"buildId": "b1"}', encoding="utf-8")
     (d.parent / "secret.txt").write_text("not for the browser", encoding="utf-8")
     return d
 
@@ -297,9 +298,11 @@ def test_a_body_over_the_limit_is_refused_and_the_connection_closed(server):
     assert b"Connection: close" in out and b'"type": "TooLarge"' in out
 
 
-def test_the_page_can_ask_whether_it_is_in_lab_mode_without_the_token(server):
+def test_the_page_learns_it_is_in_lab_mode_from_its_config_without_the_token(server):
+    status, headers, body = server.request("GET", "/config.json")
+    assert status == 200 and json.loads(body) == {"buildId": "b1", "lab": True}
     status, headers, body = server.request("GET", "/api/info")
-    assert status == 200 and json.loads(body) == {"lab": True}
+    assert status == 405
     status, body = server.api("info", {}, token="stale")
     assert status == 403 and body["error"]["reason"] == "token"
     status, body = server.api("info", {}, origin="http://evil.example")

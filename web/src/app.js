@@ -5,12 +5,13 @@
 import { bootErrorText, fetchJson, isLabServer, packageBaseUrl, stagesHtml } from "./boot.js";
 import { exerciseListHtml, hintsHtml, hintTexts } from "./course.js";
 import { createEditor } from "./editor.js";
-import { LANGS, locale, makeT } from "./i18n.js";
-import { setupPanes } from "./layout.js";
+import { LANGS, makeT, numberFormat } from "./i18n.js";
+import { setupExercisePicker, setupPanes, showResult } from "./layout.js";
 import { escapeHtml, renderMarkdown } from "./markdown.js";
 import { createMemoryPanel } from "./memory.js";
 import { applyFix, countersHtml, errorHtml, gpuHtml, statusText, testsHtml } from "./results.js";
 import * as store from "./storage.js";
+import { testHandle } from "./testhandle.js";
 import { LabTransport, StoppedError, WorkerTransport } from "./transport.js";
 
 const $ = (id) => document.getElementById(id);
@@ -38,8 +39,8 @@ let t, fmt, fmtSeconds;
 function useLanguage(lang) {
   state.lang = lang;
   t = makeT(lang);
-  fmt = new Intl.NumberFormat(locale(lang));
-  fmtSeconds = new Intl.NumberFormat(locale(lang), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  fmt = numberFormat(lang);
+  fmtSeconds = numberFormat(lang, { fractionDigits: 2 });
 }
 useLanguage(state.lang);
 let transport = null;
@@ -59,6 +60,7 @@ addEventListener("beforeunload", save);
 
 const panes = setupPanes({ layout: $("layout"), work: $("work"), results: $("results"), columns: $("split-columns"),
   task: $("task"), taskDivider: $("split-task") });
+const picker = setupExercisePicker({ nav: $("exercises"), button: $("ex-picker") });
 
 // The exercise list in the page's language: pre-rendered by the build when it is there (shown before
 // Python is up), else from Python.
@@ -118,8 +120,10 @@ function renderStatic() {
 function renderExerciseList() {
   const solved = store.solvedIds();
   $("exercise-list").innerHTML = exerciseListHtml(state.exercises, state.current?.id, solved, t);
-  const k = state.exercises.filter((ex) => solved.has(ex.id)).length;
-  $("progress").textContent = state.exercises.length ? t("progress", { k, n: state.exercises.length }) : "";
+  const k = state.exercises.filter((ex) => solved.has(ex.id)).length, n = state.exercises.length;
+  $("progress").textContent = n ? t("progress", { k, n }) : "";
+  const i = state.exercises.indexOf(state.current);
+  picker.label(i < 0 ? t("exercises") : t("exercisePicker", { i: i + 1, n, title: state.current.title }));
 }
 
 function renderHints(scrollToLast = false) {
@@ -328,7 +332,11 @@ async function runOp(op) {
     v.checkNo = ++state.checks;
     if (r.passed && r.tests.every((x) => x.passed)) { store.markSolved(ex.id); renderExerciseList(); }
   }
-  if (state.current?.id === ex.id) { renderResults({ highlight: true }); refreshLanguage(v); }
+  if (state.current?.id === ex.id) {
+    renderResults({ highlight: true });
+    showResult(r.error ? $("error") : r.tests ? $("tests-heading") : $("output-heading"));
+    refreshLanguage(v);
+  }
 }
 const run = () => runOp("run"), check = () => runOp("check");
 
@@ -425,7 +433,8 @@ function failBoot(e) {
 }
 
 async function main() {
-  const [config, lab] = await Promise.all([fetchJson("config.json", { cache: "no-cache" }), token ? false : isLabServer()]);
+  const config = await fetchJson("config.json", { cache: "no-cache" });
+  const lab = !token && isLabServer(config);
   state.config = config;
   document.body.dataset.mode = token || lab ? "lab" : "pyodide";
   renderStatic();
@@ -478,7 +487,7 @@ $("error").onclick = $("tests").onclick = (e) => {
 };
 $("exercise-list").onclick = (e) => {
   const a = e.target.closest("a[data-id]");
-  if (a) { e.preventDefault(); selectExercise(a.dataset.id); }
+  if (a) { e.preventDefault(); selectExercise(a.dataset.id); picker.close(); }
 };
 addEventListener("hashchange", () => {
   const id = decodeURIComponent(location.hash.slice(1));
@@ -486,21 +495,5 @@ addEventListener("hashchange", () => {
 });
 
 // For the e2e tests and for people debugging in the console: read-only views of the state.
-window.__sandbox = {
-  state, get code() { return editor.code; }, setCode: (s) => editor.setCode(s), get mode() { return transport?.mode; },
-  // The caret's line number, the text before it on its line and the completion's status (the typing tests read
-  // the indentation Enter gave, and press Enter once the popup a student would see is there).
-  get caret() {
-    const s = editor.view.state, at = s.selection.main.head, line = s.doc.lineAt(at);
-    return { line: line.number, before: line.text.slice(0, at - line.from), completion: editor.completion };
-  },
-  get timings() { return { ...state.timings, now: Math.round(performance.now() - t0) }; }, panes,
-  memoryCell: (name, offset) => memoryPanel.cellAt(name, offset),
-  // Shows a memory-op answer as if the bridge had sent it (the tests draw the picture's rarer cases with it).
-  showMemory(data, launch = 0) {
-    const v = viewFor(state.current.id);
-    v.memory = { data, launch, program: 0, step: -1 };
-    memoryPanel.render(v);
-  },
-};
+window.__sandbox = testHandle({ state, editor, panes, memoryPanel, viewFor, t0, mode: () => transport?.mode });
 main().catch((e) => failBoot({ stage: "python", message: String(e.message || e) }));

@@ -1,5 +1,5 @@
-// Starting up: what the page fetches before Python (config, the pre-rendered lists, whether the lab server
-// served it), and the words of the boot line (the stages of Pyodide's start and why a start failed).
+// Starting up: what the page fetches before Python (config, the pre-rendered lists), whether the lab server
+// served it, and the words of the boot line (the stages of Pyodide's start and why a start failed).
 import { errorText } from "./results.js";
 import { escapeHtml } from "./markdown.js";
 
@@ -10,10 +10,10 @@ export async function fetchJson(url, init) {
   } catch { return null; }
 }
 
-// The lab server answers GET /api/info without the token: a page it serves knows it is in lab mode.
-export async function isLabServer() {
-  const info = await fetchJson("api/info", { cache: "no-store" });
-  return info?.lab === true;
+// The lab server adds `"lab": true` to the config it serves: a page it serves knows it is in lab mode, token or
+// not, and a page from a static server asks nothing more (no request that could fail).
+export function isLabServer(config) {
+  return config?.lab === true;
 }
 
 // Where Pyodide's NumPy comes from: ?packages=URL, else the build's default.
@@ -25,14 +25,15 @@ export function packageBaseUrl(config, params) {
 
 export const STAGES = ["python", "numpy", "minitriton", "ready"];
 
-// The stages as list items: done ones with how long they took, the current one active (or failed).
+// The stages as list items: done ones with how long they took, the current one active ("…", the one stage in
+// progress) or failed.
 export function stagesHtml(current, failed, times, t, fmtSeconds) {
   const at = STAGES.indexOf(current);
   return STAGES.map((s, i) => {
     const cls = failed && i === at ? "failed" : i < at || current === "ready" ? "done" : i === at ? "active" : "";
     const doneAt = times[STAGES[i + 1]];   // a stage ends when the next one starts
     const shown = doneAt != null && s !== "ready" && (i < at || current === "ready");
-    return `<li class="${cls}" data-stage="${s}">${escapeHtml(t("stage." + s))}${shown ? ` <small>${fmtSeconds.format(doneAt / 1000)} s</small>` : ""}</li>`;
+    return `<li class="${cls}" data-stage="${s}">${escapeHtml(t("stage." + s))}${cls === "active" ? "…" : ""}${shown ? ` <small>${fmtSeconds.format(doneAt / 1000)} s</small>` : ""}</li>`;
   }).join("");
 }
 

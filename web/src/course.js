@@ -1,10 +1,12 @@
-// The course's side of the page as HTML: the exercise list with what is solved, and the hints shown so far.
+// The course's side of the page as HTML: the exercise list with what is solved (each title whole on hover, as
+// a long one is cut to the sidebar's width), and the hints shown so far.
 import { escapeHtml, renderMarkdown } from "./markdown.js";
 
 export function exerciseListHtml(exercises, currentId, solved, t) {
   return exercises.map((ex) => {
     const done = solved.has(ex.id);
     return `<li${done ? ' class="solved"' : ""}><a href="#${encodeURIComponent(ex.id)}" data-id="${escapeHtml(ex.id)}"`
+      + ` title="${escapeHtml(ex.title)}"`
       + `${ex.id === currentId ? ' aria-current="page"' : ""}>`
       + `<span class="mark" aria-hidden="true">${done ? "✓" : ""}</span><span class="ex-title">${escapeHtml(ex.title)}</span>`
       + `${done ? `<span class="sr"> (${escapeHtml(t("solvedMark"))})</span>` : ""}</a></li>`;

@@ -122,8 +122,11 @@ export function createEditor(parent, { onRun, onCheck, onChange, label }) {
       const spans = record?.line === line && Number.isInteger(record.col) && Number.isInteger(record.end_col)
         && record.col < record.end_col && record.end_col <= length;
       const span = spans ? [from + record.col, from + record.end_col] : null;
-      view.dispatch({ effects: [setErrorLine.of({ pos: from, span }), EditorView.scrollIntoView(from, { y: "center" })],
-        selection: { anchor: from } });
+      view.dispatch({ effects: setErrorLine.of({ pos: from, span }), selection: { anchor: from } });
+      // centred in the editor's own scroller only (CodeMirror's scrollIntoView would move the page too, away
+      // from the result that a run brings into view on a phone)
+      const block = view.lineBlockAt(from), scroller = view.scrollDOM;
+      scroller.scrollTop = Math.max(0, block.top + block.height / 2 - scroller.clientHeight / 2);
     },
     // A suggested fix {line, col, end_line, end_col, text} (lines 1-based, columns 0-based) as one change;
     // false when it does not fit the text.

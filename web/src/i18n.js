@@ -5,6 +5,7 @@ const MESSAGES = {
   ru: {
     title: "minitriton — песочница",
     exercises: "Упражнения",
+    exercisePicker: "Упражнение {i} из {n}: {title}",
     progress: "Решено {k} из {n}",
     solvedMark: "решено",
     run: "Запустить",
@@ -28,9 +29,9 @@ const MESSAGES = {
       + "Ctrl/Cmd+Enter — запустить, Shift+Ctrl/Cmd+Enter — проверить.",
     splitColumns: "Граница между кодом и результатами (стрелки влево и вправо)",
     splitTask: "Граница между условием и кодом (стрелки вверх и вниз)",
-    "stage.python": "Python (Pyodide)…",
-    "stage.numpy": "NumPy…",
-    "stage.minitriton": "minitriton…",
+    "stage.python": "Python (Pyodide)",
+    "stage.numpy": "NumPy",
+    "stage.minitriton": "minitriton",
     "stage.ready": "Готово",
     "stage.lab": "Лабораторный режим: код выполняет локальный Python",
     loadingNote: "Пока загружается Python, можно читать условие и писать код.",
@@ -164,6 +165,7 @@ const MESSAGES = {
   en: {
     title: "minitriton — sandbox",
     exercises: "Exercises",
+    exercisePicker: "Exercise {i} of {n}: {title}",
     progress: "Solved {k} of {n}",
     solvedMark: "solved",
     run: "Run",
@@ -187,9 +189,9 @@ const MESSAGES = {
       + "Ctrl/Cmd+Enter runs, Shift+Ctrl/Cmd+Enter checks.",
     splitColumns: "Divider between the code and the results (left and right arrows)",
     splitTask: "Divider between the task and the code (up and down arrows)",
-    "stage.python": "Python (Pyodide)…",
-    "stage.numpy": "NumPy…",
-    "stage.minitriton": "minitriton…",
+    "stage.python": "Python (Pyodide)",
+    "stage.numpy": "NumPy",
+    "stage.minitriton": "minitriton",
     "stage.ready": "Ready",
     "stage.lab": "Lab mode: a local Python runs the code",
     loadingNote: "You can read the task and write code while Python loads.",
@@ -349,6 +351,24 @@ export function columnLabel(t, key) {
   return label === "col." + key ? key : label;
 }
 
-export function locale(lang) {
-  return lang === "ru" ? "ru-RU" : "en-US";
+// The page's one way of writing numbers, the rule of minitriton's messages (diagnostics.render.number): digit
+// groups from 10 000 on, "98 432" in Russian (narrow no-break spaces), "98,432" in English, "9600" in both;
+// a decimal point in both, as Python's messages write "p = 0.5" in Russian too. `fractionDigits` fixes how
+// many decimals (seconds: 2).
+export const NNBSP = "\u202f";
+export function numberFormat(lang, { fractionDigits = null } = {}) {
+  const groupSign = lang === "en" ? "," : NNBSP;
+  const group = (digits) => (digits.length < 5 ? digits : digits.replace(/\B(?=(\d{3})+$)/g, groupSign));
+  return {
+    format(x) {
+      const v = Number(x);
+      if (!Number.isFinite(v)) return String(x);
+      const a = Math.abs(v);
+      const text = fractionDigits != null ? a.toFixed(fractionDigits)
+        : Number.isInteger(v) ? a.toFixed(0) : String(Number(a.toPrecision(4)));
+      const [whole, frac] = text.split(".");
+      return (v < 0 && Number(text) !== 0 ? "-" : "") + (/^\d+$/.test(whole) ? group(whole) : whole)
+        + (frac ? "." + frac : "");
+    },
+  };
 }

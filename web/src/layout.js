@@ -1,6 +1,7 @@
-// Resizable panes. Two dividers (role="separator", focusable): between the code and the results (the code's
-// share of the width) and between the task and the code (the task's height). Each moves by pointer drag or
-// by keyboard (arrows, Page Up/Down for larger steps, Home/End), and is remembered in this browser.
+// The page's layout. Resizable panes: two dividers (role="separator", focusable), between the code and the
+// results (the code's share of the width) and between the task and the code (the task's height). Each moves by
+// pointer drag or by keyboard (arrows, Page Up/Down for larger steps, Home/End), and is remembered in this
+// browser. On narrow screens: the exercise picker, and results brought into view.
 import { getPref, setPref } from "./storage.js";
 
 function divider(el, { pref, initial, min, max, step, vertical, apply, fromPointer }) {
@@ -69,4 +70,22 @@ export function setupPanes({ layout, work, results, columns, task, taskDivider }
   });
   addEventListener("resize", () => rows.refresh());
   return { cols, rows };
+}
+
+// The width below which the panes stack in the page's own scroll (style.css's media query).
+const NARROW = "(max-width: 999px)";
+export const isNarrow = () => matchMedia(NARROW).matches;
+
+// On a narrow screen the exercise list folds behind one button naming the current exercise, so the task is on
+// the first screen: the button opens the list, choosing an exercise folds it again. Wide screens show the list.
+export function setupExercisePicker({ nav, button }) {
+  const set = (open) => { nav.classList.toggle("open", open); button.setAttribute("aria-expanded", String(open)); };
+  button.addEventListener("click", () => set(!nav.classList.contains("open")));
+  return { close: () => set(false), label: (text) => { button.textContent = text; } };
+}
+
+// A result that has just arrived, brought into view: on a narrow screen the page scrolls so that it starts at
+// the top; on a wide one the results pane scrolls to it only as far as needed.
+export function showResult(el) {
+  el?.scrollIntoView({ block: isNarrow() ? "start" : "nearest" });
 }

@@ -1,10 +1,11 @@
-// A small Markdown subset for exercise statements and hints: headings, paragraphs, lists, fenced code,
+// A small Markdown subset for exercise statements, hints and test messages: headings, paragraphs, lists, fenced code,
 // inline code, bold, italics and links. Input is escaped first, so statements cannot inject HTML.
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
-function inline(text) {
+// One line's (or one message's) inline Markdown: `code`, **bold**, *italics*, $math$, links; line breaks kept.
+export function renderInline(text) {
   const parts = escapeHtml(text).split(/(`[^`]+`)/);
   return parts.map((p) => {
     if (p.startsWith("`") && p.endsWith("`") && p.length > 1) return `<code>${p.slice(1, -1)}</code>`;
@@ -21,7 +22,7 @@ export function renderMarkdown(src) {
   const out = [];
   let para = [];
   let list = null;   // "ul" | "ol"
-  const flushPara = () => { if (para.length) { out.push(`<p>${inline(para.join(" "))}</p>`); para = []; } };
+  const flushPara = () => { if (para.length) { out.push(`<p>${renderInline(para.join(" "))}</p>`); para = []; } };
   const flushList = () => { if (list) { out.push(`</${list}>`); list = null; } };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -37,7 +38,7 @@ export function renderMarkdown(src) {
     if (h) {
       flushPara(); flushList();
       const level = Math.min(h[1].length + 2, 6);
-      out.push(`<h${level}>${inline(h[2])}</h${level}>`);
+      out.push(`<h${level}>${renderInline(h[2])}</h${level}>`);
       continue;
     }
     const li = /^\s*(?:([-*])|(\d+)[.)])\s+(.*)$/.exec(line);
@@ -45,11 +46,11 @@ export function renderMarkdown(src) {
       flushPara();
       const kind = li[1] ? "ul" : "ol";
       if (list !== kind) { flushList(); out.push(`<${kind}>`); list = kind; }
-      out.push(`<li>${inline(li[3])}</li>`);
+      out.push(`<li>${renderInline(li[3])}</li>`);
       continue;
     }
     if (!line.trim()) { flushPara(); flushList(); continue; }
-    if (list && /^\s{2,}\S/.test(line)) { out[out.length - 1] = out[out.length - 1].replace(/<\/li>$/, ` ${inline(line.trim())}</li>`); continue; }
+    if (list && /^\s{2,}\S/.test(line)) { out[out.length - 1] = out[out.length - 1].replace(/<\/li>$/, ` ${renderInline(line.trim())}</li>`); continue; }
     flushList();
     para.push(line.trim());
   }

@@ -2,7 +2,7 @@
 // counters and generic tables (traffic, the GPU comparison). Pure functions of their inputs, so a language
 // switch re-renders them from the same data.
 import { columnLabel } from "./i18n.js";
-import { escapeHtml } from "./markdown.js";
+import { escapeHtml, renderInline } from "./markdown.js";
 
 // A program id as the messages write it: 96 on a 1-D grid, (1, 5) otherwise.
 export function programText(p) {
@@ -43,7 +43,7 @@ export function statusText(s, t, fmtSeconds) {
 }
 
 // The error box: what (the type; the page's "Stopped" for a Stop or a time limit), where (a link to the line, the program), the message,
-// the suggested fix when it is an edit of the learner's code (the fixed line and a button that applies it),
+// (Markdown, as the tests' messages), the suggested fix when it is an edit of the learner's code (the fixed line and a button that applies it),
 // and the traceback folded. `code` is the code the error is about: the fix is offered only while the editor
 // still holds it.
 export function errorHtml(err, t, { code = null } = {}) {
@@ -54,7 +54,7 @@ export function errorHtml(err, t, { code = null } = {}) {
   const what = stopped ? t("stoppedHead") : err.type || "Error";
   return `<div class="error-head"><strong>${escapeHtml(what)}</strong>`
     + `${where.length ? ` · ${where.join(" · ")}` : ""}</div>`
-    + `<pre class="error-message">${escapeHtml(errorText(err, t))}</pre>`
+    + `<pre class="error-message">${renderInline(errorText(err, t))}</pre>`
     + fixHtml(err, t, code)
     + (err.traceback ? `<details><summary>${escapeHtml(t("traceback"))}</summary><pre>${escapeHtml(err.traceback)}</pre></details>` : "");
 }
@@ -102,7 +102,7 @@ function fixHtml(err, t, code, testId = null) {
 }
 
 // One line per test; a failure's first line is its summary and the rest unfolds under it (the first failure
-// unfolded), so no line is shown twice. A failure whose diagnosis found a fix in the source (`fix`, a
+// unfolded), so no line is shown twice. Messages are Markdown as the statement is (`code`), escaped first. A failure whose diagnosis found a fix in the source (`fix`, a
 // suggestion) offers its edit as the error box does, while the editor holds `code`.
 export function testsHtml(tests, t, { code = null } = {}) {
   let firstFail = true;
@@ -112,10 +112,10 @@ export function testsHtml(tests, t, { code = null } = {}) {
     const [head, ...rest] = String(x.message || "").split("\n");
     const more = rest.join("\n").trim();
     const body = !head ? ""
-      : x.passed ? `<div class="message muted">${escapeHtml(head)}${more ? "\n" + escapeHtml(more) : ""}</div>`
-        : more ? `<details${open ? " open" : ""}><summary class="message">${escapeHtml(head)}</summary>`
-          + `<pre class="message">${escapeHtml(more)}</pre></details>`
-          : `<div class="message">${escapeHtml(head)}</div>`;
+      : x.passed ? `<div class="message muted">${renderInline(head)}${more ? "\n" + renderInline(more) : ""}</div>`
+        : more ? `<details${open ? " open" : ""}><summary class="message">${renderInline(head)}</summary>`
+          + `<pre class="message">${renderInline(more)}</pre></details>`
+          : `<div class="message">${renderInline(head)}</div>`;
     const tol = x.tolerance ? ` <small class="muted">(${escapeHtml(x.tolerance)})</small>` : "";
     return `<li class="${x.passed ? "pass" : "fail"}" data-name="${escapeHtml(x.name)}" data-id="${escapeHtml(x.id ?? "")}">`
       + `<span class="icon" aria-hidden="true">${x.passed ? "✓" : "✗"}</span> <span class="sr">${escapeHtml(t(x.passed ? "passed" : "failed"))}:</span> `

@@ -75,6 +75,19 @@ export async function withPage(t, context, run) {
   }
 }
 
+// What goes wrong while `page` loads, from now on: console errors and warnings (the page's and its workers'),
+// failed requests and answers of 400 or more, as lines of text (an empty list: a clean load).
+export function loadProblems(page) {
+  const problems = [];
+  const onConsole = (where) => (m) => { if (["error", "warning"].includes(m.type())) problems.push(`${where} ${m.type()}: ${m.text()}`); };
+  page.on("console", onConsole("page"));
+  page.on("worker", (w) => w.on("console", onConsole("worker")));
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on("response", (r) => { if (r.status() >= 400) problems.push(`${r.status()}: ${r.url()}`); });
+  return problems;
+}
+
 // `python -m sandbox --port 0 --no-browser` from the repo's .venv. Resolves {url, stop} once the server
 // prints its http://127.0.0.1:P/?token=... URL.
 export async function startLabServer() {

@@ -3,7 +3,7 @@
 // makes it, and Stop saying where the code was.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { makeT } from "../src/i18n.js";
+import { makeT, numberFormat } from "../src/i18n.js";
 import { applyEdit, applyFix, errorHtml, errorText, fixedLines, suggestedEdit, testsHtml } from "../src/results.js";
 
 const CODE = [
@@ -89,4 +89,25 @@ test("Stop says where the code was; a Stop between ops says only that it stopped
   const between = { type: "KeyboardInterrupt", message: "Traceback ... KeyboardInterrupt", line: null, program: null };
   assert.equal(errorText(between, makeT("ru")), "Остановлено.");
   assert.equal(errorText(between, makeT("en")), "Stopped.");
+});
+
+test("a failed test's message renders its `code` as the statement does, and stays escaped", () => {
+  const tests = [{ id: "tail", name: "n = 98,432", passed: false,
+    message: "tl.load reads past the end of `x_ptr` (`<b>` stays text) <img src=x onerror=alert(1)>\nmask `offs < n`" }];
+  const html = testsHtml(tests, makeT("en"));
+  assert.match(html, /<summary class="message">tl\.load reads past the end of <code>x_ptr<\/code> \(<code>&lt;b&gt;<\/code> stays text\) &lt;img/);
+  assert.match(html, /<pre class="message">mask <code>offs &lt; n<\/code><\/pre>/);
+  assert.doesNotMatch(html, /<img|<b>|`/);
+  assert.match(errorHtml(OOB, makeT("ru")), /за концом <code>x_ptr<\/code>/);
+});
+
+test("numbers: the rule of minitriton's messages, one format per language", () => {
+  const numbers = [9600, 10000, 98432, -123456, 1000000];
+  const S = "\u202f";
+  assert.deepEqual(numbers.map((n) => numberFormat("ru").format(n)), ["9600", `10${S}000`, `98${S}432`, `-123${S}456`, `1${S}000${S}000`]);
+  assert.deepEqual(numbers.map((n) => numberFormat("en").format(n)), ["9600", "10,000", "98,432", "-123,456", "1,000,000"]);
+  assert.equal(numberFormat("ru", { fractionDigits: 2 }).format(0.337), "0.34");   // as Python's "p = 0.5"
+  assert.equal(numberFormat("en", { fractionDigits: 2 }).format(12345.5), "12,345.50");
+  assert.equal(numberFormat("en").format(1.23456), "1.235");
+  assert.equal(numberFormat("ru").format(3e-7), "3e-7");
 });

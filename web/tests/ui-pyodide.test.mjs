@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { before, describe } from "node:test";
 import { verifiedNumpy } from "../pyodide-packages.mjs";
-import { ensureBuilt, numpyWheel, pyodideSite } from "./helpers.mjs";
+import { ensureBuilt, loadProblems, numpyWheel, pyodideSite, waitReady } from "./helpers.mjs";
 import * as flows from "./flows.mjs";
 
 ensureBuilt();
@@ -55,6 +55,30 @@ describe("Pyodide mode with NumPy: the page's flows", { skip: numpySkip }, () =>
   const it = site.it;
   const url = () => `${site.server.pageUrl}&sw=0`;
 
+  it("a load on `/`: no console error, no failed request; the boot strip's … only on the stage in progress", async (page) => {
+    const problems = loadProblems(page);
+    // every state of the boot strip, as the page draws it
+    await page.addInitScript(() => {
+      window.__strips = [];
+      new MutationObserver(() => {
+        const stages = document.getElementById("stages");
+        if (stages) window.__strips.push([...stages.children].map((li) => [li.className, li.textContent]));
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    for (const lang of ["ru", "en"]) {
+      await page.goto(`${site.server.url}?lang=${lang}`);
+      await waitReady(page);
+      const strips = await page.evaluate(() => window.__strips);
+      assert.ok(strips.some((s) => s.some(([cls]) => cls === "active")), "a stage was seen in progress");
+      for (const strip of strips) {
+        for (const [cls, text] of strip) {
+          assert.equal(/…/.test(text), cls === "active", `a ${cls || "waiting"} stage reads "${text}"`);
+        }
+      }
+      assert.ok(strips.at(-1).every(([cls]) => cls === "done"), JSON.stringify(strips.at(-1)));
+    }
+    assert.deepEqual(problems, []);
+  });
   it("Python indentation", async (page) => { await flows.openFresh(page, url()); await flows.flowIndent(page); });
   it("a language switch re-renders the results", async (page) => {
     await flows.openFresh(page, url());
