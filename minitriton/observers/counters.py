@@ -65,6 +65,13 @@ class record:
     name, "line": kernel line, "offsets": [element offsets of the active lanes], "masked": [offsets the
     masked-off lanes computed, which may lie outside the tensor]}, and "values" holds {name: the elements of
     each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements.
+
+    A launch that fails at a kernel error (an OutOfBoundsError, a failed `tl.device_assert`) is recorded too,
+    up to the failure: every program before the failing one (the scheduler runs them all first) and the
+    failing program's accesses before its error. Its record has "error": {"type": the exception's class,
+    "kind": its diagnostic's kind, "program": [x, y, z], "line": kernel line}; the trace stops at the failing
+    program, and the failing access of a traced program appears in "accesses" with "outside": [the offsets of
+    the lanes that raised] (its in-bounds lanes as "offsets"), and in its "trace" entry as "outside" too.
     """
 
     def __init__(self, trace_programs=None, accesses: bool = False):
@@ -110,6 +117,8 @@ class LaunchCounters:
         self.pending: list = []  # the running group's summarised events
         self.last_lanes = None   # (index, mask, shape, form, active) of the group's latest lane access
         self.chains: dict = {}   # (alloc, kind2, itemsize) -> the group's latest TileChain there
+        self.undone = ([], [])   # the events and accesses of the latest pass undone (a failing program's)
+        self.error = None        # where the launch failed ("error" of the record)
 
     def _arrays(self, alloc) -> np.ndarray:
         """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
@@ -181,7 +190,8 @@ class LaunchCounters:
             self.pending_accesses.append((pid, event.kind, alloc, line, offsets, masked))
 
     def discard(self, group):
-        """The group's pass is undone: forget its events."""
+        """The group's pass is undone: set its events aside (`fail` counts them if the pass was the last)."""
+        self.undone = (self.pending, self.pending_accesses)
         self.pending = []
         self.last_lanes = None
         self.chains = {}
@@ -224,6 +234,26 @@ class LaunchCounters:
         for (alloc, kind2), parts in touched.items():
             self.unique.add(group.pids, alloc, kind2, parts)
 
+    def fail(self, group, error, lanes=None):
+        """The launch stops at `error` in the only program of `group`, whose pass was undone: its events up to
+        the error count, and `lanes` (kind, allocation, element type, offsets, mask or None, which lanes
+        raised) of the failing access are kept as the access it attempted."""
+        pid, record = int(group.pids[0]), error.diagnostic
+        self.pending, self.pending_accesses = self.undone
+        if lanes is not None and pid in self.traced:
+            kind, alloc, elem, index, mask, bad = lanes
+            index = index.reshape(-1).astype(np.int64) * elem.itemsize // alloc.dtype.itemsize - alloc.base_offset
+            on, bad = (np.ones(index.shape, bool) if mask is None else mask.reshape(-1)), bad.reshape(-1)
+            found = self.traced[pid]
+            found.setdefault((alloc.index, kind), []).append(index[on & ~bad])
+            found.setdefault((alloc.index, "outside"), []).append(index[bad])
+            if self.accesses:
+                self.pending_accesses.append((pid, kind, alloc, record.line, index[on & ~bad], index[~on],
+                                              index[bad]))
+        self.commit(group)
+        self.error = {"type": type(error).__name__, "kind": record.kind, "line": record.line,
+                      "program": list(group.launch.pid_tuple(pid))}
+
     def _trace(self, pids, alloc, kind, itemsize, form):
         for pid, found in self.traced.items():
             position = int(np.searchsorted(pids, pid))
@@ -245,13 +275,17 @@ class LaunchCounters:
                 entry["totals"][name] = self.unique.total(alloc, kind2)
             tensors[alloc.name] = entry
         trace = []
+        last = launch.n if self.error is None else launch.linear_id(self.error["program"])
         for pid, seen in self.traced.items():
+            if pid > last:   # after the failing program: it did not run
+                continue
             per_tensor = {}
             for alloc in launch.allocations:
                 entry = {}
-                for kind, label in (("load", "loaded"), ("store", "stored"), ("atomic", "atomic")):
+                for kind, label in (("load", "loaded"), ("store", "stored"), ("atomic", "atomic"), ("outside", "outside")):
                     chunks = seen.get((alloc.index, kind))
-                    entry[label] = distinct(np.concatenate(chunks)).tolist() if chunks else []
+                    if chunks or kind != "outside":
+                        entry[label] = distinct(np.concatenate(chunks)).tolist() if chunks else []
                 per_tensor[alloc.name] = entry
             trace.append({"program": list(launch.pid_tuple(pid)), "tensors": per_tensor})
         record = {
@@ -262,13 +296,14 @@ class LaunchCounters:
             "constexprs": {k: _jsonable(v) for k, v in launch.constexprs.items()},
             "tensors": tensors,
             "dot_flops": {"per_program": self.flops.tolist(), "total": int(self.flops.sum())},
+            **({"error": self.error} if self.error else {}),
         }
         if self.accesses:
             order = sorted(range(len(self.access_log)), key=lambda i: self.access_log[i][0])  # stable: per program
             record["accesses"] = [
-                {"program": list(launch.pid_tuple(pid)), "kind": kind, "tensor": alloc.name, "line": line,
-                 "offsets": offsets.tolist(), "masked": masked.tolist()}
-                for pid, kind, alloc, line, offsets, masked in (self.access_log[i] for i in order)]
+                {"program": list(launch.pid_tuple(a[0])), "kind": a[1], "tensor": a[2].name, "line": a[3],
+                 "offsets": a[4].tolist(), "masked": a[5].tolist(), **({"outside": a[6].tolist()} if a[6:] else {})}
+                for a in (self.access_log[i] for i in order)]
             record["values"] = {alloc.name: _values(alloc) for alloc in launch.allocations
                                 if alloc.array.size <= MAX_VALUES}
         return record

@@ -183,7 +183,10 @@ class _Scheduler:
             run.undo()  # Triton would have refused to compile: no program may have written anything
             if run.sanitizer is not None:
                 run.sanitizer.reset()
-        raise finalize(run, exc, failing)
+        final = finalize(run, exc, failing)
+        if run.recorder is not None and isinstance(exc, errors.KernelRuntimeError):
+            run.recorder.fail(group, final, getattr(exc, "lanes", None))
+        raise final
 
     def _deadlock(self):
         """No set-aside group can progress, alone or together: the loop of a launch's only program is an
