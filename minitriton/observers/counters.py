@@ -190,8 +190,9 @@ class LaunchCounters:
             self.pending_accesses.append((pid, event.kind, alloc, line, offsets, masked))
 
     def discard(self, group):
-        """The group's pass is undone: set its events aside (`fail` counts them if the pass was the last)."""
-        self.undone = (self.pending, self.pending_accesses)
+        """The group's pass is undone: forget its events (one program's are set aside: if its error ends the
+        launch, `fail` counts them)."""
+        self.undone = (self.pending, self.pending_accesses) if group.size == 1 else ([], [])
         self.pending = []
         self.last_lanes = None
         self.chains = {}

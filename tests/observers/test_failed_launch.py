@@ -154,3 +154,27 @@ def test_a_failure_outside_a_recording_records_nothing_and_a_compile_error_no_la
     with pytest.raises(minitriton.CompilationError), minitriton.record() as rec:
         broken[(1,)](x, BLOCK=16)
     assert len(rec.launches) == 0        # it did not run: no record says it did
+
+
+@triton.jit
+def assert_small(x_ptr, out_ptr, LIMIT, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x)
+    tl.device_assert(x < LIMIT, "x too large")
+
+
+def test_a_failed_device_assert_is_recorded_after_the_programs_accesses():
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros_like(x)
+    with pytest.raises(minitriton.DeviceAssertionError):
+        with minitriton.record(trace_programs=range(8), accesses=True) as rec:
+            assert_small[(8,)](x, out, 27.0, BLOCK=8, debug=True)     # program 3 holds 27
+    record = rec.last
+    assert record["error"] == {"type": "DeviceAssertionError", "kind": record["error"]["kind"], "program": [3],
+                               "line": line_of(assert_small, "tl.device_assert(")}
+    assert [t["program"] for t in record["trace"]] == [[0], [1], [2], [3]]
+    assert record["trace"][3]["tensors"]["out_ptr"] == {"loaded": [], "stored": list(range(24, 32)), "atomic": []}
+    assert record["tensors"]["x_ptr"]["per_program"]["loaded_elements"] == [8] * 4 + [0] * 4
+    assert record["tensors"]["out_ptr"]["per_program"]["stored_bytes"] == [32] * 4 + [0] * 4
+    assert out[:32].tolist() == x[:32].tolist()
