@@ -253,7 +253,7 @@ export async function flowApplyFix(page) {
 
 // ---------- the memory picture ----------
 const COLORS = { loaded: [0x2f, 0x7f, 0xd1], stored: [0xf0, 0x8a, 0x24], both: [0x8a, 0x4f, 0xbf], masked: [0x9a, 0xa3, 0xad],
-  other: [0xc6, 0xd3, 0xe1], none: [0xe8, 0xeb, 0xef], border: [0x1d, 0x23, 0x2b] };
+  other: [0xc6, 0xd3, 0xe1], none: [0xe8, 0xeb, 0xef], border: [0x1d, 0x23, 0x2b], failed: [0xe0, 0x20, 0x1b] };
 const memoryData = (page) => page.evaluate(() => window.__sandbox.state.views.get(window.__sandbox.state.current.id).memory?.data);
 const offsetsOf = (runs) => { const out = []; for (let i = 0; i + 1 < (runs?.length ?? 0); i += 2) for (let o = runs[i]; o < runs[i] + runs[i + 1]; o++) out.push(o); return out; };
 
