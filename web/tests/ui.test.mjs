@@ -176,6 +176,7 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     await fig.waitFor();
     // program 0: masked lanes at -2 and -1, drawn in the ghost row above the tensor
     assert.equal(await fig.getAttribute("data-masked"), "2");
+    assert.equal(await fig.getAttribute("data-outside"), "2");
     const cell = (o) => page.evaluate((x) => window.__sandbox.memoryCell("x_ptr", x), o);
     assert.ok((await cell(-1)).y < (await cell(0)).y, "offset -1 lies above the tensor");
     assert.equal(await flows.cellColour(page, "x_ptr", -1), "masked");
@@ -185,6 +186,8 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     await page.focus("#mem-program");
     await page.keyboard.press("ArrowRight");
     assert.equal(await fig.getAttribute("data-masked"), "6");
+    assert.equal(await fig.getAttribute("data-outside"), "6", "every lane outside is counted, drawn or not");
+    assert.match(await fig.locator("figcaption").innerText(), /6 вне тензора/);
     assert.ok((await cell(12)).y > (await cell(9)).y, "offset 12 lies below the tensor");
     assert.equal(await flows.cellColour(page, "x_ptr", 12), "masked");
     assert.equal(await flows.cellColour(page, "x_ptr", 9), "loaded");
