@@ -75,9 +75,10 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
       ["other", "legendOther"], ["none", "legendNone"], ...(d.programs.some((p) => p.failed && Object.values(p.tensors).some((a) => a.outside?.length)) ? [["failed", "legendFailed"]] : [])]
       .map(([c, k]) => `<span data-color="${c}"><i style="background:${mv.COLORS[c]}"></i>${escapeHtml(T(k))}</span>`).join("")
       + `<span data-color="ghost"><i class="ghost"></i>${escapeHtml(T("legendGhost"))}</span>`;
-    const err = d.launch.error;
+    const err = d.launch.error, [, gy, gz] = d.launch.grid, [ex, ey, ez] = pad(err?.program ?? []);
+    const ran = err ? (ex * gy + ey) * gz + ez + 1 : d.launch.num_programs;   // programs up to the failing one
     const traced = (err ? `<p class="note" id="mem-failed">${escapeHtml(T("memFailed", { type: err.type, p: pidText(pad(err.program), d.launch.grid), line: err.line ?? "?" }))}</p>` : "")
-      + (d.traced < d.launch.num_programs && !err ? `<p class="note">${escapeHtml(T("memTraced", { k: fmt().format(d.traced), n: F.format(d.launch.num_programs) }))}</p>` : "");
+      + (d.traced < ran ? `<p class="note">${escapeHtml(T("memTraced", { k: fmt().format(d.traced), n: F.format(ran) }))}</p>` : "");
     root.innerHTML = head + picker
       + `<div class="mem-program"><span id="mem-program-label">${escapeHtml(T("program"))}</span>`
       + `<button type="button" id="mem-prev" aria-label="${escapeHtml(T("memPrev"))}">◀</button>`
