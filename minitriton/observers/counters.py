@@ -235,6 +235,10 @@ class LaunchCounters:
         for (alloc, kind2), parts in touched.items():
             self.unique.add(group.pids, alloc, kind2, parts)
 
+    def reset(self):
+        """The launch replays from its first program (scheduler): what it counted so far is forgotten."""
+        self.__init__(self.n, list(self.traced), self.accesses)
+
     def fail(self, group, error, lanes=None):
         """The launch stops at `error` in the only program of `group`, whose pass was undone: its events up to
         the error count, and `lanes` (kind, allocation, element type, offsets, mask or None, which lanes
