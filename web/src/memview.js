@@ -9,7 +9,7 @@ export const COLORS = {
   failed: "#e0201b", ghost: "#ffffff", ghostLine: "#c0392b", border: "#1d232b", band: "#1d232b",
 };
 export const LOADED = 1, STORED = 2, MASKED = 4, OTHER = 8, FAILED = 16;
-const MAX_HEIGHT = 520, MAX_CELL = 14, MIN_CELL = 2;
+const MAX_HEIGHT = 520, MAX_CELL = 14, MIN_CELL = 2, MIN_GHOST = 6;    // ghost rows stay visible when cells are thin
 export const MIN_BAND = 8;                                              // px: the least a program's frame spans
 export const GHOST_ROWS = 2;
 
@@ -63,7 +63,8 @@ export function layout(shape, width, ghostRows = 0) {
   const gapX = cw >= 6 ? 1 : 0, gapY = ch >= 6 ? 1 : 0;
   const blockGap = blocks > 1 ? Math.max(5, ch) : 0;
   const batchGap = outer > 1 ? blockGap * 2 : blockGap;
-  const ghost = ghostRows ? ghostRows * ch + 4 : 0;                   // room above and below for ghost rows
+  const gh = Math.max(ch, MIN_GHOST);                                 // a ghost row's height
+  const ghost = ghostRows ? ghostRows * gh + 4 : 0;                   // room above and below for ghost rows
   const blockTop = [];
   let y = ghost;
   for (let b = 0; b < blocks; b++) {
@@ -72,7 +73,7 @@ export function layout(shape, width, ghostRows = 0) {
     y += R * ch;
   }
   return { shape: dims, numel, rows, cols, blocks, outer, binR, binC, R, C, cw, ch, gapX, gapY, blockTop,
-    width: C * cw, height: y + ghost, ghostRows, ghostTop: ghost ? ghost - ghostRows * ch - 4 : 0, ghostBottom: y + 4,
+    width: C * cw, height: y + ghost, ghostRows, gh, ghostTop: 0, ghostBottom: y + 4,
     wrap: dims.length === 1 };
 }
 
@@ -101,8 +102,8 @@ export function place(L, offset) {
 // Top-left pixel of the cell holding a placed element.
 export function cellXY(L, p) {
   const x = Math.floor(p.col / L.binC) * L.cw;
-  if (p.ghost === -1) return { x, y: L.ghostTop + (L.ghostRows - 1 - Math.floor(p.row / L.binR)) * L.ch };
-  if (p.ghost === 1) return { x, y: L.ghostBottom + Math.floor(p.row / L.binR) * L.ch };
+  if (p.ghost === -1) return { x, y: L.ghostTop + (L.ghostRows - 1 - Math.floor(p.row / L.binR)) * L.gh };
+  if (p.ghost === 1) return { x, y: L.ghostBottom + Math.floor(p.row / L.binR) * L.gh };
   return { x, y: L.blockTop[p.block] + Math.floor(p.row / L.binR) * L.ch };
 }
 
@@ -144,7 +145,8 @@ export function cellCentre(L, offset) {
   const p = place(L, offset);
   if (!p) return null;
   const { x, y } = cellXY(L, p);
-  return { x: x + (L.cw - L.gapX) / 2, y: y + (L.ch - L.gapY) / 2 };
+  const h = p.ghost === -1 || p.ghost === 1 ? L.gh : L.ch;
+  return { x: x + (L.cw - L.gapX) / 2, y: y + (h - (h >= 6 ? 1 : 0)) / 2 };
 }
 
 // Offset -> multi-index of the (contiguous) tensor.
@@ -168,7 +170,7 @@ export function cellFlags(L, own, others) {
     const { x, y } = cellXY(L, p);
     const k = `${x},${y}`;
     cells.set(k, (cells.get(k) || 0) | bit);
-    if (bit === OTHER) return;
+    if (bit === OTHER || p.ghost === -1 || p.ghost === 1) return;       // the band: its cells in the tensor
     if (!band) band = { x0: x, y0: y, x1: x, y1: y };
     else Object.assign(band, { x0: Math.min(band.x0, x), y0: Math.min(band.y0, y), x1: Math.max(band.x1, x), y1: Math.max(band.y1, y) });
   });
@@ -226,7 +228,9 @@ export function draw(canvas, L, flags) {
       ctx.fillRect(0, L.blockTop[b] - Math.ceil(between / 2) - 1, L.width, between > 8 ? 3 : 2);
     }
   }
+  const gsh = L.gh - (L.gh >= 6 ? 1 : 0);
   const ghost = (x, y, f) => {                                        // a cell outside the tensor
+    const sh = gsh;
     ctx.fillStyle = COLORS.ghost;
     ctx.fillRect(x, y, sw, sh);
     ctx.strokeStyle = COLORS.ghostLine;
