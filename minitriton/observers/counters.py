@@ -66,12 +66,9 @@ class record:
     masked-off lanes computed, which may lie outside the tensor]}, and "values" holds {name: the elements of
     each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements.
 
-    A launch that fails at a kernel error (an OutOfBoundsError, a failed `tl.device_assert`) is recorded too,
-    up to the failure: every program before the failing one (the scheduler runs them all first) and the
-    failing program's accesses before its error. Its record has "error": {"type": the exception's class,
-    "kind": its diagnostic's kind, "program": [x, y, z], "line": kernel line}; the trace stops at the failing
-    program, and the failing access of a traced program appears in "accesses" with "outside": [the offsets of
-    the lanes that raised] (its in-bounds lanes as "offsets"), and in its "trace" entry as "outside" too.
+    A launch failing at a kernel error is recorded up to it: the programs before the failing one and that
+    one's accesses before its error, with "error": {"type", "kind" (the diagnostic's), "program", "line"}; its
+    trace ends at the failing program, whose failing access has "outside": [offsets of the lanes that raised].
     """
 
     def __init__(self, trace_programs=None, accesses: bool = False):
