@@ -14,7 +14,9 @@ Ops (each request may carry "lang": "ru" | "en"; Russian by default):
   memory    {exercise, code, source, launch, grid} -> {source, launch_index, launches, launch, tensors: {name: {shape,
                                                        strides, dtype, itemsize}}, programs: [{program, linear,
                                                        tensors: {name: {loaded, stored, atomic}}, counters}],
-                                                       traced, traffic, stdout, seconds} (offsets as runs)
+                                                       traced, traffic, stdout, seconds} (offsets as runs; a
+                                                       launch that failed: launch.error, the failing program
+                                                       marked "failed" with its `outside` lanes)
   gpu       {exercise, code}                       -> {available: false, reason} here; the lab server answers it
 Failures become {"error": Error}, Error = {type, message, line, col, program, traceback} (+ program_text,
 diagnostic): the line is in the learner's code, the program is [x, y, z] and program_text writes it as the

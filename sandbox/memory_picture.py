@@ -7,9 +7,11 @@
 programs to trace to the one launch wanted, so the other launches of a Check keep their usual cost.
 Per-access detail (masked-off lanes where they point, one step per load or store, the values) comes from a
 launch record's "accesses", when the recorder provides them: a list of {"program": [x, y, z], "kind",
-"tensor", "line", "offsets", "masked", "values"?} in the order each program made them ("offsets": its active
-lanes, "masked": the offsets its masked-off lanes computed, which may lie outside the tensor), and from
-"values": {tensor: flat list of its elements after the launch}.
+"tensor", "line", "offsets", "masked", "outside"?} in the order each program made them ("offsets": its active
+lanes, "masked": the offsets its masked-off lanes computed, which may lie outside the tensor, "outside": in a
+launch that failed, the lanes of the failing access that raised), and from "values": {tensor: flat list of its
+elements after the launch}. A launch that fails is recorded up to its failure (its record's "error"), so its
+picture is drawn too: the re-run fails the same way.
 NumPy, the standard library and minitriton only: this runs in Pyodide.
 """
 from __future__ import annotations

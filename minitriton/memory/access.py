@@ -179,18 +179,22 @@ def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
         positions = np.arange(group.size)
     first = int(positions[0])
     row = min(first, bad.shape[0] - 1)
-    lane_bad = bad[row]
-    offsets = np.broadcast_to(idx, bad.shape)[row][lane_bad] - alloc.base_offset
+    lane_bad, lane_idx = bad[row], np.broadcast_to(idx, bad.shape)[row]
+    offsets = lane_idx[lane_bad] - alloc.base_offset
     lanes = np.argwhere(lane_bad)
     low, high = -alloc.base_offset, n - 1 - alloc.base_offset
     first_lane = tuple(int(v) for v in lanes[0]) if lanes.size else ()
+    kind = op if op in ("load", "store") else "atomic"
     record = errors.diagnostic(
-        "out_of_bounds", op=op if op in ("load", "store") else "atomic", call=op, tensor=alloc.name,
+        "out_of_bounds", op=kind, call=op, tensor=alloc.name,
         side="past" if offsets.max() > high else "before", bad=int(lane_bad.sum()), total=int(lane_bad.size),
         lane=first_lane[0] if len(first_lane) == 1 else first_lane, lanes=_lane_runs(lane_bad),
         offsets=offsets, n=n, low=low, high=high, masked=bool(m is not None or masked),
         extreme=int(offsets.min() if offsets.min() < low else offsets.max()))
-    raise errors.KernelRuntimeError(errors.OutOfBoundsError, record, positions)
+    error = errors.KernelRuntimeError(errors.OutOfBoundsError, record, positions)
+    # the access it attempted, for a recording of the launch (observers/counters.py, `fail`)
+    error.lanes = (kind, alloc, elem, lane_idx, None if m is None else np.broadcast_to(m, bad.shape)[row], lane_bad)
+    raise error
 
 
 def _lane_runs(lane_bad):

@@ -68,6 +68,10 @@ class record:
     masked-off lanes computed, which may lie outside the tensor]}, "values" holds {name: the elements of
     each tensor argument after the launch, flattened} for tensors of at most MAX_VALUES elements, and "source"
     the kernel's text: {"file": its file's name, "first_line": the line of its `def` (or decorator), "lines"}.
+
+    A launch failing at a kernel error is recorded up to it: the programs before the failing one and that
+    one's accesses before its error, with "error": {"type", "kind" (the diagnostic's), "program", "line"}; its
+    trace ends at the failing program, whose failing access has "outside": [offsets of the lanes that raised].
     """
 
     def __init__(self, trace_programs=None, accesses: bool = False):
@@ -113,6 +117,8 @@ class LaunchCounters:
         self.pending: list = []  # the running group's summarised events
         self.last_lanes = None   # (index, mask, shape, form, active) of the group's latest lane access
         self.chains: dict = {}   # (alloc, kind2, itemsize) -> the group's latest TileChain there
+        self.undone = ([], [])   # the events and accesses of the latest pass undone (a failing program's)
+        self.error = None        # where the launch failed ("error" of the record)
 
     def _arrays(self, alloc) -> np.ndarray:
         """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
@@ -184,7 +190,9 @@ class LaunchCounters:
             self.pending_accesses.append((pid, event.kind, alloc, line, offsets, masked))
 
     def discard(self, group):
-        """The group's pass is undone: forget its events."""
+        """The group's pass is undone: forget its events (one program's are set aside: if its error ends the
+        launch, `fail` counts them)."""
+        self.undone = (self.pending, self.pending_accesses) if group.size == 1 else ([], [])
         self.pending = []
         self.last_lanes = None
         self.chains = {}
@@ -227,6 +235,30 @@ class LaunchCounters:
         for (alloc, kind2), parts in touched.items():
             self.unique.add(group.pids, alloc, kind2, parts)
 
+    def reset(self):
+        """The launch replays from its first program (scheduler): what it counted so far is forgotten."""
+        self.__init__(self.n, list(self.traced), self.accesses)
+
+    def fail(self, group, error, lanes=None):
+        """The launch stops at `error` in the only program of `group`, whose pass was undone: its events up to
+        the error count, and `lanes` (kind, allocation, element type, offsets, mask or None, which lanes
+        raised) of the failing access are kept as the access it attempted."""
+        pid, record = int(group.pids[0]), error.diagnostic
+        self.pending, self.pending_accesses = self.undone
+        if lanes is not None and pid in self.traced:
+            kind, alloc, elem, index, mask, bad = lanes
+            index = index.reshape(-1).astype(np.int64) * elem.itemsize // alloc.dtype.itemsize - alloc.base_offset
+            on, bad = (np.ones(index.shape, bool) if mask is None else mask.reshape(-1)), bad.reshape(-1)
+            found = self.traced[pid]
+            found.setdefault((alloc.index, kind), []).append(index[on & ~bad])
+            found.setdefault((alloc.index, "outside"), []).append(index[bad])
+            if self.accesses:
+                self.pending_accesses.append((pid, kind, alloc, record.line, index[on & ~bad], index[~on],
+                                              index[bad]))
+        self.commit(group)
+        self.error = {"type": type(error).__name__, "kind": record.kind, "line": record.line,
+                      "program": list(group.launch.pid_tuple(pid))}
+
     def _trace(self, pids, alloc, kind, itemsize, form):
         for pid, found in self.traced.items():
             position = int(np.searchsorted(pids, pid))
@@ -248,13 +280,17 @@ class LaunchCounters:
                 entry["totals"][name] = self.unique.total(alloc, kind2)
             tensors[alloc.name] = entry
         trace = []
+        last = launch.n if self.error is None else launch.linear_id(self.error["program"])
         for pid, seen in self.traced.items():
+            if pid > last:   # after the failing program: it did not run
+                continue
             per_tensor = {}
             for alloc in launch.allocations:
                 entry = {}
-                for kind, label in (("load", "loaded"), ("store", "stored"), ("atomic", "atomic")):
+                for kind, label in (("load", "loaded"), ("store", "stored"), ("atomic", "atomic"), ("outside", "outside")):
                     chunks = seen.get((alloc.index, kind))
-                    entry[label] = distinct(np.concatenate(chunks)).tolist() if chunks else []
+                    if chunks or kind != "outside":
+                        entry[label] = distinct(np.concatenate(chunks)).tolist() if chunks else []
                 per_tensor[alloc.name] = entry
             trace.append({"program": list(launch.pid_tuple(pid)), "tensors": per_tensor})
         record = {
@@ -265,13 +301,14 @@ class LaunchCounters:
             "constexprs": {k: _jsonable(v) for k, v in launch.constexprs.items()},
             "tensors": tensors,
             "dot_flops": {"per_program": self.flops.tolist(), "total": int(self.flops.sum())},
+            **({"error": self.error} if self.error else {}),
         }
         if self.accesses:
             order = sorted(range(len(self.access_log)), key=lambda i: self.access_log[i][0])  # stable: per program
             record["accesses"] = [
-                {"program": list(launch.pid_tuple(pid)), "kind": kind, "tensor": alloc.name, "line": line,
-                 "offsets": offsets.tolist(), "masked": masked.tolist()}
-                for pid, kind, alloc, line, offsets, masked in (self.access_log[i] for i in order)]
+                {"program": list(launch.pid_tuple(a[0])), "kind": a[1], "tensor": a[2].name, "line": a[3],
+                 "offsets": a[4].tolist(), "masked": a[5].tolist(), **({"outside": a[6].tolist()} if a[6:] else {})}
+                for a in (self.access_log[i] for i in order)]
             record["values"] = {alloc.name: _values(alloc) for alloc in launch.allocations
                                 if alloc.array.size <= MAX_VALUES}
             source = launch.kernel.source

@@ -3,6 +3,10 @@ every traced program with the element offsets it loaded, stored and updated (as 
 its own counters, each access in order with its kernel line (`steps`), the launch's tensors, the values after
 the launch (for the tooltip) and the launch's traffic against the ideal (each input read once, each output
 written once). The sandbox page and `python -m minitriton run --picture` draw it.
+
+A launch that failed (its record has "error") is drawn up to the failure: its programs up to the failing one,
+which is marked `"failed": true` and has, per tensor and in its failing step, `outside`: the offsets of the
+lanes that raised, where they point (outside the tensor); `launch.error` says where it failed.
 """
 from __future__ import annotations
 
@@ -42,10 +46,14 @@ def picture(record: dict) -> dict:
         accesses, counters = {}, {}
         for name, seen in entry["tensors"].items():
             accesses[name] = {kind: runs(seen.get(kind, [])) for kind in ("loaded", "stored", "atomic")}
+            if seen.get("outside"):
+                accesses[name]["outside"] = runs(seen["outside"])
             pp = record["tensors"][name]["per_program"]
             counters[name] = {k: int(pp[k][pid]) for k in ("loaded_bytes", "stored_bytes", "masked_load_lanes",
                                                            "masked_store_lanes")}
         programs.append({"program": pad(entry["program"]), "linear": pid, "tensors": accesses, "counters": counters})
+        if "error" in record and linear(record["error"]["program"], grid) == pid:
+            programs[-1]["failed"] = True
     add_steps(programs, record.get("accesses"), grid)
     launch = {k: v for k, v in record.items() if k not in ("trace", "tensors", "accesses", "values")}
     values = {name: list(v) for name, v in (record.get("values") or {}).items()
@@ -67,7 +75,8 @@ def add_steps(programs: list, accesses, grid) -> None:
             continue
         prog.setdefault("steps", []).append({"line": a.get("line"), "kind": a["kind"], "tensor": a["tensor"],
                                              "offsets": runs(a.get("offsets", [])),
-                                             "masked": runs(a.get("masked", []))})
+                                             "masked": runs(a.get("masked", [])),
+                                             **({"outside": runs(a["outside"])} if a.get("outside") else {})})
         masked.setdefault((prog["linear"], a["tensor"]), []).extend(a.get("masked", []))
     for (pid, name), offsets in masked.items():
         by_pid[pid]["tensors"].setdefault(name, {})["masked"] = runs(offsets)

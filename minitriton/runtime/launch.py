@@ -159,6 +159,10 @@ def launch(kernel, args, kwargs, grid, warmup=False):
         try:
             with launch_scope():
                 schedule(run, lambda: fn(*call_args))
+        except errors.MiniTritonError:
+            if run.recorder is not None and run.recorder.error is not None:  # recorded up to the failure
+                run.recording.launches.append(run.recorder.report(run))
+            raise
         finally:
             numerics.already_quiet = quiet_before
     completed.add(spec)

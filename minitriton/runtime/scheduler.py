@@ -168,8 +168,9 @@ class _Scheduler:
             # Later programs already ran (a split ran them early): replay the launch up to the failing
             # program, so memory ends as if programs had run one at a time, in order.
             run.undo()
-            if run.sanitizer is not None:
-                run.sanitizer.reset()
+            for observer in (run.sanitizer, run.recorder):
+                if observer is not None:
+                    observer.reset()
             self.committed[:] = False
             chunk = self.chunk
             self.queue = [np.arange(i, min(i + chunk, failing), dtype=np.int64) for i in range(0, failing, chunk)]
@@ -183,7 +184,10 @@ class _Scheduler:
             run.undo()  # Triton would have refused to compile: no program may have written anything
             if run.sanitizer is not None:
                 run.sanitizer.reset()
-        raise finalize(run, exc, failing)
+        final = finalize(run, exc, failing)
+        if run.recorder is not None and isinstance(exc, errors.KernelRuntimeError):
+            run.recorder.fail(group, final, getattr(exc, "lanes", None))
+        raise final
 
     def _deadlock(self):
         """No set-aside group can progress, alone or together: the loop of a launch's only program is an

@@ -153,14 +153,22 @@ def launch(kern, grid, *args, trace_all: bool = False, **kwargs) -> dict | None:
         kern[grid](*args, **kwargs)
         return None
     programs = list(np.ndindex(*_grid3(grid))) if trace_all else Session.trace_programs
-    with minitriton.record(trace_programs=programs) as rec:
+    with minitriton.record(trace_programs=programs) as rec, _kept(rec, trace_all):
         kern[grid](*args, **kwargs)
-    for r in rec.launches:
-        kept = {k: v for k, v in r.items() if k != "trace"} if trace_all else dict(r)
-        if Session.label:
-            kept["test"] = Session.label
-        Session.launches.append(kept)
     return rec.launches[-1] if rec.launches else None
+
+
+@contextlib.contextmanager
+def _kept(rec, trace_all: bool = False):
+    """The launches recorded in `rec` join Session.launches, a failed one too (recorded up to its failure)."""
+    try:
+        yield
+    finally:
+        for r in rec.launches:
+            kept = {k: v for k, v in r.items() if k != "trace"} if trace_all else r
+            if Session.label:
+                kept["test"] = Session.label
+            Session.launches.append(kept)
 
 
 def traced(kern, grid, *args, **kwargs) -> dict | None:
@@ -175,12 +183,8 @@ def call_host(fn, *args, **kwargs):
     launch records it made), recorded like `launch` does."""
     if not Session.counters:
         return fn(*args, **kwargs), []
-    with minitriton.record(trace_programs=Session.trace_programs) as rec:
+    with minitriton.record(trace_programs=Session.trace_programs) as rec, _kept(rec):
         result = fn(*args, **kwargs)
-    for r in rec.launches:
-        if Session.label:
-            r["test"] = Session.label
-        Session.launches.append(r)
     return result, list(rec.launches)
 
 

@@ -329,7 +329,12 @@ def test_errors_identical_across_groupings(monkeypatch):
     assert err.startswith("OutOfBoundsError: tl.load reads past the end of `x_ptr`")
     assert "program (7,))" in err
     np.testing.assert_array_equal(out["out"], np.full(8, steps[:7].sum(), np.float32))  # programs 0-6 ran
-    assert rec == []  # a failed launch leaves no record
+    # the failed launch is recorded up to the failure, the same in every grouping (compare checked it):
+    # programs 0-6 whole, program 7 its five loads inside x before the sixth raised
+    [record] = rec
+    assert record["error"]["program"] == [7]
+    assert record["tensors"]["x_ptr"]["per_program"]["loaded_elements"] == [8 * int(s) for s in steps[:7]] + [40, 0, 0]
+    assert record["tensors"]["out_ptr"]["per_program"]["atomic_elements"] == [8] * 7 + [0] * 3
 
 
 def test_memory_after_an_error_identical_when_a_later_program_ran_early(monkeypatch):
@@ -341,9 +346,12 @@ def test_memory_after_an_error_identical_when_a_later_program_ran_early(monkeypa
     def make():
         out = np.zeros(8, np.float32)
         return lambda: failing_divergent_kernel[(9,)](x, out, steps, BLOCK=8), {"out": out}
-    out, _, err = compare(make, monkeypatch)
+    out, rec, err = compare(make, monkeypatch)
     assert "program (7,))" in err
     np.testing.assert_array_equal(out["out"], np.full(8, steps[:7].sum(), np.float32))
+    # its record too: programs 0-6 counted once, program 8 not at all
+    assert rec[0]["tensors"]["x_ptr"]["per_program"]["loaded_elements"] == [8 * int(s) for s in steps[:7]] + [40, 0]
+    assert rec[0]["tensors"]["out_ptr"]["per_program"]["atomic_elements"] == [8] * 7 + [0, 0]
 
 
 def test_small_value_budget_forces_chunking(monkeypatch):

@@ -8,11 +8,17 @@
 // ([start, length, ...]; masked-off lanes may point outside the tensor), `counters[name]`, and optionally
 // `steps` = [{line, kind, tensor, offsets, masked}] (one per load/store the program made, in order: a loop's
 // iterations one after another), which adds a step slider. `values[name]` (flat, optional) feeds the tooltip.
+// A launch that failed (`launch.error` = {type, kind, program, line}) has its programs up to the failing one,
+// which is marked `failed` and has `outside` runs (per tensor and in its failing step): the lanes that raised
+// the error, drawn where they point in their own colour. The panel opens on the first failed launch and on
+// its failing program.
 import { escapeHtml } from "./markdown.js";
 import * as mv from "./memview.js";
 import { gridText, programText, tableHtml } from "./results.js";
 
 const MAX_LISTED = 6;
+
+const pad = (p) => [...p, 0, 0, 0].slice(0, 3);
 
 // A program id trimmed to the grid's dimensions, as the messages write it.
 function pidText(p, grid) {
@@ -32,14 +38,16 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
       v = current();
       if (!v?.result?.launches?.length) { v && (v.memory = { empty: true }); render(v); return; }
     }
-    await load(v, v.memory?.launch ?? 0);
+    const failed = v.result.launches.findIndex((L) => L.error);
+    await load(v, v.memory?.launch ?? Math.max(0, failed));
   }
 
   async function load(v, k) {
     const L = v.result.launches[k];
     const r = await call("memory", { exercise: v.exercise, code: v.code, source: v.op, launch: k, grid: L.grid }, v);
     if (!r) return;
-    v.memory = r.error ? { error: r.error, launch: k } : { data: r, launch: k, program: 0, step: -1 };
+    v.memory = r.error ? { error: r.error, launch: k }
+      : { data: r, launch: k, program: Math.max(0, r.programs.findIndex((p) => p.failed)), step: -1 };
     if (current() === v) render(v);
     root.scrollIntoView({ block: "start" });
   }
@@ -64,10 +72,13 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
     }
     const d = m.data, n = d.programs.length;
     const legend = [["loaded", "legendLoaded"], ["stored", "legendStored"], ["both", "legendBoth"], ["masked", "legendMasked"],
-      ["other", "legendOther"], ["none", "legendNone"]]
+      ["other", "legendOther"], ["none", "legendNone"], ...(d.programs.some((p) => p.failed && Object.values(p.tensors).some((a) => a.outside?.length)) ? [["failed", "legendFailed"]] : [])]
       .map(([c, k]) => `<span data-color="${c}"><i style="background:${mv.COLORS[c]}"></i>${escapeHtml(T(k))}</span>`).join("")
       + `<span data-color="ghost"><i class="ghost"></i>${escapeHtml(T("legendGhost"))}</span>`;
-    const traced = d.traced < d.launch.num_programs ? `<p class="note">${escapeHtml(T("memTraced", { k: fmt().format(d.traced), n: F.format(d.launch.num_programs) }))}</p>` : "";
+    const err = d.launch.error, [, gy, gz] = d.launch.grid, [ex, ey, ez] = pad(err?.program ?? []);
+    const ran = err ? (ex * gy + ey) * gz + ez + 1 : d.launch.num_programs;   // programs up to the failing one
+    const traced = (err ? `<p class="note" id="mem-failed">${escapeHtml(T("memFailed", { type: err.type, p: pidText(pad(err.program), d.launch.grid), line: err.line ?? "?" }))}</p>` : "")
+      + (d.traced < ran ? `<p class="note">${escapeHtml(T("memTraced", { k: fmt().format(d.traced), n: F.format(ran) }))}</p>` : "");
     root.innerHTML = head + picker
       + `<div class="mem-program"><span id="mem-program-label">${escapeHtml(T("program"))}</span>`
       + `<button type="button" id="mem-prev" aria-label="${escapeHtml(T("memPrev"))}">◀</button>`
@@ -86,7 +97,8 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
     for (const [name, info] of Object.entries(d.tensors)) {
       const width = Math.max(120, root.clientWidth - 48 - (info.shape.length >= 3 ? 96 : 0));
       const numel = info.shape.reduce((a, b) => a * b, 1);
-      const masked = d.programs.flatMap((p) => [p.tensors[name]?.masked, ...(p.steps || []).filter((st) => st.tensor === name).map((st) => st.masked)]);
+      const masked = d.programs.flatMap((p) => [p.tensors[name]?.masked, p.tensors[name]?.outside,
+        ...(p.steps || []).filter((st) => st.tensor === name).flatMap((st) => [st.masked, st.outside])]);
       const L = mv.layout(info.shape, width, mv.pointsOutside(masked, numel) ? mv.GHOST_ROWS : 0);
       m.layouts[name] = L;
       const fig = document.createElement("figure");
@@ -128,7 +140,7 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
     if (step < 0 || !prog.steps?.length) return prog.tensors[name] ?? {};
     const st = prog.steps[step];
     if (!st || st.tensor !== name) return {};
-    return { [{ load: "loaded", store: "stored", atomic: "atomic" }[st.kind]]: st.offsets, masked: st.masked };
+    return { [{ load: "loaded", store: "stored", atomic: "atomic" }[st.kind]]: st.offsets, masked: st.masked, outside: st.outside };
   }
 
   // The chosen program's picture of every tensor: recoloured in place, no call to Python.
@@ -145,7 +157,8 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
       : T("memStepOf", { i: m.step + 1, n: steps.length, line: st.line ?? "?", op: `tl.${st.kind}`, tensor: st.tensor });
     root.dataset.step = String(m.step);
     const grid = d.launch.grid;
-    const text = prog ? T("memProgramOf", { p: pidText(prog.program, grid), i: F.format(m.program + 1), n: F.format(d.programs.length) }) : "—";
+    const text = prog ? T("memProgramOf", { p: pidText(prog.program, grid), i: F.format(m.program + 1), n: F.format(d.programs.length) })
+      + (prog.failed ? ` · ${T("memFailedProgram")}` : "") : "—";
     $("#mem-program-text").textContent = text;
     $("#mem-program").setAttribute("aria-valuetext", text);
     root.dataset.program = String(m.program);
@@ -161,12 +174,15 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
       fig.dataset.loaded = String(loaded);
       fig.dataset.stored = String(stored);
       fig.dataset.masked = String(mv.runsCount(own.masked));
+      fig.dataset.outside = String(flags.outside);
+      const frame = mv.bandFrame(L, flags.band) ?? flags.band;
+      fig.dataset.band = frame ? [frame.x, frame.y, frame.w, frame.h].join(",") : "";
       fig.querySelector("canvas").setAttribute("aria-label", `${name}: ${T("legendLoaded")} ${loaded}, ${T("legendStored")} ${stored}`);
       fig.querySelector("figcaption").innerHTML = `<code>${escapeHtml(name)}</code> ${escapeHtml(info.dtype)} [${escapeHtml(info.shape.join("×"))}]`
         + ` · ${escapeHtml(T("memThisProgram", { l: F.format(c.loaded_bytes ?? 0), s: F.format(c.stored_bytes ?? 0),
           ml: F.format(c.masked_load_lanes ?? 0), ms: F.format(c.masked_store_lanes ?? 0) }))}`
         + (L.binR > 1 || L.binC > 1 ? ` · ${escapeHtml(T("scale", { r: L.binR, c: L.binC }))}` : "")
-        + (flags.outside ? ` · ${escapeHtml(T("outside", { n: F.format(flags.outside) }))}` : "");
+        + (flags.outside ? ` · ${escapeHtml(T(flags.failing ? "outsideFailed" : "outside", { n: F.format(flags.outside), k: F.format(flags.failing) }))}` : "");
     }
     $("#mem-table").innerHTML = programTable(d, prog, T, F);
   }
@@ -180,8 +196,13 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
     tip.innerHTML = tipHtml(d, name, off, info, t(), fmt());
     tip.hidden = false;
     const box = root.getBoundingClientRect();
-    tip.style.left = `${Math.min(e.clientX - box.left + 12, box.width - 240)}px`;
-    tip.style.top = `${e.clientY - box.top + 14}px`;
+    const at = tipPlace({ x: e.clientX - box.left, y: e.clientY - box.top }, { w: tip.offsetWidth, h: tip.offsetHeight },
+      box.width, [...root.querySelectorAll("figure.tensor figcaption")].map((c) => {
+        const r = c.getBoundingClientRect();
+        return { x: r.left - box.left, y: r.top - box.top, w: r.width, h: r.height };
+      }));
+    tip.style.left = `${at.x}px`;
+    tip.style.top = `${at.y}px`;
   }
 
   // The centre of element `offset`'s cell in the page's coordinates (the tests hover and sample colours there).
@@ -196,6 +217,27 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
   }
 
   return { open, render, cellAt };
+}
+
+// Where the tooltip goes (its top-left, in the panel's coordinates): beside the cursor `c` (below and right
+// first, then the other corners), else above or below the caption in the way, so that it covers no tensor's
+// caption (`captions`: their boxes) and stays within `width`; the free place nearest the cursor wins.
+export function tipPlace(c, size, width, captions) {
+  const gap = 12;
+  const clampX = (x) => Math.max(0, Math.min(x, width - size.w));
+  const xs = [clampX(c.x + gap), clampX(c.x - gap - size.w)];
+  const ys = [c.y + gap, c.y - gap - size.h, ...captions.flatMap((r) => [r.y + r.h + 2, r.y - size.h - 2])];
+  const hits = (x, y) => captions.some((r) => x < r.x + r.w && r.x < x + size.w && y < r.y + r.h && r.y < y + size.h);
+  const covers = (x, y) => c.x >= x && c.x <= x + size.w && c.y >= y && c.y <= y + size.h;   // the cursor itself
+  let best = null;
+  for (const y of ys) {
+    for (const x of xs) {
+      if (y < 0 || hits(x, y) || covers(x, y)) continue;
+      const d = Math.hypot(x + size.w / 2 - c.x, y + size.h / 2 - c.y);
+      if (!best || d < best.d) best = { x, y, d };
+    }
+  }
+  return best ?? { x: xs[0], y: c.y + gap };
 }
 
 // What the tooltip says about element `off` of tensor `name`: its index, offset, value (when sent), and the

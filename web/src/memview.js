@@ -1,14 +1,16 @@
 // Drawing one tensor of the memory picture: its elements as a grid of cells on a canvas, coloured by what the
 // chosen program did to them (loaded, stored, both; masked-off lanes where they point; elements other programs
 // touched), with axes and, for 3-D and 4-D tensors, one block per leading index separated by borders. Offsets
-// outside the tensor (only masked-off lanes can point there) are drawn in ghost rows above or below it. Large
-// tensors are binned: one cell then stands for binR × binC elements.
+// outside the tensor (masked-off lanes, and the lanes of a failed access that raised the error) are drawn in
+// ghost rows above or below it. Large tensors are binned: one cell then stands for binR × binC elements; a
+// program's own cells too thin or narrow to see are then framed (MIN_BAND).
 export const COLORS = {
   none: "#e8ebef", loaded: "#2f7fd1", stored: "#f08a24", both: "#8a4fbf", masked: "#9aa3ad", other: "#c6d3e1",
-  ghost: "#ffffff", ghostLine: "#c0392b", border: "#1d232b",
+  failed: "#e0201b", ghost: "#ffffff", ghostLine: "#c0392b", border: "#1d232b", band: "#1d232b",
 };
-export const LOADED = 1, STORED = 2, MASKED = 4, OTHER = 8;
-const MAX_HEIGHT = 520, MAX_CELL = 14, MIN_CELL = 2;
+export const LOADED = 1, STORED = 2, MASKED = 4, OTHER = 8, FAILED = 16;
+const MAX_HEIGHT = 520, MAX_CELL = 14, MIN_CELL = 2, MIN_GHOST = 6;    // ghost rows stay visible when cells are thin
+export const MIN_BAND = 8;                                              // px: the least a program's frame spans
 export const GHOST_ROWS = 2;
 
 // Runs [start, length, ...] -> offsets, calling f(offset) for each.
@@ -61,7 +63,8 @@ export function layout(shape, width, ghostRows = 0) {
   const gapX = cw >= 6 ? 1 : 0, gapY = ch >= 6 ? 1 : 0;
   const blockGap = blocks > 1 ? Math.max(5, ch) : 0;
   const batchGap = outer > 1 ? blockGap * 2 : blockGap;
-  const ghost = ghostRows ? ghostRows * ch + 4 : 0;                   // room above and below for ghost rows
+  const gh = Math.max(ch, MIN_GHOST);                                 // a ghost row's height
+  const ghost = ghostRows ? ghostRows * gh + 4 : 0;                   // room above and below for ghost rows
   const blockTop = [];
   let y = ghost;
   for (let b = 0; b < blocks; b++) {
@@ -70,7 +73,7 @@ export function layout(shape, width, ghostRows = 0) {
     y += R * ch;
   }
   return { shape: dims, numel, rows, cols, blocks, outer, binR, binC, R, C, cw, ch, gapX, gapY, blockTop,
-    width: C * cw, height: y + ghost, ghostRows, ghostTop: ghost ? ghost - ghostRows * ch - 4 : 0, ghostBottom: y + 4,
+    width: C * cw, height: y + ghost, ghostRows, gh, ghostTop: 0, ghostBottom: y + 4,
     wrap: dims.length === 1 };
 }
 
@@ -99,8 +102,8 @@ export function place(L, offset) {
 // Top-left pixel of the cell holding a placed element.
 export function cellXY(L, p) {
   const x = Math.floor(p.col / L.binC) * L.cw;
-  if (p.ghost === -1) return { x, y: L.ghostTop + (L.ghostRows - 1 - Math.floor(p.row / L.binR)) * L.ch };
-  if (p.ghost === 1) return { x, y: L.ghostBottom + Math.floor(p.row / L.binR) * L.ch };
+  if (p.ghost === -1) return { x, y: L.ghostTop + (L.ghostRows - 1 - Math.floor(p.row / L.binR)) * L.gh };
+  if (p.ghost === 1) return { x, y: L.ghostBottom + Math.floor(p.row / L.binR) * L.gh };
   return { x, y: L.blockTop[p.block] + Math.floor(p.row / L.binR) * L.ch };
 }
 
@@ -119,6 +122,16 @@ export function offsetAt(L, x, y) {
   return null;
 }
 
+// How many offsets of the runs lie outside [0, numel).
+export function countOutside(runs, numel) {
+  let n = 0;
+  for (let i = 0; i + 1 < (runs?.length ?? 0); i += 2) {
+    const s = runs[i], e = s + runs[i + 1];
+    n += Math.max(0, Math.min(e, 0) - s) + Math.max(0, e - Math.max(s, numel));
+  }
+  return n;
+}
+
 // Whether any of the runs points outside [0, numel): the picture then needs its ghost rows.
 export function pointsOutside(runsList, numel) {
   for (const runs of runsList) {
@@ -132,7 +145,8 @@ export function cellCentre(L, offset) {
   const p = place(L, offset);
   if (!p) return null;
   const { x, y } = cellXY(L, p);
-  return { x: x + (L.cw - L.gapX) / 2, y: y + (L.ch - L.gapY) / 2 };
+  const h = p.ghost === -1 || p.ghost === 1 ? L.gh : L.ch;
+  return { x: x + (L.cw - L.gapX) / 2, y: y + (h - (h >= 6 ? 1 : 0)) / 2 };
 }
 
 // Offset -> multi-index of the (contiguous) tensor.
@@ -143,27 +157,46 @@ export function indexOf(shape, offset) {
   return idx;
 }
 
-// Cell flags for one tensor: `own` = {loaded, stored, atomic, masked} runs of the chosen program (or step),
-// `others` = runs other programs touched. Returns {cells: Map("x,y" -> flags), outside: count not drawn}.
+// Cell flags for one tensor: `own` = {loaded, stored, atomic, masked, outside} runs of the chosen program (or
+// step; `outside`: the lanes of a failed access that raised the error), `others` = runs other programs touched.
+// Returns {cells: Map("x,y" -> flags), outside: how many of its lanes point outside the tensor (drawn or not),
+// failing: how many raised the error, band: the box around its own cells {x, y, w, h} or null}.
 export function cellFlags(L, own, others) {
   const cells = new Map();
-  let outside = 0;
+  let band = null;
   const mark = (runs, bit) => eachOffset(runs, (o) => {
     const p = place(L, o);
-    if (!p) { outside++; return; }
+    if (!p) return;
     const { x, y } = cellXY(L, p);
     const k = `${x},${y}`;
     cells.set(k, (cells.get(k) || 0) | bit);
+    if (bit === OTHER || p.ghost === -1 || p.ghost === 1) return;       // the band: its cells in the tensor
+    if (!band) band = { x0: x, y0: y, x1: x, y1: y };
+    else Object.assign(band, { x0: Math.min(band.x0, x), y0: Math.min(band.y0, y), x1: Math.max(band.x1, x), y1: Math.max(band.y1, y) });
   });
   for (const runs of others) mark(runs, OTHER);
   mark(own.loaded, LOADED);
   mark(own.stored, STORED);
   mark(own.atomic, LOADED | STORED);
   mark(own.masked, MASKED);
-  return { cells, outside };
+  mark(own.outside, FAILED);
+  return { cells, outside: countOutside(own.masked, L.numel) + countOutside(own.outside, L.numel),
+    failing: runsCount(own.outside), band: band && { x: band.x0, y: band.y0, w: band.x1 + L.cw - band.x0, h: band.y1 + L.ch - band.y0 } };
+}
+
+// The frame drawn around a program's own cells when they span less than MIN_BAND px in either direction
+// (binned tensors: a block of 128 elements among 100 000 is one 2 px row), centred on them; null when they
+// show well enough alone.
+export function bandFrame(L, band) {
+  if (!band || (band.w >= MIN_BAND && band.h >= MIN_BAND)) return null;
+  const w = Math.max(band.w, MIN_BAND), h = Math.max(band.h, MIN_BAND);
+  const x = Math.max(0, Math.min(L.width - w, band.x - (w - band.w) / 2));
+  const y = Math.max(0, Math.min(L.height - h, band.y - (h - band.h) / 2));
+  return { x: Math.round(x), y: Math.round(y), w, h };
 }
 
 export function colorOf(f) {
+  if (f & FAILED) return COLORS.failed;
   if ((f & LOADED) && (f & STORED)) return COLORS.both;
   if (f & STORED) return COLORS.stored;
   if (f & LOADED) return COLORS.loaded;
@@ -195,9 +228,9 @@ export function draw(canvas, L, flags) {
       ctx.fillRect(0, L.blockTop[b] - Math.ceil(between / 2) - 1, L.width, between > 8 ? 3 : 2);
     }
   }
-  for (const [k, f] of flags.cells) {                                 // ghost cells: outside the tensor
-    const [x, y] = k.split(",").map(Number);
-    if (offsetAt(L, x, y) != null || inTensorRow(L, x, y)) continue;
+  const gsh = L.gh - (L.gh >= 6 ? 1 : 0);
+  const ghost = (x, y, f) => {                                        // a cell outside the tensor
+    const sh = gsh;
     ctx.fillStyle = COLORS.ghost;
     ctx.fillRect(x, y, sw, sh);
     ctx.strokeStyle = COLORS.ghostLine;
@@ -207,6 +240,23 @@ export function draw(canvas, L, flags) {
     ctx.fillStyle = colorOf(f);
     const mx = Math.max(1, Math.floor(sw / 4)), my = Math.max(1, Math.floor(sh / 4));
     ctx.fillRect(x + mx, y + my, Math.max(1, sw - 2 * mx), Math.max(1, sh - 2 * my));
+  };
+  const cells = (own) => {
+    for (const [k, f] of flags.cells) {
+      const [x, y] = k.split(",").map(Number);
+      const outside = offsetAt(L, x, y) == null && !inTensorRow(L, x, y);
+      if (own && f !== OTHER) { if (outside) ghost(x, y, f); else { ctx.fillStyle = colorOf(f); ctx.fillRect(x, y, sw, sh); } }
+      else if (!own && outside) ghost(x, y, f);
+    }
+  };
+  cells(false);
+  const frame = bandFrame(L, flags.band);
+  if (frame) {                                  // framed, then its cells again on top (a frame at an edge overlaps them)
+    ctx.strokeStyle = COLORS.band;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(frame.x + 1, frame.y + 1, frame.w - 2, frame.h - 2);
+    ctx.lineWidth = 1;
+    cells(true);
   }
 }
 

@@ -124,7 +124,8 @@ export function testsHtml(tests, t, { code = null } = {}) {
 }
 
 // The counters of each launch: one compact table per launch (tensor; bytes loaded and stored, with how many
-// of them were distinct when some were moved twice; masked-off lanes), folded after the first three launches.
+// of them were distinct when some were moved twice; masked-off lanes), folded after the first three launches; a
+// launch that failed says where, its counters standing at the failure.
 export function countersHtml(launches, t, fmt, { op, testNames = {} } = {}) {
   if (!launches?.length) return `<p class="note">${escapeHtml(t(op === "check" ? "noCountersCheck" : "noLaunches"))}</p>`;
   const num = (v) => (v == null ? "—" : fmt.format(v));
@@ -141,7 +142,9 @@ export function countersHtml(launches, t, fmt, { op, testNames = {} } = {}) {
     const test = L.test ? ` · ${escapeHtml(t("inTest", { name: testNames[L.test] ?? L.test }))}` : "";
     const flops = L.dot_flops?.total ? ` · ${escapeHtml(t("flops"))}: ${fmt.format(L.dot_flops.total)}` : "";
     const caption = escapeHtml(t("launchCaption", { i: i + 1, kernel: L.kernel, grid: gridText(L.grid) }));
-    return `<details class="launch"${i < 3 ? " open" : ""}><summary>${caption}${test}${flops}</summary>`
+    const failed = L.error ? `<p class="note launch-failed">${escapeHtml(t("launchFailed", { type: L.error.type,
+      p: programText(L.error.program), line: L.error.line ?? "?" }))}</p>` : "";
+    return `<details class="launch"${i < 3 || L.error ? " open" : ""}><summary>${caption}${test}${flops}</summary>${failed}`
       + `<div class="table-wrap"><table class="counters" data-kernel="${escapeHtml(L.kernel)}">`
       + `<thead><tr><th>${escapeHtml(t("tensor"))}</th><th>${escapeHtml(t("loadedBytes"))}</th>`
       + `<th>${escapeHtml(t("storedBytes"))}</th><th>${escapeHtml(t("maskedLanes"))}</th></tr></thead>`

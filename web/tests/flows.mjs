@@ -253,7 +253,7 @@ export async function flowApplyFix(page) {
 
 // ---------- the memory picture ----------
 const COLORS = { loaded: [0x2f, 0x7f, 0xd1], stored: [0xf0, 0x8a, 0x24], both: [0x8a, 0x4f, 0xbf], masked: [0x9a, 0xa3, 0xad],
-  other: [0xc6, 0xd3, 0xe1], none: [0xe8, 0xeb, 0xef], border: [0x1d, 0x23, 0x2b] };
+  other: [0xc6, 0xd3, 0xe1], none: [0xe8, 0xeb, 0xef], border: [0x1d, 0x23, 0x2b], failed: [0xe0, 0x20, 0x1b] };
 const memoryData = (page) => page.evaluate(() => window.__sandbox.state.views.get(window.__sandbox.state.current.id).memory?.data);
 const offsetsOf = (runs) => { const out = []; for (let i = 0; i + 1 < (runs?.length ?? 0); i += 2) for (let o = runs[i]; o < runs[i] + runs[i + 1]; o++) out.push(o); return out; };
 
@@ -355,6 +355,68 @@ export async function flowMemory(page) {
   const panel = await page.locator("#memory-panel").innerText();
   assert.ok(!hasCyrillic(panel), `the memory panel is still Russian: ${panel.match(/.{0,40}[а-яё].{0,40}/i)?.[0]}`);
   assert.equal(await page.locator("#mem-launch").inputValue(), String(k), "the same launch stays pictured");
+}
+
+// The copy exercise with its load mask deleted by keyboard: Check fails in program 96 of the "tail" launch
+// (n = 98 432, BLOCK = 1024: its lanes 128…1023 point past the end). The counters stand at the failure and
+// the picture opens on that program, its outside lanes drawn and counted; the band of a program of this
+// large tensor can be seen, and the tooltip covers no caption. On a Russian page at 1400×900.
+export async function flowFailedPicture(page) {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await openExercise(page, "copy");
+  await loadSolution(page);
+  const masked = "x = tl.load(x_ptr + offs, mask=mask)";
+  await page.locator(".cm-line", { hasText: masked }).click();
+  await page.keyboard.press("End");
+  await page.keyboard.press("ArrowLeft");
+  for (let i = 0; i < ", mask=mask".length; i++) await page.keyboard.press("Backspace");
+  assert.ok((await code(page)).includes("x = tl.load(x_ptr + offs)\n"), "the mask is gone");
+  await clickCheck(page);
+  const results = await page.locator("#results").innerText();
+  assert.doesNotMatch(results, /Ядро не запускалось|No kernel was launched/);
+  const note = page.locator("#counters .launch-failed");
+  assert.ok(await note.count() >= 1, "a failed launch is listed with its counters");
+  assert.match(await note.first().innerText(), /OutOfBoundsError.*программе 96.*до этой ошибки/);
+  await openMemory(page);
+  const panel = page.locator("#memory-panel");
+  assert.equal(await panel.getAttribute("data-program"), "96", "the picture opens on the failing program");
+  assert.match(await page.locator("#mem-program-text").innerText(), /^96 .*здесь ошибка/);
+  assert.match(await page.locator("#mem-failed").innerText(), /программе 96/);
+  assert.match(await panel.locator(".legend").innerText(), /вызвавшая ошибку/);
+  const n = 98432, block = 1024, outside = 97 * block - n;                 // 896 lanes past the end
+  const x = panel.locator('figure[data-tensor="x_ptr"]');
+  assert.equal(await x.getAttribute("data-outside"), String(outside));
+  const caption = await x.locator("figcaption").innerText();
+  assert.match(caption.replace(/\s/g, ""), new RegExp(`${outside}внетензора,изних${outside}вызвалиошибку`));
+  assert.equal(await cellColour(page, "x_ptr", n), "failed", "the first lane past the end, drawn below the tensor");
+  assert.equal(await cellColour(page, "x_ptr", n + 64), "failed");
+  assert.equal(await cellColour(page, "x_ptr", n - 1), "loaded");
+  // a program in the middle: its 1024 elements are one thin row of this 98 432-element picture, framed
+  await page.focus("#mem-program");
+  await page.keyboard.press("Home");
+  for (let i = 0; i < 50; i++) await page.keyboard.press("ArrowRight");
+  assert.equal(await panel.getAttribute("data-program"), "50");
+  assert.equal(await x.getAttribute("data-outside"), "0");
+  const [bx, by, bw, bh] = (await x.getAttribute("data-band")).split(",").map(Number);
+  assert.ok(bw >= 6 && bh >= 6, `the band is ${bw}×${bh} px`);
+  const edge = await page.evaluate(([px, py]) => [...document.querySelector('#memory-panel figure[data-tensor="x_ptr"] canvas')
+    .getContext("2d").getImageData(px, py, 1, 1).data.slice(0, 3)], [bx + Math.floor(bw / 2), by]);
+  assert.deepEqual(edge, COLORS.border, "the band's frame is drawn");
+  assert.equal(await cellColour(page, "x_ptr", 50 * block + 5), "loaded");
+  // hover the last elements of x_ptr (the next tensor's caption lies just below) and the first of out_ptr
+  const boxes = () => page.evaluate(() => ({
+    tip: document.querySelector("#memory-panel .mem-tip").getBoundingClientRect().toJSON(),
+    captions: [...document.querySelectorAll("#memory-panel figcaption")].map((c) => c.getBoundingClientRect().toJSON()) }));
+  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  for (const [name, offset] of [["x_ptr", n - 1], ["x_ptr", n - 40], ["out_ptr", 0], ["out_ptr", 70]]) {
+    await panel.locator(`figure[data-tensor="${name}"] canvas`).scrollIntoViewIfNeeded();
+    const at = await page.evaluate(([nm, o]) => window.__sandbox.memoryCell(nm, o), [name, offset]);
+    await page.mouse.move(at.x, at.y);
+    await page.locator("#memory-panel .mem-tip").waitFor({ state: "visible" });
+    assert.ok((await page.locator("#memory-panel .mem-tip").innerText()).startsWith(`${name}[`), "the tooltip of the hovered tensor");
+    const { tip, captions } = await boxes();
+    for (const c of captions) assert.ok(!meets(tip, c), `hovering ${name}[${offset}]: the tooltip ${JSON.stringify(tip)} covers a caption ${JSON.stringify(c)}`);
+  }
 }
 
 // A 3-D tensor is drawn as one block per leading index, with a border between blocks and a label for each.

@@ -176,6 +176,7 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     await fig.waitFor();
     // program 0: masked lanes at -2 and -1, drawn in the ghost row above the tensor
     assert.equal(await fig.getAttribute("data-masked"), "2");
+    assert.equal(await fig.getAttribute("data-outside"), "2");
     const cell = (o) => page.evaluate((x) => window.__sandbox.memoryCell("x_ptr", x), o);
     assert.ok((await cell(-1)).y < (await cell(0)).y, "offset -1 lies above the tensor");
     assert.equal(await flows.cellColour(page, "x_ptr", -1), "masked");
@@ -185,6 +186,8 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     await page.focus("#mem-program");
     await page.keyboard.press("ArrowRight");
     assert.equal(await fig.getAttribute("data-masked"), "6");
+    assert.equal(await fig.getAttribute("data-outside"), "6", "every lane outside is counted, drawn or not");
+    assert.match(await fig.locator("figcaption").innerText(), /6 вне тензора/);
     assert.ok((await cell(12)).y > (await cell(9)).y, "offset 12 lies below the tensor");
     assert.equal(await flows.cellColour(page, "x_ptr", 12), "masked");
     assert.equal(await flows.cellColour(page, "x_ptr", 9), "loaded");
@@ -205,6 +208,11 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     assert.match(tip, /смещение 3/);
     assert.match(tip, /значение 3\.5/);
     assert.match(tip, /прочитали: 0/);
+  });
+
+  it("a failing Check draws its memory picture: the failing program, its lanes outside, counted", async (page) => {
+    await flows.openFresh(page, lab.url);
+    await flows.flowFailedPicture(page);
   });
 
   it("keyboard only: into the editor, type, run, and out again with Esc then Tab", async (page) => {
