@@ -4,14 +4,14 @@
 // embedded pictures instead of asking Python. Beside it, the kernel's source: the lines where the chosen
 // program loads, stores and updates memory are marked, the chosen step's line highlighted.
 // Built into minitriton/picture/viewer.js by web/build.mjs.
-import { locale, makeT } from "./i18n.js";
+import { makeT, numberFormat } from "./i18n.js";
 import { escapeHtml } from "./markdown.js";
 import { createMemoryPanel } from "./memory.js";
 
 const data = JSON.parse(document.getElementById("picture-data").textContent);
 const lang = data.lang === "ru" ? "ru" : "en";
 const t = makeT(lang);
-const fmt = new Intl.NumberFormat(locale(lang));
+const fmt = numberFormat(lang);
 const main = document.getElementById("picture");
 
 const notes = [];
