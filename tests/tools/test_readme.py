@@ -25,6 +25,8 @@ RUN_BY = {
     "bash tools/test.sh": (".ci/run", "bash tools/test.sh"),
     ".venv/bin/python -m minitriton run my_script.py": (__file__, "def test_run_a_script"),
     ".venv/bin/python -m minitriton run -m pytest test_mine.py": (__file__, "def test_run_pytest_on_minitriton"),
+    ".venv/bin/python -m minitriton run --picture my_script.py": ("tests/picture/test_picture_cli.py",
+                                                                  'run_cli(tmp_path, "--picture", str(SCRIPT))'),
     "pip install .": (__file__, "def test_wheel_holds_minitriton_alone"),
     "pip install '.[testing]'": (__file__, "def test_extras_resolve_offline"),
     "node web/serve.mjs": (__file__, "def test_serve_the_page"),
