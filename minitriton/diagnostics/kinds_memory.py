@@ -146,6 +146,10 @@ MEMORY_SUGGESTIONS = {
                         "numbers the {axis:axis} ({right}); write {right}",
                   "ru": "маска проверяет {var} по другой оси: в ней {used}, а в адресе {var} нумерует "
                         "{axis:axis} ({right}); пишите {right}"},
+    "mask_axis_shared": {"en": "this access reuses `{mask}`, whose axes are the other way round here: give it its "
+                               "own mask, mask={own}",
+                         "ru": "этот доступ берёт маску `{mask}`, а оси у него наоборот: дайте ему свою маску, "
+                               "mask={own}"},
     "same_stride": {"en": "the rows ({row}) and the columns ({col}) of the tile are both multiplied by {stride}: "
                           "multiply {name} by {right}",
                     "ru": "и строки ({row}), и столбцы ({col}) тайла умножаются на {stride}: {name} умножайте на "

@@ -12,20 +12,47 @@ from minitriton.frontend import kernel_source as S
 
 
 def wrong_axis(site):
-    """`offs_m[None, :] < M` in the mask where the pointer has `offs_m[:, None]` -> `offs_m[:, None]`."""
+    """`offs_m[None, :] < M` in the mask where the pointer has `offs_m[:, None]` -> `offs_m[:, None]`. A mask
+    variable that another access also uses (a transposed store reusing the load's `mask`) is left alone: the
+    failing access gets its own mask, the variable's expression with its axes turned."""
     a = site.access
     in_mask = S.axes_of(a.mask)
-    for axis, other in ((S.ROWS, S.COLS), (S.COLS, S.ROWS)):
-        for name in in_mask[axis]:
-            if name in a.axes[other] and name not in a.axes[axis]:
-                node = next((n for n in S.resolved_nodes(a.mask_node, site.fn, a.call.lineno)
-                             if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
-                             and n.value.id == name and S.axis_of(n) == axis and hasattr(n, "lineno")), None)
-                right = S.indexed(name, other)
-                edit = F.replace(site, node, right) if node is not None else None
-                fields = {"var": name, "used": S.indexed(name, axis), "right": right, "axis": other}
-                return F.fix("mask_axis", fields, site, edit) if edit else F.no_fix("mask_axis", fields, "reason_helper")
-    return None
+    swaps = {(name, axis): S.indexed(name, other) for axis, other in ((S.ROWS, S.COLS), (S.COLS, S.ROWS))
+             for name in in_mask[axis] if name in a.axes[other] and name not in a.axes[axis]}
+    if not swaps:
+        return None
+    (name, axis), right = next(iter(swaps.items()))
+    fields = {"var": name, "used": S.indexed(name, axis), "right": right,
+              "axis": S.COLS if axis == S.ROWS else S.ROWS}
+    nodes = [n for n in S.resolved_nodes(a.mask_node, site.fn, a.call.lineno)
+             if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and hasattr(n, "lineno")
+             and (n.value.id, S.axis_of(n)) in swaps]
+    if isinstance(a.mask_node, ast.Name) and _used_elsewhere(site.fn, a.mask_node):
+        value = S.assignments(site.fn, a.call.lineno).get(a.mask_node.id)
+        own = _turned(site, value, nodes, swaps) if value is not None else None
+        if own is None:
+            return F.no_fix("mask_axis", fields, "reason_helper")
+        return F.fix("mask_axis_shared", {"mask": a.mask_node.id, "own": own}, site, F.replace(site, a.mask_node, own))
+    edit = F.replace(site, nodes[0], right) if len(nodes) == 1 else None
+    return F.fix("mask_axis", fields, site, edit) if edit else F.no_fix("mask_axis", fields, "reason_helper")
+
+
+def _used_elsewhere(fn: ast.FunctionDef, name: ast.Name) -> bool:
+    """Whether the variable `name` is read anywhere in the kernel besides this use of it."""
+    return any(isinstance(n, ast.Name) and n.id == name.id and isinstance(n.ctx, ast.Load) and n is not name
+               for n in ast.walk(fn))
+
+
+def _turned(site, value: ast.expr, nodes: list, swaps: dict) -> str | None:
+    """The source of `value` (one line) with each of its subscripts in `nodes` written along the other axis."""
+    line, col, end_line, end_col = S.span(value, site.filename)
+    inside = [S.span(n, site.filename) for n in nodes if n.lineno == line]
+    if end_line != line or len(inside) != len(nodes):
+        return None
+    text = S.source_lines(site.filename)[line - 1][col:end_col]
+    for node, (_, c, _, e) in sorted(zip(nodes, inside), key=lambda p: -p[1][1]):
+        text = text[:c - col] + swaps[(node.value.id, S.axis_of(node))] + text[e - col:]
+    return text
 
 
 def same_stride(site):

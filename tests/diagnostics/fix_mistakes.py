@@ -322,6 +322,10 @@ def transpose_kernel(src, dst, M, N, B: tl.constexpr):
         "    mask = offs_m[:, None] < M\n    tile = tl.load(x_ptr + offs_m[:, None] * N + offs_n[None, :], mask=mask)\n"
         "    tl.store(out_ptr + offs_n[:, None] * M + offs_m[None, :], tl.trans(tile),\n"
         "             mask=(offs_n[:, None] < N) & (offs_m[None, :] < M))")),
+    ("transpose_store_reuses_load_mask", "out_of_bounds", True, transpose(
+        "    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)\n"
+        "    tile = tl.load(x_ptr + offs_m[:, None] * N + offs_n[None, :], mask=mask)\n"
+        "    tl.store(out_ptr + offs_n[:, None] * M + offs_m[None, :], tl.trans(tile), mask=mask)")),
     ("transpose_mask_wrong_axis", "out_of_bounds", True, '''
 @triton.jit
 def transpose_kernel(x_ptr, out_ptr, M, N, B: tl.constexpr):

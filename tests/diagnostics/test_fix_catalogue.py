@@ -137,6 +137,10 @@ def test_the_issue_examples_read_in_the_kernels_terms(results):
             assert "atomic" not in suggestion_text(results[name][0][0], lang, "page"), fix(name, lang)
     assert "pid * 8" in fix("race_stride_too_small")
     assert "offs_n[:, None] * M" in fix("race_transpose_row_stride")
+    # a store reusing the load's mask gets its own; the mask the load needs stays as it is
+    shared = results["transpose_store_reuses_load_mask"][0][0]
+    assert shared.suggestion.kind == "mask_axis_shared"
+    assert shared.suggestion.edit.text == "(offs_m[None, :] < M) & (offs_n[:, None] < N)"
 
 
 @pytest.mark.skipif(np.dtype(np.intp).itemsize < 8, reason="needs a 2 GiB array, more than 32-bit NumPy (wasm32) holds")

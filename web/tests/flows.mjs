@@ -36,8 +36,11 @@ export async function exercises(page) {
     id: e.id, title: e.title, starter: e.starter, hints: e.hints, tests: e.tests, starter_hash: e.starter_hash })));
 }
 
+// As a student picks it: on a narrow screen the list is folded behind the picker, which is tapped first.
 export async function openExercise(page, id) {
-  await page.click(`#exercise-list a[data-id="${id}"]`);
+  const link = page.locator(`#exercise-list a[data-id="${id}"]`);
+  if (!await link.isVisible() && await page.locator("#ex-picker").isVisible()) await page.click("#ex-picker");
+  await link.click();
   await page.waitForFunction((x) => window.__sandbox.state.current?.id === x, id);
 }
 
@@ -270,7 +273,7 @@ export async function cellColour(page, name, offset) {
   return Object.entries(COLORS).find(([, c]) => c.every((v, i) => v === rgb[i]))?.[0] ?? `rgb(${rgb})`;
 }
 
-async function openMemory(page) {
+export async function openMemory(page) {
   await page.click("#memory");
   await finished(page);
   await page.locator("#memory-panel figure.tensor").first().waitFor();

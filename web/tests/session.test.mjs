@@ -7,8 +7,9 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { describe } from "node:test";
-import { DIST, ensureBuilt, numpyWheel, pyodideSite, recordTimings } from "./helpers.mjs";
+import { after, before, describe, test } from "node:test";
+import { startServer } from "../serve.mjs";
+import { DIST, ensureBuilt, launchBrowser, numpyWheel, recordTimings, withPage } from "./helpers.mjs";
 import * as flows from "./flows.mjs";
 import { clearEditor, typeByKeys } from "./keys.mjs";
 import { matchScreenshot } from "./screenshots.mjs";
@@ -48,6 +49,7 @@ const MISTAKES = {
       assert.equal(result.error?.type, "OutOfBoundsError", JSON.stringify(result.error));
       assertLanguage(await page.locator("#error").innerText(), lang, "the error");
       assert.match(await page.locator("#error .error-fix pre").innerText(), /tl\.load\(x_ptr \+ offs, mask=/);
+      await assertFailedPicture(page, result, lang);
     },
   },
   // the transposed store reuses the load's mask: lanes of the last tiles write outside out
@@ -57,8 +59,9 @@ const MISTAKES = {
     async expect(page, result, lang) {
       const failed = result.tests.filter((t) => !t.passed);
       assert.ok(failed.length > 0, "a test fails");
-      assert.match(result.error?.type ?? "", /OutOfBoundsError|CompilationError/, JSON.stringify(result.error));
+      assert.equal(result.error?.type, "OutOfBoundsError", JSON.stringify(result.error));
       assertLanguage(await page.locator("#error").innerText(), lang, "the error");
+      await assertFailedPicture(page, result, lang);
     },
   },
   // every program writes its share of dw to the same row: a race between programs
@@ -88,6 +91,29 @@ const MISTAKES = {
   },
 };
 
+// The memory picture of the failed launch: it opens on the failing program (its linear index in the launch's
+// grid), marked as the one that failed, and the tensor the error names counts every lane the error found
+// outside it.
+async function assertFailedPicture(page, result, lang) {
+  const { tensor, offsets } = result.error.diagnostic.fields;
+  const launch = result.launches.find((l) => l.error);
+  assert.ok(launch, "the failed launch is listed");
+  const [x, y, z] = result.error.program, [, gy, gz] = [...launch.grid, 1, 1];
+  await flows.openMemory(page);
+  const panel = page.locator("#memory-panel");
+  assert.equal(await panel.getAttribute("data-program"), String((x * gy + y) * gz + z), "the failing program");
+  assert.match(await page.locator("#mem-program-text").innerText(), lang === "ru" ? /здесь ошибка/ : /failed here/);
+  const figure = panel.locator(`figure[data-tensor="${tensor}"]`);
+  const caption = (await figure.locator("figcaption").innerText()).replace(/[\s,\u202f]/g, "");
+  const counts = (lang === "ru" ? /(\d+)внетензораизних(\d+)вызвалиошибку/ : /(\d+)outsidethetensor(\d+)ofthemraised/)
+    .exec(caption);
+  assert.ok(counts, `the caption counts the lanes outside and those that raised: ${caption}`);
+  assert.equal(Number(counts[2]), offsets.count, "every lane that raised is counted");
+  assert.equal(Number(counts[1]), Number(await figure.getAttribute("data-outside")));
+  assert.ok(Number(counts[1]) >= offsets.count);
+  await figure.scrollIntoViewIfNeeded();
+}
+
 async function chooseLanguage(page, lang) {
   if (await page.evaluate(() => document.documentElement.lang) !== lang) {
     await page.click("#lang");
@@ -106,10 +132,14 @@ async function typeAndCheck(page, name, text) {
   assert.equal(await flows.code(page), text, `${name}: the typed text comes back exactly`);
 }
 
-describe("a student's session (Pyodide)", () => {
-  const site = pyodideSite(numpyWheel().packages);
+// Students work side by side, each in a browser of their own (their own storage), two at a time: most of a
+// student's time is the page answering keystrokes, not the CPU.
+describe("a student's session (Pyodide)", { concurrency: 2 }, () => {
+  let server;
+  before(async () => { server = await startServer({ port: 0, packages: numpyWheel().packages }); });
+  after(() => server?.server.close());
 
-  site.it("the students share every exercise", async () => {
+  test("the students share every exercise, one mistake each", () => {
     const { solutions } = JSON.parse(fs.readFileSync(path.join(DIST, "solutions.en.json"), "utf8"));
     assert.deepEqual(STUDENTS.flatMap((s) => s.exercises).sort(), Object.keys(solutions).sort());
     assert.deepEqual(Object.keys(MISTAKES).sort(),
@@ -117,38 +147,46 @@ describe("a student's session (Pyodide)", () => {
   });
 
   for (const student of STUDENTS) {
-    site.it(`${student.name}: solves ${student.exercises.join(", ")} by keystrokes`, async (page) => {
-      const t0 = Date.now();
-      await page.setViewportSize(student.viewport);
-      await flows.openFresh(page, site.server.url);
-      await chooseLanguage(page, student.lang);
-      const { solutions } = JSON.parse(fs.readFileSync(path.join(DIST, `solutions.${student.lang}.json`), "utf8"));
-      for (const id of student.exercises) {
-        await flows.openExercise(page, id);
-        const mistake = MISTAKES[id];
-        if (mistake) {
-          const wrong = mistake.make(solutions[id]);
-          assert.notEqual(wrong, solutions[id]);
-          await typeAndCheck(page, `${id} (mistake)`, wrong);
-          await mistake.expect(page, await press(page, mistake.op), student.lang);
-          await matchScreenshot(page, `${student.name}-${id}-mistake`);
-          if (mistake.fix === "apply") {
-            const button = page.locator("#results .apply-fix").first();
-            await button.click();
-            await page.waitForFunction(() => !document.body.dataset.busy, null, { timeout: 120000 });
-          } else {
-            await typeAndCheck(page, id, solutions[id]);
-          }
-        } else {
-          await typeAndCheck(page, id, solutions[id]);
-        }
-        const result = await press(page, "check");
-        assert.equal(result.error, null, `${id}: ${JSON.stringify(result.error)}`);
-        assert.equal(result.passed, true, `${id}: ${JSON.stringify(result.tests)}`);
+    test(`${student.name}: solves ${student.exercises.join(", ")} by keystrokes`, async (t) => {
+      const browser = await launchBrowser();
+      try {
+        await withPage(t, browser.context, (page) => session(page, student, server.url));
+      } finally {
+        await browser.close();
       }
-      await matchScreenshot(page, `${student.name}-passed`);
-      recordTimings("timings-session.json", { what: `session ${student.name}`, wallMs: Date.now() - t0,
-        exercises: student.exercises.length });
     });
   }
 });
+
+async function session(page, student, url) {
+  const t0 = Date.now();
+  await page.setViewportSize(student.viewport);
+  await flows.openFresh(page, url);
+  await chooseLanguage(page, student.lang);
+  const { solutions } = JSON.parse(fs.readFileSync(path.join(DIST, `solutions.${student.lang}.json`), "utf8"));
+  for (const id of student.exercises) {
+    await flows.openExercise(page, id);
+    const mistake = MISTAKES[id];
+    if (mistake) {
+      const wrong = mistake.make(solutions[id]);
+      assert.notEqual(wrong, solutions[id]);
+      await typeAndCheck(page, `${id} (mistake)`, wrong);
+      await mistake.expect(page, await press(page, mistake.op), student.lang);
+      await matchScreenshot(page, `${student.name}-${id}-mistake`);
+      if (mistake.fix === "apply") {
+        await page.locator("#results .apply-fix").first().click();
+        await page.waitForFunction(() => !document.body.dataset.busy, null, { timeout: 120000 });
+      } else {
+        await typeAndCheck(page, id, solutions[id]);
+      }
+    } else {
+      await typeAndCheck(page, id, solutions[id]);
+    }
+    const result = await press(page, "check");
+    assert.equal(result.error, null, `${id}: ${JSON.stringify(result.error)}`);
+    assert.equal(result.passed, true, `${id}: ${JSON.stringify(result.tests)}`);
+  }
+  await matchScreenshot(page, `${student.name}-passed`);
+  recordTimings("timings-session.json", { what: `session ${student.name}`, wallMs: Date.now() - t0,
+    exercises: student.exercises.length });
+}
