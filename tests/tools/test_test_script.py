@@ -1,5 +1,5 @@
 """`tools/test.sh` runs what it is asked to: with pytest arguments, those tests alone (the page is neither built
-nor tested); without, pytest and then the page's suite. The script runs here as written, in a copy of the
+nor tested); without, pytest and the page's suite side by side. The script runs here as written, in a copy of the
 repository's layout whose set-up, linter and `node` are stand-ins that record how they were called, so no
 browser can start and nothing is installed; pytest is the real one."""
 from __future__ import annotations
@@ -85,3 +85,15 @@ def test_no_arguments_run_everything(checkout):
     assert calls[0] == "setup SKIP_WEB="
     (node,) = [c for c in calls if c.startswith("node")]
     assert node.startswith("node --test ") and node.endswith(" web/tests/")
+
+
+def test_without_arguments_a_failure_on_either_side_fails_the_run(checkout):
+    """pytest runs beside the page's tests: its failure still fails the run, and so does the page's."""
+    (checkout / "test_tiny.py").write_text(TINY.replace("== 2", "== 3"))
+    done = _test_sh(checkout)
+    assert done.returncode != 0 and "1 failed" in done.stdout, done.stdout
+    assert [c for c in _calls(checkout) if c.startswith("node")], "the page's tests ran all the same"
+    (checkout / "test_tiny.py").write_text(TINY)
+    _executable(checkout / "bin" / "node", "exit 1\n")
+    done = _test_sh(checkout)
+    assert done.returncode != 0 and "1 passed" in done.stdout, done.stdout

@@ -1,4 +1,7 @@
-// Lab mode: the page talks to `python -m sandbox` (a local CPython), driven in headless Chromium.
+// Lab mode: the page talks to `python -m sandbox` (a local CPython), driven in headless Chromium. The flows that
+// do not depend on where Python runs (hints, reset, autosave, indentation, the language switch's re-rendering,
+// progress, a 3-D picture) run once, in Pyodide mode (pyodide.test.mjs, ui-pyodide.test.mjs); here, what goes
+// through the lab server: run, check, stop, errors and their fixes, the picture's op, the GPU, the token.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ensureBuilt, launchBrowser, recordTimings, startLabServer, waitReady, withPage } from "./helpers.mjs";
@@ -39,21 +42,6 @@ describe("lab mode (python -m sandbox)", () => {
     await flows.flowCheck(page);
   });
 
-  it("hint shows the next hint", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowHint(page);
-  });
-
-  it("reset restores the starter after a confirm", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowReset(page);
-  });
-
-  it("code autosaves per exercise across a reload", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowAutosave(page);
-  });
-
   it("saved code from an older starter is kept and flagged", async (page) => {
     await flows.openFresh(page, lab.url);
     await flows.flowStarterChanged(page);
@@ -80,45 +68,9 @@ describe("lab mode (python -m sandbox)", () => {
     await flows.flowMemory(page);
   });
 
-  it("memory picture: a 3-D tensor as blocks with borders and axes", async (page) => {
-    await flows.openFresh(page, lab.url);
-    const ex = (await flows.exercises(page)).find((e) => e.id === "flash_attention");
-    await flows.flowMemoryBlocks(page, ex.id);
-  });
-
   it("Russian first, English switch", async (page) => {
     await flows.openFresh(page, lab.url);
     await flows.flowLanguage(page);
-  });
-
-  it("Python indentation: 4 spaces, Enter after ':' indents, Tab and Shift+Tab", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowIndent(page);
-  });
-
-  it("a language switch re-renders tests, output, counters and status", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowLanguageRerender(page);
-  });
-
-  it("code edited in one language is not flagged as an old starter in the other", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowStarterAcrossLanguages(page);
-  });
-
-  it("a run's result lands in its own exercise", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowResultStaysWithExercise(page);
-  });
-
-  it("solved exercises are remembered and shown in the list", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowProgress(page);
-  });
-
-  it("hints come one at a time, in view, and stay after a reload", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowHintsOneAtATime(page);
   });
 
   it("run on GPU answers (a comparison, or why it is unavailable)", async (page) => {

@@ -94,7 +94,6 @@ describe("Pyodide mode with NumPy: the page's flows", { skip: numpySkip }, () =>
   });
   it("progress is remembered", async (page) => { await flows.openFresh(page, url()); await flows.flowProgress(page); });
   it("hints one at a time", async (page) => { await flows.openFresh(page, url()); await flows.flowHintsOneAtATime(page); });
-  it("memory picture: every program of any launch", async (page) => { await flows.openFresh(page, url()); await flows.flowMemory(page); });
   it("a failing Check draws its memory picture", async (page) => {
     await flows.openFresh(page, url());
     await flows.flowFailedPicture(page);
