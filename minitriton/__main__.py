@@ -136,7 +136,8 @@ def _drawn(path, lang, title: str, execute) -> int:
     finally:
         if drawn.path is not None:
             more = f" ({drawn.left_out} later launches not drawn)" if drawn.left_out else ""
-            print(f"minitriton: memory picture of {len(drawn.launches)} launches{more}: {drawn.path}",
+            count = len(drawn.launches)
+            print(f"minitriton: memory picture of {count} launch{'' if count == 1 else 'es'}{more}: {drawn.path}",
                   file=sys.stderr)
     return 0
 

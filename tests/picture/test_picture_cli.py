@@ -78,7 +78,7 @@ def test_run_picture_writes_every_program_of_every_launch(tmp_path):
     assert done.returncode == 0, done.stderr
     page = tmp_path / picture.DEFAULT_PATH
     assert done.stdout.strip() == "done"
-    assert done.stderr.strip().splitlines()[-1].endswith(str(page.resolve()))
+    assert done.stderr.strip().splitlines()[-1] == f"minitriton: memory picture of 2 launches: {page.resolve()}"
     data = embedded(page)
     assert data["lang"] == "en" and data["error"] is None and data["left_out"]["launches"] == 0
     assert [(L["kernel"], L["grid"]) for L in data["launches"]] == [("scale_rows", [2, 2, 1]), ("scale_rows", [2, 1, 1])]
