@@ -26,7 +26,7 @@ function pidText(p, grid) {
   return programText(p.slice(0, dims));
 }
 
-export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFirst, testNames }) {
+export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFirst, testNames, scroll = true }) {
   const $ = (sel) => root.querySelector(sel);
   let tip = null;
 
@@ -49,7 +49,7 @@ export function createMemoryPanel({ root, t, fmt, call, current, canCall, runFir
     v.memory = r.error ? { error: r.error, launch: k }
       : { data: r, launch: k, program: Math.max(0, r.programs.findIndex((p) => p.failed)), step: -1 };
     if (current() === v) render(v);
-    root.scrollIntoView({ block: "start" });
+    if (scroll) root.scrollIntoView({ block: "start" });   // the page's panel is below the editor
   }
 
   function render(v) {

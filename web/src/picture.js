@@ -39,6 +39,7 @@ const panel = createMemoryPanel({
   canCall: () => true,
   runFirst: async () => {},
   testNames: () => ({}),
+  scroll: false,
 });
 
 // The kernel's lines, redrawn when the panel shows another launch, program or step.
