@@ -47,8 +47,8 @@ def values(buffer: minitriton.Buffer) -> np.ndarray:
 
 NARROW = t("С теми же значениями во FP32 ядро проходит этот тест, значит, ошибку даёт счёт в {dtype}: у {dtype} всего "
            "8 значащих бит (2–3 десятичные цифры), и каждое произведение и каждая сумма в нём округляются до них. "
-           "Переводите во FP32 сразу при загрузке, tl.load(...).to(tl.float32), и считайте во FP32: округлит "
-           "только запись.",
+           "Переводите во FP32 сразу при загрузке, tl.load(...).to(tl.float32), и считайте во FP32: округление "
+           "будет одно — при записи.",
            "With the same values given as FP32 the kernel passes this test, so the error comes from computing in "
            "{dtype}: {dtype} keeps 8 significant bits (2–3 decimal digits), and every product and sum computed in it "
            "is rounded to them. Convert right after loading, tl.load(...).to(tl.float32), and compute in FP32: only "
