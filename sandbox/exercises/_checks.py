@@ -109,7 +109,8 @@ def close(got, candidate, atol=1e-5, rtol=1e-4, partial: bool = False) -> bool:
     if g.shape != c.shape or (not partial and unwritten(np.asarray(got)).any()):
         return False
     with np.errstate(invalid="ignore"):
-        return bool(np.all((np.isnan(g) & np.isnan(c)) | (g == c) | (np.abs(g - c) <= atol + rtol * np.abs(c))))
+        near = np.isfinite(c) & (np.abs(g - c) <= atol + rtol * np.abs(c))   # an infinite c is met only by itself
+        return bool(np.all((np.isnan(g) & np.isnan(c)) | (g == c) | near))
 
 
 def verdict(got, expected, atol, lang: str, rtol: float = 1e-5) -> str:

@@ -9,6 +9,7 @@ from .. import messages as M
 from ._base import Exercise, Numpy, Test, both, kernel, launch, next_pow2, randn, rng, t
 from ._checks import close, compare, filled, verdict
 from ._diagnose import first_cause
+from ._narrow import BF16_RTOL, bf16, bf16_output, computed_narrow, values, widened
 from ._traffic import expect_traffic
 
 PARAMS = ("x_ptr", "w_ptr", "dy_ptr", "rstd_ptr", "dx_ptr", "dw_partial_ptr", "n_rows", "n_cols",
@@ -92,9 +93,10 @@ dw = dw_partial.sum(axis=0)
 
 Строки `x`, `dy`, `dx` лежат подряд (`row * n_cols`). Считайте во FP32. Допуск: dx — atol = rtol = 1e-5;
 dw — atol = 1e-4, rtol = 1e-5 от точного ответа (в float64). Тесты: маленькая матрица, строки ширины 896,
-число строк, не кратное `rows_per_program` (последней программе строк не хватает), и трафик: `x` и `dy`
-прочитаны по одному разу, `w` — один раз на программу, `dx` записан один раз, `dw_partial` — по строке на
-программу.
+число строк, не кратное `rows_per_program` (последней программе строк не хватает), bf16 (`x`, `w`, `dy` и `dx`
+в bf16, как при обучении, `rstd` и `dw_partial` во FP32: в `dx`, посчитанном во FP32, одно округление — при
+записи, отсюда rtol = 4e-3) и трафик: `x` и `dy` прочитаны по одному разу, `w` — один раз на программу,
+`dx` записан один раз, `dw_partial` — по строке на программу.
 """, """\
 The RMSNorm backward pass (`y = x · rstd · w`, with `rstd = 1 / √(mean(x²) + ε)` one number per row, saved
 by the forward pass). With `g = dy ⊙ w` the gradients are
@@ -119,8 +121,9 @@ dw = dw_partial.sum(axis=0)
 The rows of `x`, `dy`, `dx` are contiguous (`row * n_cols`). Compute in FP32. Tolerance: dx within
 atol = rtol = 1e-5, dw within atol = 1e-4, rtol = 1e-5 of the exact answer (float64). The tests: a small
 matrix, rows 896 wide, a number of rows that is not a multiple of `rows_per_program` (the last program runs
-short), and traffic: `x` and `dy` read once, `w` once per program, `dx` written once, `dw_partial` one row per
-program.
+short), bf16 (`x`, `w`, `dy` and `dx` in bf16 as in training, `rstd` and `dw_partial` in FP32: computed in
+FP32, `dx` is rounded only by the store, hence rtol = 4e-3), and traffic: `x` and `dy` read once, `w` once per
+program, `dx` written once, `dw_partial` one row per program.
 """)
 
 HINTS = (
@@ -203,6 +206,30 @@ def _partial_ref(x, dy, rstd, per_program):
     return np.stack([share[p:p + per_program].sum(axis=0) for p in range(0, rows, per_program)])
 
 
+def test_bf16(mod, lang):
+    """x, w, dy and dx in bf16 as in training (rstd and dw_partial stay FP32): computed in FP32 only the store
+    of dx rounds; computed in bf16 the products dy·x lose the digits dw sums."""
+    rows, cols, per = 24, 300, 8
+    g = rng(94)
+    x, w, dy = bf16(randn(g, (rows, cols))), bf16(randn(g, cols)), bf16(randn(g, (rows, cols)))
+    rstd = forward_rstd(values(x))
+    ref_dx, _ = reference(values(x), values(w), values(dy), rstd)
+    ref_partial = _partial_ref(values(x), values(dy), rstd, per)
+    k = kernel(mod, "rmsnorm_bwd_kernel", PARAMS, lang)
+    grid = -(-rows // per)
+
+    def run(x_in, w_in, dy_in, diagnose=None):
+        dx, partial = bf16_output((rows, cols)), filled((grid, cols), np.float32)
+        launch(k, (grid,), x_in, w_in, dy_in, rstd, dx, partial, rows, cols, per, BLOCK=next_pow2(cols))
+        ok, message = compare("dx", widened(dx), ref_dx, lang, atol=1e-5, rtol=BF16_RTOL, diagnose=diagnose)
+        if not ok:
+            return ok, message
+        ok_p, message_p = compare("dw_partial", partial, ref_partial, lang, atol=1e-4, rtol=1e-5, diagnose=diagnose)
+        return (True, f"dx: {message}; dw_partial: {message_p}") if ok_p else (False, message_p)
+    narrow = computed_narrow(lambda: run(values(x), values(w), values(dy)), lang)
+    return run(x, w, dy, lambda got, exp: first_cause(narrow))
+
+
 def test_traffic(mod, lang):
     rows, cols, per = 50, 300, 8
     x, w, dy, rstd = _inputs(95, rows, cols)
@@ -229,6 +256,9 @@ TESTS = (
          _values_test(64, 896, 8, 92), DX),
     Test("uneven", t("50 строк по 8 на программу: последней достаются 2", "50 rows, 8 per program: the last gets 2"),
          _values_test(50, 300, 8, 93), DX),
+    Test("bf16", t("x, w, dy и dx в bf16, как при обучении: 24 × 300", "x, w, dy and dx in bf16, as in training: 24 x 300"),
+         test_bf16, t("dx: atol = 1e-5, rtol = 4e-3 (запись в bf16); dw_partial: atol = 1e-4, rtol = 1e-5",
+                      "dx: atol = 1e-5, rtol = 4e-3 (the bf16 store); dw_partial: atol = 1e-4, rtol = 1e-5")),
     Test("traffic", t("трафик: x и dy по разу, w — раз на программу", "traffic: x and dy once, w once per program"),
          test_traffic),
 )

@@ -7,6 +7,7 @@ from .. import messages as M
 from ._base import Exercise, Numpy, Test, both, kernel, launch, next_pow2, randn, rng, t
 from ._checks import close, compare, filled, unwritten_message, untouched_padding, verdict
 from ._diagnose import first_cause, row_step_model
+from ._narrow import BF16_RTOL, bf16, bf16_output, computed_narrow, values, widened
 from ._traffic import expect_traffic
 
 PARAMS = ("y_ptr", "dy_ptr", "dx_ptr", "n_cols", "stride", "BLOCK_SIZE")
@@ -64,8 +65,10 @@ softmax_bwd_kernel[(n_rows,)](y, dy, dx, n_cols, stride, BLOCK_SIZE=triton.next_
 ```
 
 Ответ сверяется с формулой в float64: atol = 1e-6, rtol = 1e-5. Ещё один тест проверяет свойство самого
-градиента: сумма каждой строки `dx` равна нулю (потому что выходы softmax в сумме дают 1). Тест трафика:
-`y` и `dy` прочитаны по одному разу, `dx` записан один раз.
+градиента: сумма каждой строки `dx` равна нулю (потому что выходы softmax в сумме дают 1). Тест bf16 даёт
+`y`, `dy` и `dx` в bf16, как при обучении: в ответе, посчитанном во FP32, одно округление — при записи (не
+больше 2⁻⁸ ≈ 3.9e-3 от значения, отсюда rtol = 4e-3), а в посчитанном в bf16 цифры теряет уже сумма ⟨dy, y⟩.
+Тест трафика: `y` и `dy` прочитаны по одному разу, `dx` записан один раз.
 """,
     "en": """\
 The backward pass of a row softmax. If `y = softmax(x)` and `dy` is the gradient with respect to the
@@ -83,7 +86,9 @@ softmax_bwd_kernel[(n_rows,)](y, dy, dx, n_cols, stride, BLOCK_SIZE=triton.next_
 
 The result is compared with the formula in float64: atol = 1e-6, rtol = 1e-5. Another test checks a
 property of the gradient itself: each row of `dx` sums to zero (because softmax's outputs sum to 1). The
-traffic test: `y` and `dy` read once each, `dx` written once.
+bf16 test gives `y`, `dy` and `dx` in bf16, as training does: computed in FP32, only the store rounds (by at
+most 2⁻⁸ ≈ 3.9e-3 of the value, hence rtol = 4e-3); computed in bf16, ⟨dy, y⟩ loses its digits. The traffic
+test: `y` and `dy` read once each, `dx` written once.
 """,
 }
 
@@ -135,12 +140,12 @@ def tail_as_minus_inf(y, dy):
         return y64 * (dy64 - s)
 
 
-def _check(y, dy, dx, lang, *extra):
+def _check(y, dy, dx, lang, *extra, rtol=1e-5):
     def diagnose(got, exp):
         return first_cause(
             lambda: M.say("diag_tail_inf", lang) if close(got, tail_as_minus_inf(y, dy)) else None,
             *(lambda d=d: d(got) for d in extra))
-    return compare("dx", dx, reference(y, dy), lang, atol=1e-6, rtol=1e-5, diagnose=diagnose)
+    return compare("dx", dx, reference(y, dy), lang, atol=1e-6, rtol=rtol, diagnose=diagnose)
 
 
 def test_small(mod, lang):
@@ -173,6 +178,22 @@ def test_strided_rows(mod, lang):
         return passed, message
     clean, outside = untouched_padding("dx", dxbuf, cols, lang)
     return (True, message) if clean else (False, M.sentences(outside))
+
+
+def test_bf16(mod, lang):
+    """bf16 y, dy and dx, as in training: computed in FP32 only the store rounds; computed in bf16 the sum
+    ⟨dy, y⟩ and the difference dy − ⟨dy, y⟩ keep 8 bits."""
+    rows, cols = 16, 300
+    g = rng(36)
+    y, dy = bf16(softmax64(randn(g, (rows, cols)))), bf16(randn(g, (rows, cols)))
+    k = kernel(mod, "softmax_bwd_kernel", PARAMS, lang)
+
+    def run(y_in, dy_in, *extra):
+        dx = bf16_output((rows, cols))
+        launch(k, (rows,), y_in, dy_in, dx, cols, cols, BLOCK_SIZE=next_pow2(cols))
+        return _check(values(y), values(dy), widened(dx), lang, *extra, rtol=BF16_RTOL)
+    narrow = computed_narrow(lambda: run(values(y), values(dy)), lang)
+    return run(y, dy, lambda _got: narrow())
 
 
 SUM_NOT_ZERO = t("строка {row}: сумма dx = {value}, а должна быть 0 (выходы softmax в сумме дают 1, поэтому градиент "
@@ -219,6 +240,8 @@ TESTS = (
          test_strided_rows, TOL),
     Test("rows_sum_to_zero", t("каждая строка dx в сумме даёт 0", "each row of dx sums to 0"), test_rows_sum_to_zero,
          t("|Σ dx| ≤ 1e-5·(1 + Σ|dx|)", "|Σ dx| ≤ 1e-5·(1 + Σ|dx|)")),
+    Test("bf16", t("bf16 на входе и выходе, как при обучении: 16 × 300", "bf16 in and out, as in training: 16 x 300"),
+         test_bf16, t("atol = 1e-6, rtol = 4e-3 (запись в bf16)", "atol = 1e-6, rtol = 4e-3 (the bf16 store)")),
     Test("traffic", t("трафик: y и dy прочитаны, dx записан по одному разу", "traffic: y, dy read once, dx written once"),
          test_traffic),
 )
