@@ -148,14 +148,28 @@ def test_output_written_to_the_raw_file_descriptor_cannot_corrupt_the_answer(ser
     assert status == 200 and body["stdout"] == "printed\n"
 
 
-def test_stop_ends_a_runaway_loop(server):
+def _looping(marker) -> str:
+    """A student's runaway loop that first leaves `marker`: the test stops it once it runs (a Stop while the
+    worker starts up knows no line)."""
+    return f"open({str(marker)!r}, 'w').close()\nwhile True:\n    pass\n"
+
+
+def _wait_for(marker, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not marker.exists():
+        assert time.monotonic() < deadline, "the loop never started"
+        time.sleep(0.05)
+
+
+def test_stop_ends_a_runaway_loop(server, tmp_path):
     answer = {}
+    marker = tmp_path / "running"
 
     def run():
-        answer["result"] = server.api("run", {"exercise": "practice", "code": "while True:\n    pass\n"})
+        answer["result"] = server.api("run", {"exercise": "practice", "code": _looping(marker)})
     thread = threading.Thread(target=run)
     thread.start()
-    time.sleep(1.5)           # the loop is running (a Stop while the worker starts up knows no line)
+    _wait_for(marker)
     deadline = time.monotonic() + 30
     stopped = 0
     while not stopped and time.monotonic() < deadline:
@@ -166,7 +180,7 @@ def test_stop_ends_a_runaway_loop(server):
     status, body = answer["result"]
     assert status == 200 and body["error"]["type"] == "KeyboardInterrupt", body
     line = body["error"]["line"]       # Stop says where the code was
-    assert line in (1, 2) and body["error"]["message"] == f"остановлено в строке {line}"
+    assert line in (2, 3) and body["error"]["message"] == f"остановлено в строке {line}"
     # and the server keeps serving
     assert server.api("run", {"exercise": "practice", "code": "print(1)\n"})[1]["stdout"] == "1\n"
 
@@ -190,17 +204,16 @@ def test_stop_kills_a_worker_that_does_not_answer_the_interrupt(server):
     assert status == 200 and body["error"]["type"] == "Stopped" and body["error"]["message"] == "остановлено"
 
 
-def test_a_stop_that_cuts_the_request_leaves_one_line_in_the_terminal(dist):
+def test_a_stop_that_cuts_the_request_leaves_one_line_in_the_terminal(dist, tmp_path):
     """The page's Stop cuts its request once the server has stopped the run: the answer has nobody to go to,
     and the terminal gets one line saying what stopped where (no traceback of the broken connection)."""
     s = Server(dist=dist)
     try:
-        # a first run loads what every run needs, so that the loop below is running within the sleep
-        assert s.api("run", {"exercise": "practice", "code": "print(0)\n"})[1]["stdout"] == "0\n"
-        body = json.dumps({"exercise": "practice", "code": "while True:\n    pass\n"})
+        marker = tmp_path / "running"
+        body = json.dumps({"exercise": "practice", "code": _looping(marker)})
         conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=60)
         conn.request("POST", "/api/run", body, {"X-Token": s.token, "Content-Type": "application/json"})
-        time.sleep(1.5)       # the loop is running
+        _wait_for(marker)
         conn.close()          # the page cuts the request...
         deadline = time.monotonic() + 30
         stopped = 0
@@ -213,7 +226,7 @@ def test_a_stop_that_cuts_the_request_leaves_one_line_in_the_terminal(dist):
     finally:
         assert s.close() == 0
     lines = s.proc.stderr.read().splitlines()
-    assert len(lines) == 1 and re.fullmatch(r"stopped: practice \(run\) at line [12]", lines[0]), lines
+    assert len(lines) == 1 and re.fullmatch(r"stopped: practice \(run\) at line [23]", lines[0]), lines
 
 
 def _cuda_available() -> bool | None:

@@ -21,7 +21,7 @@ const grouped = (lang, digits) => digits.replace(/\B(?=(\d{3})+$)/g, lang === "e
 function foreignNumbers(text, lang) {
   const wrong = lang === "en" ? /\d[\u00a0\u202f ]\d{3}(?!\d)|(?<![\d,.])\d,\d{3}(?![\d,])/g   // "98 432", "8,192"
     : /\d[,\u00a0 ]\d{3}(?!\d)|(?<![\d\u202f])\d\u202f\d{3}(?![\d\u202f])/g;   // "98,432", "98 432" with another space, "8 192"
-  const ungrouped = /(?<![\d.,\u202fe-])\d{5,}(?![\d.])/g;   // "98432"
+  const ungrouped = /(?<![\d.,\u202fe\[×-])\d{5,}(?![\d.])/g;   // "98432"; a shape ("fp32 [98432]") is code
   return [...text.matchAll(wrong), ...text.matchAll(ungrouped)].map((m) => m[0]);
 }
 
