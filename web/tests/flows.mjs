@@ -22,11 +22,12 @@ const OOB_LINE = 9;   // the tl.store(tl.load(...)) line within the snippet (1-b
 export const code = (page) => page.evaluate(() => window.__sandbox.code);
 export const setCode = (page, text) => page.evaluate((s) => window.__sandbox.setCode(s), text);
 
-// A fresh page on `url` with empty storage, ready to run.
+// A fresh page on `url` with empty storage, ready to run. The storage is cleared from a small file of the same
+// origin, so that Python starts once, in the page the test uses.
 export async function openFresh(page, url) {
-  await page.goto(url);
+  await page.goto(new URL("config.json", url).href);
   await page.evaluate(() => localStorage.clear());
-  await page.reload();
+  await page.goto(url);
   await waitReady(page);
   await page.locator("#exercise-list a").first().waitFor({ state: "attached" });   // folded on a phone
 }

@@ -19,10 +19,10 @@ ensureBuilt();
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
 export const STUDENTS = [
-  { name: "ru-desktop", lang: "ru", viewport: DESKTOP, exercises: ["copy", "row_stats", "matmul", "flash_attention"] },
+  { name: "en-phone", lang: "en", viewport: PHONE, exercises: ["transpose", "practice", "rmsnorm", "flash_attention"] },
   { name: "en-desktop", lang: "en", viewport: DESKTOP, exercises: ["strided_copy", "softmax_bwd", "matmul_act"] },
+  { name: "ru-desktop", lang: "ru", viewport: DESKTOP, exercises: ["copy", "row_stats", "matmul"] },
   { name: "ru-phone", lang: "ru", viewport: PHONE, exercises: ["outer", "rmsnorm_bwd", "dropout"] },
-  { name: "en-phone", lang: "en", viewport: PHONE, exercises: ["transpose", "practice", "rmsnorm"] },
 ];
 
 const lastResult = (page) => page.evaluate(() => window.__sandbox.state.lastResult);

@@ -210,10 +210,7 @@ describe("the page in lab mode: tokens, connections, layout, keyboard", () => {
     assert.match(tip, /прочитали: 0/);
   });
 
-  it("a failing Check draws its memory picture: the failing program, its lanes outside, counted", async (page) => {
-    await flows.openFresh(page, lab.url);
-    await flows.flowFailedPicture(page);
-  });
+  // a failing Check's memory picture: ui-pyodide.test.mjs (the same flow; the picture's op is the same bridge)
 
   it("keyboard only: into the editor, type, run, and out again with Esc then Tab", async (page) => {
     await flows.openFresh(page, lab.url);
