@@ -132,8 +132,8 @@ async function typeAndCheck(page, name, text) {
   assert.equal(await flows.code(page), text, `${name}: the typed text comes back exactly`);
 }
 
-// Students work side by side, each in a browser of their own (their own storage), two at a time: most of a
-// student's time is the page answering keystrokes, not the CPU.
+// Students work side by side, each in a browser of their own (their own storage), two at a time (typing is
+// CPU-bound: four at once on two cores take longer than two by two), the longest first.
 describe("a student's session (Pyodide)", { concurrency: 2 }, () => {
   let server;
   before(async () => { server = await startServer({ port: 0, packages: numpyWheel().packages }); });
