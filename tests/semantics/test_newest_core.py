@@ -12,7 +12,7 @@ import pytest
 
 import minitriton
 from helpers.kernels import make_kernel
-from helpers.oracle import assert_same_as_interpreter
+from helpers.oracle import Case, OracleUnavailable, assert_same_as_interpreter, run_batch
 
 HEADER = "import triton\nimport triton.language as tl\n\n"
 
@@ -159,3 +159,41 @@ def test_dot_fp64_k2_and_fp32_k8_refused():
         x, y = np.ones((16, k), dtype), np.ones((k, 16), dtype)
         with pytest.raises(minitriton.CompilationError, match="K >= "):
             make_kernel(DOT_SRC.removeprefix(HEADER))[(1,)](x, y, np.zeros((16, 16)), M=16, N=16, K=k)
+
+
+@pytest.mark.parametrize("expr", ["tl.exp(x)", "x.exp()"])
+def test_math_member_fn_rejects_fp16(expr):
+    """The member function checks dtypes as the function does (S15.35: newer Triton; 3.6 let methods through)."""
+    src = HEADER + f"""@triton.jit
+def kernel(X):
+    x = tl.load(X + tl.arange(0, 4))
+    y = {expr}  # noqa: F841
+"""
+    with pytest.raises(minitriton.TritonError, match="Expected dtype"):
+        make_kernel(src.removeprefix(HEADER))[(1,)](np.ones(4, np.float16))
+    try:
+        [interpreted] = run_batch([Case(src, "kernel", (1,), (np.ones(4, np.float16),))])
+    except OracleUnavailable as e:
+        pytest.skip(f"real Triton's interpreter is not available in a subprocess: {e}")
+    assert not interpreted.ok and "Expected dtype" in str(interpreted.error), interpreted.error
+
+
+def test_dtype():
+    """A dtype wrapped in tl.constexpr compares equal to the dtype (Triton's dtype.__eq__ unwraps it)."""
+    src = HEADER + """@triton.jit
+def kernel(X):
+    dtype_x: tl.constexpr = X.dtype.element_ty
+    tl.static_assert(dtype_x == tl.int32)
+    tl.static_assert(dtype_x == tl.constexpr(tl.int32))
+    tl.static_assert(dtype_x == tl.int8 or (dtype_x == tl.int16 or dtype_x == tl.int32))
+    if dtype_x == tl.constexpr(tl.int32):
+        tl.store(X, 7)
+    if dtype_x != tl.constexpr(tl.int32):
+        tl.store(X, 8)
+"""
+    assert_same_as_interpreter(src, [("kernel", (1,), (np.zeros(1, np.int32),), {})])
+    x = np.zeros(1, np.int32)
+    make_kernel(src.removeprefix(HEADER))[(1,)](x)
+    assert x[0] == 7
+    assert minitriton.language.int32 == minitriton.language.constexpr(minitriton.language.int32)
+    assert minitriton.language.int32 != minitriton.language.constexpr(minitriton.language.int8)
