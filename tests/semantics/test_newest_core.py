@@ -197,3 +197,36 @@ def kernel(X):
     assert x[0] == 7
     assert minitriton.language.int32 == minitriton.language.constexpr(minitriton.language.int32)
     assert minitriton.language.int32 != minitriton.language.constexpr(minitriton.language.int8)
+
+
+UNSPLAT_SRC = HEADER + """@triton.jit
+def unsplat_kernel(x, explicit: tl.constexpr):
+    # this is a single-element tensor:
+    condition = tl.load(x + tl.arange(0, 1)) > 42
+    if explicit:
+        condition = condition.item()
+    if condition:
+        tl.store(x, 42)
+"""
+
+
+@pytest.mark.filterwarnings("ignore:If conditional called with multidimensional Tensor")
+def test_unsplat():
+    """`if` on a one-element block takes its value, with a warning (S5.10)."""
+    cases = [("unsplat_kernel", (1,), (np.full(1, y, np.int32),), {"explicit": e, "num_warps": 1})
+             for y in (41, 43) for e in (False, True)]
+    assert_same_as_interpreter(UNSPLAT_SRC, cases)
+    k = make_kernel(UNSPLAT_SRC.removeprefix(HEADER))
+    for y, e in ((41, False), (43, False), (41, True), (43, True)):
+        x = np.full(1, y, np.int32)
+        k[(1,)](x, e)
+        assert x[0] == min(y, 42)
+    with pytest.warns(UserWarning, match="If conditional called with multidimensional Tensor"):
+        k[(1,)](np.full(1, 43, np.int32), False)
+    with pytest.raises(minitriton.CompilationError, match="Boolean value of Tensor with more than one value"):
+        make_kernel("""
+        @triton.jit
+        def two(x):
+            if tl.load(x + tl.arange(0, 2)) > 42:
+                tl.store(x, 42)
+        """)[(1,)](np.zeros(2, np.int32))
