@@ -134,7 +134,9 @@ class dtype:
     def __eq__(self, other):
         if self is other:
             return True
-        return type(other) is type(self) and self._key() == other._key()
+        if type(other) is not type(self):
+            return NotImplemented   # so `tl.constexpr(tl.int32)` on the right compares its value (Triton unwraps it)
+        return self._key() == other._key()
 
     def __hash__(self):
         return hash(self._key())

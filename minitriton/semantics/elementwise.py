@@ -285,7 +285,7 @@ def _written_constant(v) -> bool:
 
 @operator("__neg__")
 def neg(a):
-    """`-a`."""
+    """`-a`; floats flip the sign bit, so -(+0.0) is -0.0 (Triton 3.9+ `fneg`; 3.6 computed 0 - x: S15.4)."""
     a = to_tensor(a)
     if a.dtype.is_ptr():
         raise errors.python_error(ValueError, errors.diagnostic("unary_type", op="minus", dtype=repr(a.dtype)))
@@ -293,9 +293,6 @@ def neg(a):
         return a
     if a.dtype.is_fp8():
         raise fp8.arithmetic_error(a.dtype)
-    if a.dtype.is_floating():
-        # Triton lowers unary minus to `0 - x`, so -(+0.0) and -(-0.0) are both +0.0 on the GPU.
-        return tensor(np.subtract(a.data.dtype.type(0), a.data), a.dtype, a.shape)
     return tensor(np.negative(a.data), a.dtype, a.shape)
 
 

@@ -17,7 +17,7 @@ from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import to_tensor, unwrap
 from minitriton.semantics.elementwise import add, finish, floordiv, neg, operands, sub, truediv
 from minitriton.semantics.shape import broadcast_shapes, broadcast_to_shape, expand
-from minitriton.values.registry import builtin, tensor_method
+from minitriton.values.registry import builtin
 from minitriton.values.tensor import tensor
 
 _FP = ("fp32", "fp64")
@@ -87,8 +87,8 @@ def _unary(np_fn, name, allowed=_FP):
         x = to_tensor(x)
         return finish(np_fn(x.data), x.dtype, x.shape)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"`tl.{name}(x)` on {' or '.join(allowed)} values."
-    return builtin(name)(fn)
+    fn.__doc__ = f"`tl.{name}(x)` and `x.{name}()` on {' or '.join(allowed)} values."
+    return builtin(name, method=True)(fn)
 
 
 exp = _unary(np.exp, "exp")
@@ -104,7 +104,7 @@ ceil = _unary(np.ceil, "ceil")
 erf = _unary(numerics.erf, "erf")
 
 
-@builtin
+@builtin(method=True)
 def rsqrt(x):
     """`tl.rsqrt`: 1 / sqrt(x)."""
     x = unwrap(x)
@@ -203,50 +203,3 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     num = exp(z)
     return fdiv(num, reduce.sum(num, axis, keep_dims=keep_dims), ieee_rounding)
 
-
-# ---------------------------------------------------------------- tensor methods (x.exp(), ...)
-
-def _method(fn, mlir_op, operand_kind="floating-point-like"):
-    """`x.<name>()` as Triton 3.6 builds it: math.py puts `@_tensor_member_fn` innermost, so the method skips
-    `_check_dtype`. fp16/bf16 compute in fp32 and round back to the input dtype (the PTX: cvt.f32.f16, the f32
-    op, cvt.rn.f16.f32); an integer or pointer operand fails in MLIR verification."""
-    def method(x):
-        x = to_tensor(x)
-        ty = x.dtype
-        if ty.is_fp32() or ty.is_fp64():
-            return fn(x)
-        if ty.is_fp16() or ty.is_bf16():
-            wide = fn(tensor(x.data.astype(np.float32), T.float32, x.shape))
-            return finish(wide.data, ty, x.shape)
-        raise errors.backend_error("error encountered during parsing",
-                                   f"'{mlir_op}' op operand #0 must be {operand_kind}, but got '{_ir_type(x)}'")
-    method.__name__ = method.__qualname__ = fn.__name__
-    method.__doc__ = f"`x.{fn.__name__}()`: fp16/bf16 computed in fp32, other dtypes refused."
-    return tensor_method(fn.__name__)(method)
-
-
-# Triton 3.6 (offline sm_90 compiles of `x.<name>()` on fp16/bf16/int32/fp64): every one-argument math method
-# except sqrt_rn compiles on fp16/bf16 with an fp32 computation and keeps the input dtype.
-for _fn in (exp, exp2, log, log2, cos, sin, sqrt, rsqrt, erf, floor, ceil):
-    _method(_fn, f"math.{_fn.__name__}")
-del _fn
-
-
-@tensor_method("sqrt_rn")
-def _sqrt_rn_method(x):
-    """`x.sqrt_rn()`: fp32 only, as the function; other floats pass the frontend (the method skips the dtype
-    check) and fail in the LLVM translation of the fp32-only `llvm.nvvm.sqrt.rn.f` intrinsic."""
-    x = to_tensor(x)
-    ty = x.dtype
-    if ty.is_fp32():
-        return sqrt_rn(x)
-    if ty.is_floating():
-        llvm = {"fp16": "half", "bf16": "bfloat", "fp64": "double"}[ty.name]
-        raise errors.backend_error(
-            "failed to translate module to LLVM IR",
-            f"error: intrinsic call returns {llvm} but \"llvm.nvvm.sqrt.rn.f\" actually returns float\n"
-            f"error: LLVM Translation failed for operation: llvm.call_intrinsic")
-    raise errors.backend_error(
-        "error encountered during parsing",
-        f"'tt.precise_sqrt' op operand #0 must be floating-point or ranked tensor of floating-point values, "
-        f"but got '{_ir_type(x)}'")

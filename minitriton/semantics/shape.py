@@ -314,19 +314,41 @@ def broadcast(input, other):
 
 
 @builtin
-def cat(input, other, can_reorder=False):
-    """`tl.cat(a, b, can_reorder=True)`: concatenate two 1-D blocks (result length must be a power of 2).
-    Triton 3.6 refuses can_reorder=False, the default."""
-    if not unwrap(can_reorder):
-        raise errors.python_error(AssertionError, errors.diagnostic("cat_reorder"))
+def cat(input, other, can_reorder=False, dim=0):
+    """`tl.cat(a, b, dim=0)`: concatenate two blocks of one shape along `dim`, keeping order (newest Triton's
+    core.cat, which ignores can_reorder). `can_reorder=True` keeps Triton 3.6/3.9's form: two 1-D blocks."""
     a, b = to_tensor(input), to_tensor(other)
-    if len(a.shape) != 1 or len(b.shape) != 1 or a.dtype != b.dtype:
+    if a.dtype != b.dtype or (unwrap(can_reorder) and (len(a.shape) != 1 or len(b.shape) != 1)):
         raise errors.python_error(ValueError, errors.diagnostic("cat_operands"))
-    n = a.shape[0] + b.shape[0]
-    validate_block_shape((n,))
+    if len(a.shape) != len(b.shape) or a.shape != b.shape:
+        raise errors.python_error(AssertionError, errors.diagnostic("cat_shape", left=list(a.shape),
+                                                                    right=list(b.shape)))
+    ndim, axis = len(a.shape), unwrap(dim)
+    if not -ndim <= axis < ndim:
+        raise errors.python_error(ValueError, errors.diagnostic("invalid_axis", axis=axis, low=-ndim, ndim=ndim))
+    axis %= ndim
+    shape = a.shape[:axis] + (2 * a.shape[axis],) + a.shape[axis + 1:]
+    validate_block_shape(shape)
     g = max(a.data.shape[0], b.data.shape[0])
-    data = np.concatenate([np.broadcast_to(a.data, (g,) + a.shape), np.broadcast_to(b.data, (g,) + b.shape)], axis=1)
-    return tensor(data, a.dtype, (n,))
+    data = np.concatenate([np.broadcast_to(a.data, (g,) + a.shape), np.broadcast_to(b.data, (g,) + b.shape)],
+                          axis=1 + axis)
+    return tensor(data, a.dtype, shape)
+
+
+@builtin
+def unsqueeze(x, dim):
+    """`tl.unsqueeze(x, dim)`: insert one size-1 axis at `dim` (Triton's standard.unsqueeze; no method)."""
+    return expand_dims(x, unwrap(dim))
+
+
+@builtin
+def squeeze(x, dim):
+    """`tl.squeeze(x, dim)`: remove the size-1 axis `dim` (Triton's standard.squeeze; no method)."""
+    x, axis = to_tensor(x), unwrap(dim)
+    if not -len(x.shape) <= axis < len(x.shape) or x.shape[axis] != 1:  # Triton: two bare static_asserts
+        raise errors.python_error(errors.StaticAssertionFailed, errors.diagnostic("static_assert", message=""))
+    axis %= len(x.shape)
+    return reshape(x, x.shape[:axis] + x.shape[axis + 1:])
 
 
 @builtin

@@ -11,6 +11,8 @@ The methods and operators (`x + y`, `x.to(...)`, `x.sum()`) are the ops' own fun
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from minitriton import errors
@@ -139,9 +141,15 @@ class tensor:
 
     # --- Python control flow: needs one value for the whole group ---
     def _uniform(self, what: str):
-        if self.shape:
-            raise errors.python_error(TypeError, errors.diagnostic("tensor_truth", shape=list(self.shape), what=what))
         data = self.data
+        if self.shape:
+            if what != "condition" or self.numel != 1:
+                raise errors.python_error(TypeError, errors.diagnostic("tensor_truth", shape=list(self.shape),
+                                                                       what=what))
+            # newest Triton's visit_If unsplats a one-element block, with this warning
+            warnings.warn("If conditional called with multidimensional Tensor instead of scalar; please use "
+                          "\"if (cond).item()\" instead", stacklevel=3)
+            data = data.reshape(data.shape[0])
         if self.dtype.is_ptr():
             data = to_address(self)
         if data.shape[0] == 1:

@@ -24,9 +24,9 @@ TL_NAMES = [
     "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
     "pair_uniform_to_normal", "philox", "philox_impl", "pi32_t", "pointer_type", "program_id", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "range", "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin",
-    "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store",
+    "softmax", "sort", "split", "sqrt", "squeeze", "sqrt_rn", "static_assert", "static_print", "static_range", "store",
     "store_tensor_descriptor", "str_to_ty", "sum", "swizzle2d", "tensor", "tensor_descriptor", "tensor_descriptor_base",
-    "tensor_descriptor_type", "topk", "trans", "uint16", "uint_to_uniform_float", "uint32", "uint64", "uint8", "umulhi", "view", "where",
+    "tensor_descriptor_type", "topk", "trans", "uint16", "uint_to_uniform_float", "uint32", "uint64", "uint8", "umulhi", "unsqueeze", "view", "where",
     "xor_sum", "zeros", "zeros_like",
 ]
 

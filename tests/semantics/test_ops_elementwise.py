@@ -286,7 +286,7 @@ def test_neg(t):
     z = empty_buffer(len(xv), t)
     make_kernel(UNARY_SRC.format(expr="-x"))[(1,)](to_buffer(xv, t), z, N=len(xv))
     if is_float(t):
-        want = [0.0 - v for v in xv]  # Triton 3.6 lowers -x to 0 - x: -(+0.0) is +0.0 (GPU fuzz, H200)
+        want = [-v for v in xv]  # fneg, as Triton 3.9+ lowers it: -(+0.0) is -0.0 (S15.4; 3.6 computed 0 - x)
     else:
         want = [wrap(-int(v), t) for v in xv]  # 0 - x, wrapping (int1: -x == x, GPU probe)
     assert_same(from_buffer(z, t), want, t, f"`-x` with x: {t}", [("x", xv)])
@@ -549,54 +549,6 @@ def test_math_rejects_narrow_types(fn, t):
     k = make_kernel(UNARY_SRC.format(expr=f"tl.{fn}(x)"))
     with pytest.raises(minitriton.CompilationError,
                        match=rf"Expected dtype \['fp32', 'fp64'\] but got {short(t)}"):
-        k[(1,)](to_buffer([1, 2], t), empty_buffer(2, t), N=2)
-
-
-METHOD_SRC = """
-@triton.jit
-def unary(X, Z, N: tl.constexpr):
-    o = tl.arange(0, N)
-    x = tl.load(X + o)
-    y = x.{fn}()
-    tl.static_assert(y.dtype == x.dtype, "the method changed the dtype")
-    tl.store(Z + o, y)
-"""
-
-
-@pytest.mark.parametrize("t", ["float16", "bfloat16"])
-@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil"])
-def test_math_methods_on_narrow_floats(fn, t):
-    """Triton 3.6's math.py puts `@core._tensor_member_fn` innermost, so `x.exp()` & co. skip `_check_dtype`:
-    offline sm_90 compiles with 3.6.0 of `x.<fn>()` on *fp16/*bf16 give PTX `cvt.f32.f16`, the f32 op,
-    `cvt.rn.f16.f32` (bf16 alike): computed in fp32, rounded back, dtype kept. (3.9 and the function forms
-    reject fp16 with ValueError: test_math_rejects_narrow_types.) Reference: float64, rounded to fp32 then to
-    `t`, within 1 ulp of `t` (the GPU's approximate fp32 ops can tip a rounding)."""
-    xv = [float(v) for v in round_to([0.5, 1.0, 2.0, 3.0, 0.1, 7.5, 0.25, 1.5, 10.0, 0.75, -0.5, -2.25, 0.0, 4.0,
-                                      100.0, 0.01], t)]
-    if fn in ("log", "log2", "sqrt", "rsqrt"):
-        xv = [abs(v) + 0.125 for v in xv]
-    z = empty_buffer(len(xv), t)
-    make_kernel(METHOD_SRC.format(fn=fn))[(1,)](to_buffer(xv, t), z, N=len(xv))
-    ieee = {"floor": np.floor, "ceil": np.ceil}.get(fn)  # ceil(-0.5) is -0.0 (cvt.rpi), math.ceil gives int 0
-    want = round_to(round_to([ieee(v) if ieee else _math_ref(fn, v) for v in xv], "float32"), t)
-    assert_same(from_buffer(z, t), want, t, f"`x.{fn}()` with x: {t}", [("x", xv)],
-                ulps=0 if fn in EXACT_MATH else 1.0)
-
-
-@pytest.mark.parametrize("fn, t, pattern", [
-    ("exp", "int32", r"'math\.exp' op operand #0 must be floating-point-like, but got 'tensor<2xi32>'"),
-    ("floor", "int8", r"'math\.floor' op operand #0 must be floating-point-like, but got 'tensor<2xi8>'"),
-    ("sqrt_rn", "float16", r"intrinsic call returns half but \"llvm\.nvvm\.sqrt\.rn\.f\" actually returns float"),
-    ("sqrt_rn", "bfloat16", r"intrinsic call returns bfloat but \"llvm\.nvvm\.sqrt\.rn\.f\" actually returns"),
-    ("sqrt_rn", "float64", r"intrinsic call returns double but \"llvm\.nvvm\.sqrt\.rn\.f\" actually returns"),
-    ("sqrt_rn", "int32", r"'tt\.precise_sqrt' op operand #0 must be floating-point or ranked tensor of "
-                         r"floating-point values, but got 'tensor<2xi32>'"),
-])
-def test_math_method_backend_errors(fn, t, pattern):
-    """The unchecked methods on what the MLIR/LLVM stages refuse: diagnostics of offline sm_90 compiles with
-    Triton 3.6.0 (ints fail MLIR verification; `sqrt_rn` is fp32-only in the LLVM intrinsic)."""
-    k = make_kernel(UNARY_SRC.format(expr=f"x.{fn}()"))
-    with pytest.raises(minitriton.CompilationError, match=pattern):
         k[(1,)](to_buffer([1, 2], t), empty_buffer(2, t), N=2)
 
 

@@ -114,21 +114,6 @@ def test_join_split_broadcast_cat(t):
     assert sorted(map(key, got["C"])) == sorted(map(key, list(a) + list(b))), f"tl.cat(a, b, can_reorder=True), {t}"
 
 
-def test_cat_without_can_reorder_rejected():
-    """Triton 3.6 semantic.cat: `assert can_reorder, ...` (the default is False; 3.9 concatenates in order).
-    The 3.6 interpreter raises that AssertionError for tl.cat(a, a + 4)."""
-    k = make_kernel("""
-    @triton.jit
-    def cat_ordered(X, Z):
-        a = tl.load(X + tl.arange(0, 4))
-        tl.store(Z + tl.arange(0, 8), tl.cat(a, a + 4))
-    """)
-    with pytest.raises(minitriton.CompilationError,
-                       match="current implementation of `cat` always may reorder elements") as info:
-        k[(1,)](np.arange(4, dtype=np.float32), np.zeros(8, np.float32))
-    assert isinstance(info.value.error, AssertionError)
-
-
 def test_join_scalars_and_split_3d():
     k = make_kernel("""
     @triton.jit

@@ -1,0 +1,232 @@
+"""Rules of Triton's newest test_core.py (triton-lang/triton history of 2026-08, blob 3060faec44ab) that Triton
+3.6 did not have: tl.unsqueeze/tl.squeeze, ordered tl.cat, -x of a zero, a constexpr-wrapped dtype compared with
+a dtype, the fp16 member function `x.exp()`, fp64 tl.dot with K = 4 or 8 and `if` on a one-element block.
+
+Each test mirrors the test_core case of the same name; where Triton 3.9.0's interpreter runs it, minitriton is
+compared with the interpreter, else with NumPy.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitriton
+from helpers.kernels import make_kernel
+from helpers.oracle import Case, OracleUnavailable, assert_same_as_interpreter, run_batch
+
+HEADER = "import triton\nimport triton.language as tl\n\n"
+
+
+def test_squeeze_unsqueeze_negative_dim():
+    """Shapes are checked by static_assert in the kernel; out-of-range dims are compile errors."""
+    k = make_kernel("""
+    @triton.jit
+    def kernel(Z, N: tl.constexpr):
+        offset1 = tl.arange(0, N)
+        t = tl.unsqueeze(offset1, -1)
+        tl.static_assert(t.shape == [N, 1])
+        t = tl.unsqueeze(offset1, -2)
+        tl.static_assert(t.shape == [1, N])
+        t = tl.unsqueeze(tl.expand_dims(offset1, 0), -1)
+        tl.static_assert(t.shape == [1, N, 1])
+        t = tl.squeeze(tl.expand_dims(offset1, 1), -1)
+        tl.static_assert(t.shape == [N])
+        t = tl.squeeze(tl.expand_dims(offset1, 0), -2)
+        tl.static_assert(t.shape == [N])
+        tl.store(Z + offset1, tl.squeeze(tl.unsqueeze(offset1, 0) * 3, 0))
+    """)
+    z = np.zeros(32, np.int32)
+    k[(1,)](z, 32)
+    np.testing.assert_array_equal(z, np.arange(32) * 3)
+    for bad in ("tl.unsqueeze(tl.arange(0, N), -3)", "tl.squeeze(tl.expand_dims(tl.arange(0, N), 1), -3)",
+                "tl.squeeze(tl.expand_dims(tl.arange(0, N), 1), 0)"):
+        with pytest.raises(minitriton.TritonError):
+            make_kernel(f"""
+            @triton.jit
+            def bad(Z, N: tl.constexpr):
+                {bad}
+            """)[(1,)](z, 32)
+
+
+CAT_SRC = HEADER + """@triton.jit
+def kernel(X, Y, Z, N: tl.constexpr, CAN_REORDER: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    z = tl.cat(x, y, can_reorder=CAN_REORDER)
+    tl.store(Z + tl.arange(0, 2 * N), z)
+"""
+CAT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("dtype_str", CAT_DTYPES)
+def test_cat(dtype_str):
+    """Both can_reorder values concatenate in order, as the interpreter does (num_warps 4 and 8 as test_core)."""
+    x = np.arange(0, 128).astype(dtype_str)
+    y = np.arange(-128, 0).astype(dtype_str)
+    cases = [("kernel", (1,), (x, y, np.zeros(256, dtype_str)),
+              {"N": 128, "num_warps": w, "CAN_REORDER": reorder}) for w in (4, 8) for reorder in (True, False)]
+    assert_same_as_interpreter(CAT_SRC, cases, bitwise_floats=True)
+    for _, _, args, kwargs in cases:   # the interpreter is the reference above; this is test_core's own check
+        z = args[2].copy()
+        make_kernel(CAT_SRC.removeprefix(HEADER))[(1,)](x, y, z, **kwargs)
+        np.testing.assert_array_equal(z, np.concatenate([x, y]))
+
+
+def _offsets(shape):
+    """Source text of the row-major offsets of a block of `shape`."""
+    terms, stride = [], 1
+    for d in reversed(range(len(shape))):
+        index = ", ".join(":" if i == d else "None" for i in range(len(shape)))
+        terms.append(f"tl.arange(0, {shape[d]})[{index}] * {stride}")
+        stride *= shape[d]
+    return " + ".join(terms)
+
+
+@pytest.mark.parametrize("shape, dim", [(s, d) for s in ((128,), (16, 32), (8, 16, 4), (2, 4, 8, 16))
+                                        for d in range(len(s))])
+def test_cat_nd(shape, dim):
+    """test_core loads through descriptors (a GPU-only case); plain pointers here, NumPy as the reference."""
+    out = tuple(2 * n if i == dim else n for i, n in enumerate(shape))
+    k = make_kernel(f"""
+    @triton.jit
+    def kernel(X, Y, Z):
+        z = tl.cat(tl.load(X + {_offsets(shape)}), tl.load(Y + {_offsets(shape)}), dim={dim})
+        tl.static_assert(z.shape == {list(out)})
+        tl.store(Z + {_offsets(out)}, z)
+    """)
+    rng = np.random.default_rng(0)
+    x, y = rng.random(shape, np.float32), rng.random(shape, np.float32)
+    z = np.zeros(out, np.float32)
+    k[(1,)](x, y, z)
+    np.testing.assert_array_equal(z, np.concatenate([x, y], axis=dim))
+
+
+@pytest.mark.parametrize("m1, m2", [(16, 8), (1, 8)])
+def test_cat_shape_mismatch(m1, m2):
+    k = make_kernel("""
+    @triton.jit
+    def kernel(X, Y, M1: tl.constexpr, M2: tl.constexpr):
+        x = tl.load(X + tl.arange(0, M1))
+        y = tl.load(Y + tl.arange(0, M2))
+        z = tl.cat(x, y, dim=0)
+        tl.store(X + tl.arange(0, 1), tl.sum(z))
+    """)
+    with pytest.raises(minitriton.CompilationError, match="tl.cat requires tensors of the same shape"):
+        k[(1,)](np.zeros(m1, np.float32), np.zeros(m2, np.float32), M1=m1, M2=m2)
+
+
+def test_neg_preserves_signed_zero():
+    """-x flips the sign bit of a float (S15.4: newer Triton's fneg; the 3.6 GPU computed 0 - x)."""
+    src = HEADER + """@triton.jit
+def kernel(x_ptr, y_ptr):
+    offsets = tl.arange(0, 2)
+    x = tl.load(x_ptr + offsets)
+    tl.store(y_ptr + offsets, -x)
+"""
+    assert_same_as_interpreter(src, [("kernel", (1,), (np.array([0.0, -0.0], np.float32), np.ones(2, np.float32)),
+                                      {})], bitwise_floats=True)
+    y = np.ones(2, np.float32)
+    make_kernel(src.removeprefix(HEADER))[(1,)](np.array([0.0, -0.0], np.float32), y)
+    np.testing.assert_array_equal(np.signbit(y), [True, False])
+
+
+DOT_SRC = HEADER + """@triton.jit
+def kernel(X, Y, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    x = tl.load(X + rm[:, None] * K + rk[None, :])
+    y = tl.load(Y + rk[:, None] * N + rn[None, :])
+    tl.store(Z + rm[:, None] * N + rn[None, :], tl.dot(x, y, input_precision="ieee", out_dtype=tl.float64))
+"""
+
+
+@pytest.mark.parametrize("M, N, K", [(8, 8, 4), (8, 8, 8), (16, 8, 4), (8, 8, 16)])
+def test_dot_small_fp64(M, N, K):
+    """test_core's get_test_dot_small_fp64_cases: fp64 needs K >= 4 on NVIDIA (S8.5), not 16."""
+    rng = np.random.default_rng(K)
+    x, y = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+    args = (x, y, np.zeros((M, N)))
+    assert_same_as_interpreter(DOT_SRC, [("kernel", (1,), args, {"M": M, "N": N, "K": K, "num_warps": 1})])
+    z = np.zeros((M, N))
+    make_kernel(DOT_SRC.removeprefix(HEADER))[(1,)](x, y, z, M=M, N=N, K=K, num_warps=1)
+    np.testing.assert_allclose(z, x @ y, rtol=1e-12)
+
+
+def test_dot_fp64_k2_and_fp32_k8_refused():
+    """Below the minimum stays a compile error: K = 2 in fp64, K = 8 in fp32 (Triton 3.6's K >= 16)."""
+    for dtype, k in ((np.float64, 2), (np.float32, 8)):
+        x, y = np.ones((16, k), dtype), np.ones((k, 16), dtype)
+        with pytest.raises(minitriton.CompilationError, match="K >= "):
+            make_kernel(DOT_SRC.removeprefix(HEADER))[(1,)](x, y, np.zeros((16, 16)), M=16, N=16, K=k)
+
+
+@pytest.mark.parametrize("expr", ["tl.exp(x)", "x.exp()"])
+def test_math_member_fn_rejects_fp16(expr):
+    """The member function checks dtypes as the function does (S15.35: newer Triton; 3.6 let methods through)."""
+    src = HEADER + f"""@triton.jit
+def kernel(X):
+    x = tl.load(X + tl.arange(0, 4))
+    y = {expr}  # noqa: F841
+"""
+    with pytest.raises(minitriton.TritonError, match="Expected dtype"):
+        make_kernel(src.removeprefix(HEADER))[(1,)](np.ones(4, np.float16))
+    try:
+        [interpreted] = run_batch([Case(src, "kernel", (1,), (np.ones(4, np.float16),))])
+    except OracleUnavailable as e:
+        pytest.skip(f"real Triton's interpreter is not available in a subprocess: {e}")
+    assert not interpreted.ok and "Expected dtype" in str(interpreted.error), interpreted.error
+
+
+def test_dtype():
+    """A dtype wrapped in tl.constexpr compares equal to the dtype (Triton's dtype.__eq__ unwraps it)."""
+    src = HEADER + """@triton.jit
+def kernel(X):
+    dtype_x: tl.constexpr = X.dtype.element_ty
+    tl.static_assert(dtype_x == tl.int32)
+    tl.static_assert(dtype_x == tl.constexpr(tl.int32))
+    tl.static_assert(dtype_x == tl.int8 or (dtype_x == tl.int16 or dtype_x == tl.int32))
+    if dtype_x == tl.constexpr(tl.int32):
+        tl.store(X, 7)
+    if dtype_x != tl.constexpr(tl.int32):
+        tl.store(X, 8)
+"""
+    assert_same_as_interpreter(src, [("kernel", (1,), (np.zeros(1, np.int32),), {})])
+    x = np.zeros(1, np.int32)
+    make_kernel(src.removeprefix(HEADER))[(1,)](x)
+    assert x[0] == 7
+    assert minitriton.language.int32 == minitriton.language.constexpr(minitriton.language.int32)
+    assert minitriton.language.int32 != minitriton.language.constexpr(minitriton.language.int8)
+
+
+UNSPLAT_SRC = HEADER + """@triton.jit
+def unsplat_kernel(x, explicit: tl.constexpr):
+    # this is a single-element tensor:
+    condition = tl.load(x + tl.arange(0, 1)) > 42
+    if explicit:
+        condition = condition.item()
+    if condition:
+        tl.store(x, 42)
+"""
+
+
+@pytest.mark.filterwarnings("ignore:If conditional called with multidimensional Tensor")
+def test_unsplat():
+    """`if` on a one-element block takes its value, with a warning (S5.10)."""
+    cases = [("unsplat_kernel", (1,), (np.full(1, y, np.int32),), {"explicit": e, "num_warps": 1})
+             for y in (41, 43) for e in (False, True)]
+    assert_same_as_interpreter(UNSPLAT_SRC, cases)
+    k = make_kernel(UNSPLAT_SRC.removeprefix(HEADER))
+    for y, e in ((41, False), (43, False), (41, True), (43, True)):
+        x = np.full(1, y, np.int32)
+        k[(1,)](x, e)
+        assert x[0] == min(y, 42)
+    with pytest.warns(UserWarning, match="If conditional called with multidimensional Tensor"):
+        k[(1,)](np.full(1, 43, np.int32), False)
+    with pytest.raises(minitriton.CompilationError, match="Boolean value of Tensor with more than one value"):
+        make_kernel("""
+        @triton.jit
+        def two(x):
+            if tl.load(x + tl.arange(0, 2)) > 42:
+                tl.store(x, 42)
+        """)[(1,)](np.zeros(2, np.int32))
