@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 
 from minitriton import language, testing
 from minitriton.memory.buffers import Buffer, TensorWrapper, reinterpret
@@ -45,6 +46,26 @@ from minitriton.memory import host as _host
 from minitriton import picture  # noqa: F401 - minitriton.picture.recording(path): the memory picture of launches
 
 __version__ = "0.1.0"
+# Kernels are written against Triton 3.9.0's language (its interpreter is the reference the tests compare with);
+# where its numbers differ from the 3.6 GPU's, docs/faithfulness.md says which one minitriton follows.
+TRITON_VERSION = "3.9.0"
+
+
+class _TritonModule(types.ModuleType):
+    """`triton` after install(): every name is minitriton's, `__version__` is the emulated Triton's."""
+
+    def __getattr__(self, name):
+        return getattr(sys.modules[__name__], name)
+
+    def __setattr__(self, name, value):
+        setattr(sys.modules[__name__], name, value)
+
+    def __dir__(self):
+        return dir(sys.modules[__name__])
+
+
+triton_module = _TritonModule("triton", __doc__)
+triton_module.__dict__["__version__"] = TRITON_VERSION
 
 
 def cdiv(x: int, y: int) -> int:
@@ -77,7 +98,6 @@ def must_use_result(x, s=True):  # pragma: no cover - decorator Triton exposes
 
 
 _ALIASES = {
-    "triton": __name__,
     "triton.language": f"{__name__}.language",
     "triton.language.math": f"{__name__}.language.math",
     "triton.language.extra": f"{__name__}.language.extra",
@@ -99,14 +119,16 @@ _ALIASES = {
 def install() -> None:
     """Make `import triton` (and triton.language, .testing, .runtime.driver, .language.extra.libdevice) resolve
     to minitriton, and remember the arrays whose address the program takes (`Tensor.data_ptr()`,
-    `ndarray.ctypes.data`) so a kernel can load them as pointers (memory/host.py).
+    `ndarray.ctypes.data`) so a kernel can load them as pointers (memory/host.py). `triton.__version__` is then
+    TRITON_VERSION, the version libraries compare with; minitriton's own is `minitriton.__version__`.
 
     Call it before the kernel module imports triton. Raises RuntimeError if real Triton is already imported.
     """
     real = sys.modules.get("triton")
-    if real is not None and real is not sys.modules[__name__]:
+    if real is not None and real is not triton_module:
         raise RuntimeError("real Triton is already imported in this process; call minitriton.install() before "
                            "`import triton`, or run the emulator in its own process")
+    sys.modules["triton"] = triton_module
     for alias, target in _ALIASES.items():
         sys.modules[alias] = importlib.import_module(target)
     _host.watch()   # addresses scripts take (data_ptr(), ctypes.data) can be loaded back as pointers
@@ -114,6 +136,8 @@ def install() -> None:
 
 def uninstall() -> None:
     """Undo `install()`: `import triton` no longer resolves to minitriton."""
+    if sys.modules.get("triton") is triton_module:
+        del sys.modules["triton"]
     for alias, target in _ALIASES.items():
         if sys.modules.get(alias) is sys.modules.get(target):
             del sys.modules[alias]

@@ -514,7 +514,7 @@ def load_minitriton_module(source: str):
     name = f"mt_oracle_src_{digest}"
     path = folder / f"{name}.py"
     path.write_text(source)
-    installed_before = sys.modules.get("triton") is minitriton
+    installed_before = sys.modules.get("triton") is minitriton.triton_module
     minitriton.install()
     try:
         spec = importlib.util.spec_from_file_location(name, path)

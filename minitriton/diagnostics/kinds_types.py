@@ -47,6 +47,7 @@ TYPES = {
     "cast": {"head": {"en": "cannot cast {src} to {dst}", "ru": "тип {src} нельзя привести к {dst}"}},
     "element_type": {"head": {"en": "element_ty has type `{type}`; expected `dtype`.",
                               "ru": "element_ty имеет тип `{type}`, а нужен `dtype`"}},
+    "dtype_is_void": {"head": {"en": "Not implemented", "ru": "dtype.is_void() в Triton не реализован"}},
     "unknown_type": {"head": {"en": "unknown type {name}", "ru": "неизвестный тип {name}"}},
     "array_dtype": {"head": {"en": "minitriton cannot pass arrays of dtype {dtype} to a kernel; supported: bool, "
                                    "int8..int64, uint8..uint64, float16, bfloat16, float32, float64",

@@ -5,7 +5,8 @@ discarded when the loop ends (only names that were already bound before the loop
 results), so a variable first assigned inside a loop and read after it fails to compile with
 ``NameError('v is not defined')``, even for ``range(0, 1)``. Plain Python would run such code, so minitriton
 checks it on the kernel's parsed source: a small definite-assignment analysis over straight-line blocks
-(``if`` branches are intersected, loop bodies are discarded afterwards, ``static_range`` loops are unrolled
+(``if`` branches are intersected, except under a constexpr condition, which Triton inlines into the enclosing
+scope so the taken branch's names survive it; loop bodies are discarded afterwards, ``static_range`` loops are unrolled
 and keep their bindings). The induction variable of a non-static ``for`` is also loop-scoped: ``visit_For``
 binds it with ``self.lscope[target] = iv`` inside ``enter_sub_region``, which restores the outer scope on
 exit, so using it after the loop is reported too (unless it was bound before the loop).
@@ -83,8 +84,9 @@ def _is_static_range(it):
 
 
 class _Checker:
-    def __init__(self, known):
+    def __init__(self, known, constexprs):
         self.known = known          # globals + builtins: always resolvable
+        self.constexprs = constexprs    # parameters annotated `tl.constexpr`
         self.loop_only = {}         # name -> line of the outermost loop it escaped
         self.found = {}             # (name, loop line) -> first offending Name node
 
@@ -94,13 +96,19 @@ class _Checker:
             if node.id in self.loop_only and node.id not in defined and node.id not in self.known:
                 self.found.setdefault((node.id, self.loop_only[node.id]), node)
 
+    def constexpr_test(self, test):
+        """Whether `test` is decided at compile time: it reads only constexpr parameters and globals, calls nothing."""
+        return not any(isinstance(n, ast.Call) for n in ast.walk(test)) and all(
+            n.id in self.constexprs or n.id in self.known for n in _loads(test))
+
     def block(self, stmts, defined):
         """Walk ``stmts`` with the definitely-bound set ``defined``; return the set after."""
         defined = set(defined)
         for st in stmts:
             if isinstance(st, ast.If):
                 self.use([st.test], defined)
-                defined = self.block(st.body, defined) & self.block(st.orelse, defined)
+                body, orelse = self.block(st.body, defined), self.block(st.orelse, defined)
+                defined = body | orelse if self.constexpr_test(st.test) else body & orelse
             elif isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
                 loop = not isinstance(st, ast.While)
                 self.use([st.iter if loop else st.test], defined)
@@ -150,7 +158,9 @@ def find_loop_scoped_names(source: KernelSource) -> list[LoopScopedName]:
     a = func.args
     params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x}
     known = set(getattr(source.fn, "__globals__", {})) | set(dir(builtins))
-    checker = _Checker(known)
+    constexprs = {x.arg for x in a.args + a.kwonlyargs if x.annotation is not None
+                  and getattr(x.annotation, "attr", getattr(x.annotation, "id", None)) == "constexpr"}
+    checker = _Checker(known, constexprs)
     checker.block(func.body, params)
     out = [LoopScopedName(name, *source.position(node), loop) for (name, loop), node in checker.found.items()]
     return sorted(out, key=lambda f: (f.lineno, f.col_offset, f.name))

@@ -94,11 +94,27 @@ class dtype:
     def is_bool(self):
         return self.name == "int1"
 
+    @staticmethod
+    def is_dtype(type_str):
+        return type_str in dtype.SINT_TYPES + dtype.UINT_TYPES + dtype.FP_TYPES + dtype.OTHER_TYPES
+
+    @staticmethod
+    def is_void():
+        raise errors.python_error(RuntimeError, errors.diagnostic("dtype_is_void"))   # as Triton 3.9, for every dtype
+
     def is_ptr(self):
         return False
 
     def is_block(self):
         return False
+
+    def is_const(self):
+        return False
+
+    @property
+    def value(self):
+        """The dtype itself: compiled Triton hands a dtype to a `@jit` function as a constexpr (`dtype.value`)."""
+        return self
 
     @property
     def int_bitwidth(self):
@@ -134,9 +150,8 @@ class dtype:
     def __eq__(self, other):
         if self is other:
             return True
-        if type(other) is not type(self):
-            return NotImplemented   # so `tl.constexpr(tl.int32)` on the right compares its value (Triton unwraps it)
-        return self._key() == other._key()
+        other = getattr(other, "value", other)   # tl.int32 == tl.constexpr(tl.int32)
+        return type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self):
         return hash(self._key())
@@ -174,6 +189,9 @@ class pointer_type(dtype):
     def __repr__(self):
         return f"pointer<{self.element_ty}>"
 
+
+for _name in dtype.SINT_TYPES + dtype.UINT_TYPES:   # is_int1() ... is_uint64(), as in triton.language.core.dtype
+    setattr(dtype, f"is_{_name}", lambda self, _name=_name: self.name == _name)
 
 int1 = dtype("int1", 1, "bool", "bool")
 int8 = dtype("int8", 8, "int8", "int8")

@@ -125,7 +125,8 @@ class tensor:
     # --- Triton's introspection surface ---
     @property
     def type(self):
-        return block_type(self.dtype, self.shape)
+        """A block's `block_type`; a scalar's own dtype, as in Triton (`ptr.type.element_ty` is fp32)."""
+        return block_type(self.dtype, self.shape) if self.shape else self.dtype
 
     @property
     def numel(self):

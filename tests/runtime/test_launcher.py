@@ -502,7 +502,7 @@ def test_install_aliases_triton(clean_triton_modules):
     import triton.testing
     from triton.language.extra import libdevice
     from triton.language.extra.cuda import libdevice as cuda_libdevice
-    assert t is minitriton
+    assert t.jit is minitriton.jit and t.language is minitriton.language
     assert tl2 is minitriton.language
     assert triton.testing is minitriton.testing
     assert libdevice is importlib.import_module("minitriton.language.extra.libdevice")
