@@ -410,6 +410,8 @@ def main(argv=None) -> int:
 def worker_main() -> int:
     """One request: JSON {"op", "request"} on stdin, the answer on stdout. Anything the code prints goes to
     stderr at the file-descriptor level, so it cannot corrupt the answer."""
+    # Stop is Ctrl-C: a server started where SIGINT is ignored (a background job, nohup) must not pass that on
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     from . import bridge   # noqa: F401  (imported before the request arrives: this process may be the spare)

@@ -6,6 +6,7 @@ import http.client
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -20,14 +21,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class Server:
-    def __init__(self, *args, dist=None):
+    def __init__(self, *args, dist=None, ignore_sigint=False):
         env = {k: v for k, v in os.environ.items() if not k.startswith("MINITRITON_")}
         env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         cmd = [sys.executable, "-m", "sandbox", "--no-browser", *args]
         if dist is not None:
             cmd += ["--dist", str(dist)]
+        # started as a background job of a script is, with SIGINT ignored: its workers must still answer Stop
+        ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                     cwd=REPO)
+                                     cwd=REPO, preexec_fn=ignore)
         self.first_line = self.proc.stdout.readline().strip()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=(\S+)", self.first_line)
         if not found:
@@ -207,7 +210,7 @@ def test_stop_kills_a_worker_that_does_not_answer_the_interrupt(server):
 def test_a_stop_that_cuts_the_request_leaves_one_line_in_the_terminal(dist, tmp_path):
     """The page's Stop cuts its request once the server has stopped the run: the answer has nobody to go to,
     and the terminal gets one line saying what stopped where (no traceback of the broken connection)."""
-    s = Server(dist=dist)
+    s = Server(dist=dist, ignore_sigint=True)
     try:
         marker = tmp_path / "running"
         body = json.dumps({"exercise": "practice", "code": _looping(marker)})
