@@ -5,8 +5,9 @@
 * fp16/bf16 inputs: exact products, fp32 accumulation; `out_dtype=float16` rounds once at the end.
 * int8 accumulates in int32; fp64 in fp64.
 * fp8 (any two of fp8e4nv, fp8e5): exact products, fp32 accumulation; fp8e4b15 is upcast to fp16 first.
-Shape limits are those of Triton 3.6 on NVIDIA (the lab GPU): K >= 16 (K >= 32 for 8-bit inputs), except fp64:
-K >= 4, as Triton 3.9 and newer allow on NVIDIA (one 8x8x4 MMA; docs/semantics.md).
+Shape limits are those of Triton 3.9 and newer on NVIDIA: K >= 16 (K >= 32 for 8-bit inputs), except fp32: K >= 8
+(one TF32 k8 MMA) and fp64: K >= 4 (one 8x8x4 MMA); Triton 3.6 (the lab GPU) wanted K >= 16 for both
+(docs/semantics.md S8.5).
 """
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ _INPUT_NAMES = frozenset(t.name for t in _INPUT_TYPES)  # a name test: dtype.__e
 
 
 def min_dot_size(bits: int):
-    """(M, N, K) minimum of Triton 3.6's NVIDIA backend, with newer Triton's fp64 K >= 4."""
-    return (1, 1, 32) if bits == 8 else (1, 1, 4) if bits == 64 else (1, 1, 16)
+    """(M, N, K) minimum of Triton 3.9's NVIDIA backend (`min_dot_size`, by the inputs' bit width)."""
+    return (1, 1, {8: 32, 32: 8, 64: 4}.get(bits, 16))
 
 
 @builtin
