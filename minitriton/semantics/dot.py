@@ -35,7 +35,7 @@ def min_dot_size(bits: int):
 @builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=None):
-    """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""
+    """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched: (..., M, K) @ (..., K, N)) with the GPU's precision rules."""
     group = programs.current("dot")
     a, b = to_tensor(input), to_tensor(other)
     acc = None if unwrap(acc) is None else to_tensor(unwrap(acc))
@@ -44,7 +44,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     precision, ret, shape = _check(a, b, acc, unwrap(input_precision), unwrap(allow_tf32), unwrap(out_dtype),
                                    group.launch.f32_default)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
-    batch = a.shape[0] if len(a.shape) == 3 else 1
+    batch = int(np.prod(a.shape[:-2]))
     group.count_flops(2 * M * N * K * batch)
     return tensor(_product(a, b, acc, precision, ret), ret, shape)
 
@@ -84,9 +84,12 @@ def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f3
             "dot_precision", allowed=str(ALLOWED_PRECISIONS), given=input_precision))
     if out_dtype is None:  # Triton 3.6's default (3.9 takes the accumulator's type instead)
         out_dtype = T.float32
-    ra, rb = len(a.shape), len(b.shape)
-    if not (ra == rb == 2 or ra == rb == 3):
+    # core.dot: any rank >= 2, the leading axes a batch (ranks above 3 flattened to one for semantic.dot)
+    if not len(a.shape) == len(b.shape) >= 2:
         raise errors.python_error(AssertionError, errors.diagnostic("dot_rank", left=list(a.shape),
+                                                                    right=list(b.shape)))
+    if a.shape[:-2] != b.shape[:-2]:
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_batch", left=list(a.shape),
                                                                     right=list(b.shape)))
     if a.shape[-1] != b.shape[-2]:
         # core.dot's wording (checked first in Triton), then semantic.dot's details

@@ -279,3 +279,48 @@ def test_value_of_constexpr():
     np.testing.assert_array_equal(z, np.full(8, 8 * 4 + 8))
     with pytest.raises(minitriton.CompilationError, match="'tensor' object has no attribute 'value'"):
         make_kernel(VALUE_SRC, "assigned")[(1,)](z)
+
+
+MULTIDIM_SRC = HEADER + """@triton.jit
+def kernel(X, Y, Z, RANK: tl.constexpr, TRANS_A: tl.constexpr, TRANS_B: tl.constexpr):
+    x = tl.load(X + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    y = tl.load(Y + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    if TRANS_A:
+        x = tl.trans(x)
+    if TRANS_B:
+        y = tl.trans(y)
+    z = tl.dot(x, y)
+    tl.store(Z + tl.arange(0, 256 << RANK), z.reshape([256 << RANK]))
+"""
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4, 6])
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (False, True)])
+def test_dot_multidim(rank, trans_a, trans_b):
+    """test_core's test_dot_multidim (bf16 there, fp16 here: the interpreter has no bf16): the axes before the
+    last two are a batch, flattened by core.dot (Triton 3.6 and newer); tl.trans swaps the last two axes."""
+    rng = np.random.default_rng(rank)
+    shape = (2,) * (rank - 2) + (32, 32)
+    a = rng.integers(-4, 5, shape).astype(np.float16)
+    b = rng.integers(-4, 5, shape).astype(np.float16)
+    assert_same_as_interpreter(MULTIDIM_SRC, [("kernel", (1,), (a, b, np.zeros(shape, np.float32)),
+                                               {"RANK": rank, "TRANS_A": trans_a, "TRANS_B": trans_b})])
+    c = np.zeros(shape, np.float32)
+    make_kernel(MULTIDIM_SRC.removeprefix(HEADER))[(1,)](a, b, c, rank, trans_a, trans_b)
+    ta = np.swapaxes(a, -1, -2) if trans_a else a
+    tb = np.swapaxes(b, -1, -2) if trans_b else b
+    np.testing.assert_array_equal(c, np.matmul(ta.astype(np.float32), tb.astype(np.float32)))
+
+
+def test_dot_rank_and_batch_shapes_checked():
+    """core.dot's checks, in its words: equal ranks >= 2, then equal batch shapes."""
+    for a, b, message in ((np.ones(16, np.float16), np.ones((16, 16), np.float16), "equal ranks >= 2"),
+                          (np.ones((2, 16, 16), np.float16), np.ones((4, 16, 16), np.float16), "equal batch shapes")):
+        src = f"""@triton.jit
+def kernel(A, B):
+    a = tl.load(A + tl.arange(0, {a.size})).reshape({list(a.shape)})
+    b = tl.load(B + tl.arange(0, {b.size})).reshape({list(b.shape)})
+    tl.dot(a, b)
+"""
+        with pytest.raises(minitriton.CompilationError, match=f"input and other must have {message}"):
+            make_kernel(src)[(1,)](a, b)
