@@ -64,7 +64,7 @@ def deadlock(waiting, program_id, apart: bool) -> Diagnostic:
             places.setdefault((site.line, site.condition, site.waits.get(p), site.expected), []).append(p)
     for (line, condition, wait, expected), pids in places.items():
         fields = {"line": line, "condition": condition, "programs": [program_id(p) for p in pids]}
-        fields.update(zip(("tensor", "offset", "value", "expected"), (*wait, expected) if wait else ()))
+        fields.update(zip(("tensor", "offset", "value", "expected"), (*wait, expected) if wait and expected is not None else wait or ()))
         record.fields["waits"].append(fields)
         record.notes.append(("deadlock_wait" if wait is None else "deadlock_wait_memory" if expected is None
                              else "deadlock_poll_memory", fields))
