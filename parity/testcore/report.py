@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import json
 import re
 
 
@@ -25,13 +26,25 @@ def compact(runs: dict) -> dict:
                 failures[(c["message"].splitlines() or [""])[0][:200]].append(i)
         out[name] = {"seconds": run["seconds"], "cpu_seconds": run.get("cpu_seconds"), "counts": counts(cases),
                      "failures": dict(failures), "skip_reasons": dict(skips.most_common())}
-    if len(runs) > 1:
+    if len(runs) > 1:   # keyed by each backend's outcome letter in `differing_order`: "pf" passed, then failed
         ids = sorted({i for run in runs.values() for i in run["cases"]})
         outcome = {name: {i: c["outcome"][0] for i, c in run["cases"].items()} for name, run in runs.items()}
-        out["differing"] = {i: "".join(outcome[name].get(i, "-") for name in runs) for i in ids
-                            if len({outcome[name].get(i, "-") for name in runs}) > 1}
-        out["differing_order"] = list(runs)
+        differing = collections.defaultdict(list)
+        for i in ids:
+            letters = "".join(outcome[name].get(i, "-") for name in runs)
+            if len(set(letters)) > 1:
+                differing[letters].append(i)
+        out["differing"], out["differing_order"] = dict(differing), list(runs)
     return out
+
+
+def to_json(obj, indent: int = 0) -> str:
+    """`obj` as JSON with one line per key and each list on one line: few lines, readable diffs."""
+    if isinstance(obj, dict) and obj:
+        pad = " " * (indent + 1)
+        items = [f"{pad}{json.dumps(k)}: {to_json(v, indent + 1)}" for k, v in sorted(obj.items())]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    return json.dumps(obj, ensure_ascii=False)
 
 
 def _function(case_id: str) -> str:
