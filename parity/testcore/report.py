@@ -120,14 +120,15 @@ def markdown(result: dict, classified: dict) -> str:
     if classified["unexplained"]:
         lines += ["", f"## Unexplained failures ({len(classified['unexplained'])})", ""]
         lines += [f"- `{i}`: {msg.splitlines()[0][:200] if msg else ''}" for i, msg in classified["unexplained"]]
-    interp = runs.get("interpreter")
-    mt = runs.get("minitriton")
-    if interp and mt:
+    for title, pair in (("Where the two differ", runs), ("Where the two differ, bf16 lifted", bf16)):
+        interp, mt = pair.get("interpreter"), pair.get("minitriton")
+        if not (interp and mt):
+            continue
         only_interp = sorted(k for k, c in interp["cases"].items()
                              if c["outcome"] == "passed" and mt["cases"].get(k, {}).get("outcome") != "passed")
         only_mt = sorted(k for k, c in mt["cases"].items()
                          if c["outcome"] == "passed" and interp["cases"].get(k, {}).get("outcome") != "passed")
-        lines += ["", "## Where the two differ", "",
+        lines += ["", f"## {title}", "",
                   f"Passed on minitriton only ({len(only_mt)}): {_case_list(only_mt, 30) or '-'}.", "",
                   f"Passed on the interpreter only ({len(only_interp)}): {_case_list(only_interp, 30) or '-'}."]
     lines += ["", "Reproduce: `.venv/bin/python -m parity.testcore` (see parity/README.md).", ""]
