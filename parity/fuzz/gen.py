@@ -23,7 +23,7 @@ out, inside a tree, the approximate exp/log/sqrt and fp32 `/`, sums and dots who
 are drawn on small grids (k * 2**e), and every float node carries `grid` = (lsb, msb): its value is a
 multiple of 2**lsb with |v| <= 2**msb, so the generator knows when a product or a sum is exact. Where a
 result is not exact it becomes an output's *root*: its operands are stored too (compared exactly) and the
-result is compared within a bound computed from them (see parity/fuzz.py).
+result is compared within a bound computed from them (see parity/fuzz/run.py).
 """
 from __future__ import annotations
 

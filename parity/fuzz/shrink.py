@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from parity.fuzzsource import PART, dotted, loaded, parse, rebuilt, statements
+from parity.fuzz.source import PART, dotted, loaded, parse, rebuilt, statements
 
 UNARY_CALLS = ("tl.abs", "tl.exp", "tl.log", "tl.sqrt", "tl.sum", "tl.max", "tl.min", "tl.broadcast_to")
 
@@ -192,7 +192,7 @@ def _part(stmt):
 
 
 def pass_companions(frag, keep):
-    """Drop whole fragments of a packed kernel (`fuzzcase.packed_fragment`) that the difference does not need:
+    """Drop whole fragments of a packed kernel (`case.packed_fragment`) that the difference does not need:
     halves of them, then quarters, down to one at a time."""
     kept = {m.group(1) for name in keep for m in PART.finditer(name)}
     mod = parse(frag)
@@ -326,7 +326,7 @@ def pass_data(frag, keep, lane=None, out_shape=()):
 
 
 def _shape_texts(S):
-    """The source texts that spell block shape S and its row/column views (as fuzzgen writes them), longest
+    """The source texts that spell block shape S and its row/column views (as gen writes them), longest
     first, so that no text is found inside another one already replaced."""
     if len(S) == 1:
         (n,) = S
@@ -413,7 +413,7 @@ class Shrunk:
     steps: int = 0               # candidates kept
     tried: int = 0               # candidates run
     packed: bool = False         # the difference shows only among other fragments' code: `frag` is the packed
-                                 # kernel (`fuzzcase.packed_fragment`), shrunk
+                                 # kernel (`case.packed_fragment`), shrunk
 
 
 def focus(frag, verdict):
@@ -501,7 +501,7 @@ class _Job:
 def shrink_many(items, run, deadline=None, width=28) -> list:
     """Shrink every (fragment, verdict) of `items` at once; `run(fragments)` gives (Verdict, mt, ref) per fragment,
     each run alone. An item may carry a third element, (fragment, verdict) of the packed kernel it differed in
-    (`fuzzcase.packed_fragment`): shrunk instead when the fragment alone does not differ. Returns one `Shrunk`
+    (`case.packed_fragment`): shrunk instead when the fragment alone does not differ. Returns one `Shrunk`
     per item."""
     jobs = [_Job(*item) for item in items]
     memo = {}

@@ -8,7 +8,7 @@ seen). Every cuda fuzz run that has a difference runs every probe on both sides 
 explains nothing in a run whose GPU does not show the rule's behaviour on its probe, or whose minitriton does
 not compute the source's values. `classify` asks each live rule whether it explains a shrunk mismatch; most
 rules rewrite the shrunk kernel the way the GPU behaves (`Mismatch.explained_by`: every differing lane must
-hold what minitriton computes for the rewritten kernel). The machinery is in `parity/fuzzexplain.py`.
+hold what minitriton computes for the rewritten kernel). The machinery is in `parity/fuzz/explain.py`.
 """
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ import ast
 
 import numpy as np
 
-from parity.fuzzexplain import HEADER, Mismatch, Probe, Rule, expression, mismatch_view, replace_node, run_probe, \
+from parity.fuzz.explain import HEADER, Mismatch, Probe, Rule, expression, mismatch_view, replace_node, run_probe, \
     same_all
-from parity.fuzzcase import f64
-from parity.fuzzgen import FLOATS, INTS
-from parity.fuzzsource import dotted, statements
-from parity.fuzztypes import TL, combine
+from parity.fuzz.case import f64
+from parity.fuzz.gen import FLOATS, INTS
+from parity.fuzz.source import dotted, statements
+from parity.fuzz.types import TL, combine
 from parity.oracle import BF16
 
 __all__ = ["RULES", "Mismatch", "check", "classify", "describe"]
