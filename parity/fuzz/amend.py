@@ -25,6 +25,7 @@ import sys
 import time
 
 from parity import report
+from parity.report import results_json
 from parity.fuzz import rules
 from parity.fuzz.run import differing_lanes, write_reproducer
 from parity.fuzz.case import kernel_case, run_alone
@@ -135,7 +136,7 @@ def main(argv=None) -> int:
                       "rules": rules.describe(evidence, "cuda"), "mismatches": entries}
             out = (pathlib.Path(a.out) if a.out else path.parent) / f"{path.stem}-amended.json"
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(result, indent=1) + "\n")
+            out.write_text(results_json(result))
             for e in entries:
                 log(f"{path.name} distinct {e['distinct']}: "
                     + (f"reproduced, {e['rule'] or 'UNEXPLAINED'}" if e["reproduced"] else e.get("why", "")))

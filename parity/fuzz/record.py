@@ -21,6 +21,8 @@ import json
 import pathlib
 import sys
 
+from parity.report import results_json
+
 MAX_LINES = 10          # every distinct mismatch's shrunk kernel, at most
 
 
@@ -192,7 +194,7 @@ def main(argv=None) -> int:
         day = max(s["dates"])[:10]
         out = pathlib.Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"cuda-fuzz-record-{day}.json").write_text(json.dumps({**s, "problems": reasons}, indent=1) + "\n")
+        (out / f"cuda-fuzz-record-{day}.json").write_text(results_json({**s, "problems": reasons}))
         (out / f"cuda-fuzz-record-{day}.md").write_text(text)
     return 0 if not reasons else 1
 
