@@ -21,6 +21,7 @@ if str(ROOT) not in sys.path:
 
 from parity.fuzz import case as fuzzcase, explain as fuzzexplain, rules as fuzzrules  # noqa: E402
 from parity.fuzz import run as fuzzrun, shrink as fuzzshrink, source as fuzzsource  # noqa: E402
+from parity.fuzz.rules import common as rules_common, dots as rules_dots, integers as rules_integers  # noqa: E402
 from parity.fuzz.case import f64, judge, kernel_case, run_alone  # noqa: E402
 from parity.fuzz.gen import Fragment, Output  # noqa: E402
 from parity.fuzz.types import infer  # noqa: E402
@@ -76,8 +77,8 @@ def _guards_in_dot_operands(frags):
     seen = in_operands = elsewhere = 0
     for f in frags:
         typed = infer(f)
-        guards = {id(n) for n in typed.nodes() if fuzzrules._guarded_divisor(n) is not None}
-        operands = {ast.unparse(a) for c in fuzzrules._calls(typed, "tl.dot") for a in c.args[:2]}
+        guards = {id(n) for n in typed.nodes() if rules_integers._guarded_divisor(n) is not None}
+        operands = {ast.unparse(a) for c in rules_common.calls(typed, "tl.dot") for a in c.args[:2]}
         for stmt in typed.tree.body:
             guarded = any(id(n) in guards for n in ast.walk(stmt))
             if isinstance(stmt, ast.Assign) and ast.unparse(stmt.targets[0]) in operands:
@@ -536,7 +537,7 @@ def test_rule_dot_copy_of_an_operand_miscompiled():
     """The dot's own copy of an operand took a division guard's other arm on single elements while the stored
     operand was right (H200, fuzz seed 1846161072): each differing row is the product with some elements switched
     to that arm's value, -1 = (-1 % 3) >> 1 where h = -1."""
-    h = fuzzrules._COPY_H
+    h = rules_dots._COPY_H
     f = _dot_copy_fragment(h)
     gpu = np.zeros((2, 16, 32), np.int32)
     minus = np.argwhere(h[0, 3] == -1).ravel()
@@ -563,7 +564,7 @@ def test_rule_dot_copy_of_an_operand_miscompiled():
 
 def _int8_to_float(values, low_bits):
     v = np.asarray(values, np.int64) % (2 ** 16 if low_bits else 2 ** 32)
-    return fuzzrules._to_narrow_float("fp16", v)
+    return rules_common.to_narrow_float("fp16", v)
 
 
 def test_rule_narrow_float_of_low_16_bits_by_the_store():
@@ -587,7 +588,7 @@ def test_rule_narrow_float_of_low_16_bits_of_a_where_into_a_wider_output():
                   ".to(tl.float16))"],
                  [("__F__in1", h, "int16"), ("__F__in2", c, "int64")], [Output("__F__out3", "fp32", (8,))])
     with np.errstate(over="ignore"):
-        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float32)
+        low = rules_common.to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float32)
         lost = shrunk_with_gpu(f, lambda n, a: low)
         assert lost.verdict.status == "mismatch" and classify(lost) == "narrow_float_of_low_16_bits"
         other = shrunk_with_gpu(f, lambda n, a: np.where(h < 0, np.float32(7.0), a).astype(a.dtype))
@@ -691,7 +692,7 @@ def test_rule_narrow_float_of_low_16_bits_of_an_operand_of_fp16_arithmetic():
     h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
     f = _stored_expression("tl.maximum(tl.full((8,), 0.0, tl.float16), __F__x1.to(tl.uint32))", h, "int16", "fp16")
     with np.errstate(over="ignore"):
-        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float16)
+        low = rules_common.to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float16)
         assert low[0, 0] == 50016.0
         lost = shrunk_with_gpu(f, lambda n, a: low)
         assert lost.verdict.status == "mismatch" and np.isinf(lost.mt.args[1][0, 0])
@@ -704,7 +705,7 @@ def test_rule_narrow_float_of_low_16_bits_of_a_comparison_in_fp16():
     h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
     f = _stored_expression("(tl.full((8,), 60000.0, tl.float16) < __F__x1.to(tl.uint32)).to(tl.int8)", h, "int16", "int8")
     with np.errstate(over="ignore"):
-        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16)
+        low = rules_common.to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16)
     lost = shrunk_with_gpu(f, lambda n, a: (60000.0 < low).astype(np.int8))
     assert lost.verdict.status == "mismatch" and classify(lost) == "narrow_float_of_low_16_bits"
     flipped = shrunk_with_gpu(f, lambda n, a: 1 - a)
