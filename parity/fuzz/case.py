@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from parity.compare import exact, exact_any_zero, within
-from parity.fuzz.gen import NP, PROGRAMS
+from parity.fuzz.dtypes import NP
+from parity.fuzz.fragment import PROGRAMS
 from parity.fuzz.source import PART
 from parity.oracle import BF16, Case
 from parity.runner import run_both

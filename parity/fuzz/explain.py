@@ -17,7 +17,8 @@ from typing import Callable
 import numpy as np
 
 from parity.fuzz.case import bound, differing, f64, kernel_case
-from parity.fuzz.gen import NP, Output, _block_offsets
+from parity.fuzz.dtypes import NP
+from parity.fuzz.fragment import Output, block_offsets
 from parity.fuzz.source import statements, unparse
 from parity.fuzz.types import infer
 from parity.oracle import Case, run_in_minitriton
@@ -80,7 +81,7 @@ class Mismatch:
         if pointer is not None:
             line = f"tl.store({pointer}, tl.broadcast_to({code}, ({pointer}).shape))"
         else:                                       # the output's block shape, laid out row by row
-            offs = _block_offsets(shape)
+            offs = block_offsets(shape)
             line = f"tl.store({name} + pid * {int(np.prod(shape))} + {offs}, tl.broadcast_to({code}, {shape!r}))"
         frag = dataclasses.replace(self.frag, lines=list(self.frag.lines) + [(0, line)],
                                    outputs=list(self.frag.outputs) + [Output(name, dtype, tuple(shape))])

@@ -34,7 +34,8 @@ import numpy as np
 
 from parity.fuzz import rules
 from parity.fuzz.case import evaluate, f64, kernel_case, packed_fragment, run_alone
-from parity.fuzz.gen import PROGRAMS, fragments
+from parity.fuzz.fragment import PROGRAMS
+from parity.fuzz.gen import fragments
 from parity.fuzz.shrink import kernel_lines, shrink_many
 from parity.oracle import BF16, PYTHON, REPO_ROOT, child_env
 

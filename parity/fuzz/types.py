@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from parity.fuzz.gen import FLOATS, INTS, promote, widen_bf16
+from parity.fuzz.dtypes import FLOATS, INTS, promote, widen_bf16
 from parity.fuzz.source import dotted, parse, statements
 
 TL = {f"tl.{n}": d for n, d in (("int1", "int1"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"),

@@ -20,10 +20,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from parity.fuzz import case as fuzzcase, explain as fuzzexplain, rules as fuzzrules  # noqa: E402
-from parity.fuzz import run as fuzzrun, shrink as fuzzshrink, source as fuzzsource  # noqa: E402
+from parity.fuzz import run as fuzzrun, shrink as fuzzshrink, shrink_passes, source as fuzzsource  # noqa: E402
 from parity.fuzz.rules import common as rules_common, dots as rules_dots, integers as rules_integers  # noqa: E402
 from parity.fuzz.case import f64, judge, kernel_case, run_alone  # noqa: E402
-from parity.fuzz.gen import Fragment, Output  # noqa: E402
+from parity.fuzz.fragment import Fragment, Output  # noqa: E402
 from parity.fuzz.types import infer  # noqa: E402
 from parity.oracle import OracleUnavailable, Pool, Result, clone, run_in_minitriton  # noqa: E402
 
@@ -179,8 +179,8 @@ def test_shrinker_never_takes_a_guard_apart():
                          ("__F__in2", np.linspace(-300, 300, 16, dtype=np.float32).reshape(2, 8), "fp32")],
                  [Output("__F__out6", "int32", (8,))])
     seen = 0
-    for p in fuzzshrink.PASSES:
-        gen = p(f, {"__F__out6"}, (0, 3), (8,)) if p is fuzzshrink.pass_data else p(f, {"__F__out6"})
+    for p in shrink_passes.PASSES:
+        gen = p(f, {"__F__out6"}, (0, 3), (8,)) if p is shrink_passes.pass_data else p(f, {"__F__out6"})
         for cand in gen:
             seen += 1
             src = "\n".join(t for _, t in cand.lines)
@@ -201,7 +201,7 @@ def test_smaller_blocks_run_on_the_elements_they_keep():
     x = (np.arange(64, dtype=np.int32) * 7 - 200).reshape(2, 4, 8)
     f = fragment([f"__F__x1 = tl.load(__F__in1 + {block})", f"tl.store(__F__out2 + {block}, __F__x1 * 3)"],
                  [("__F__in1", x, "int32")], [Output("__F__out2", "int32", (4, 8))], shape=(4, 8))
-    cands = list(fuzzshrink.pass_shapes(f, {"__F__out2"}))
+    cands = list(shrink_passes.pass_shapes(f, {"__F__out2"}))
     assert {c.shape for c in cands} == {(2, 2), (2, 4), (2, 8), (4, 2), (4, 4)}
     for c in cands:
         m, n = c.shape
@@ -365,13 +365,13 @@ def test_clamp_bounds_stay_in_range_as_fp32_literals():
     """A float -> int cast is clamped first; the bounds are literals, which Triton 3.6 makes fp32 tensors
     (semantics S15.5), so they must convert into the integer's range from fp32 too (fp64 4294967295.0 would
     clamp to 2**32: an out-of-range uint32 conversion, undefined on the GPU)."""
-    from parity.fuzz.gen import FLOATS, INTS, NP, _float_limits
+    from parity.fuzz.dtypes import FLOATS, INTS, NP, float_limits
     for src in FLOATS:
         for dst in INTS:
             if dst == "int1":
                 continue
             info = np.iinfo(NP[dst])
-            lo, hi = _float_limits(src, int(info.min), int(info.max))
+            lo, hi = float_limits(src, int(info.min), int(info.max))
             assert info.min <= int(np.float32(lo)) and int(np.float32(hi)) <= info.max, (src, dst)
             assert lo == float(np.float32(lo)) and hi == float(np.float32(hi)), (src, dst)
 

@@ -6,7 +6,7 @@ import ast
 import numpy as np
 
 from parity.fuzz.explain import Probe, Rule, expression, replace_node, same_all
-from parity.fuzz.gen import FLOATS, INTS
+from parity.fuzz.dtypes import FLOATS, INTS
 from parity.fuzz.source import dotted, statements
 from parity.fuzz.types import combine
 from parity.oracle import BF16
