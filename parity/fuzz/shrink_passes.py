@@ -285,7 +285,7 @@ def pass_data(frag, keep, lane=None, out_shape=()):
 
 
 def _shape_texts(S):
-    """The source texts that spell block shape S and its row/column views (as gen writes them), longest
+    """The source texts that spell block shape S and its row/column views (as the generator writes them), longest
     first, so that no text is found inside another one already replaced."""
     if len(S) == 1:
         (n,) = S

@@ -1,6 +1,6 @@
 """Fuzz fragments as Python syntax trees: parsing a fragment's lines, writing them back, dead code.
 
-A fragment's lines (`gen.Fragment.lines`, names with the `__F__` placeholder) parse as one module;
+A fragment's lines (`fragment.Fragment.lines`, names with the `__F__` placeholder) parse as one module;
 `rebuilt` turns an edited module back into a fragment without the assignments nobody reads and the
 arguments nobody uses. The shrinker (`shrink`) and the type inference (`types`) work on these trees.
 """

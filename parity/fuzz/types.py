@@ -1,6 +1,6 @@
 """The Triton type of every expression in a (shrunk) fuzz fragment, for the rules that explain a difference.
 
-`infer(frag)` walks the fragment's source with Triton 3.6's promotion rules (`gen.promote`) and returns
+`infer(frag)` walks the fragment's source with Triton 3.6's promotion rules (`dtypes.promote`) and returns
 `Typed`: each expression node's dtype name ("int16", "fp32", "int1", ...; a Python literal is "weak int" or
 "weak float" until an operand gives it a type), each node's parent, and where a value goes: `consumer(node)`
 is the dtype the value is converted to or combined at (a wider operation, a `.to`, a store's element type).
