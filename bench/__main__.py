@@ -30,7 +30,6 @@ from bench.settings import (BACKENDS, DEFAULT_BUDGET_S, GEOMEAN_SET, KNOWN_INTER
 from bench.worker import _jsonable, _log, _num, worker_main
 
 
-
 # --------------------------------------------------------------------------------------------------
 # Parent: start workers, print and save the table
 # --------------------------------------------------------------------------------------------------

@@ -17,9 +17,6 @@ from pathlib import Path
 from bench.settings import MAX_TIMED, MIN_TIMED, RESULT_MARK
 
 
-
-
-
 class _Timeout(Exception):
     pass
 

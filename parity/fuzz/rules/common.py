@@ -65,15 +65,9 @@ def reached(view, operands):
 # ---- where the probes' GPU evidence was recorded, and source text they share
 
 LINEAR = "offs = tl.arange(0, 1024)"
-
 H200 = "H200, Triton 3.6.0, torch 2.11, 2026-12-01"
-
 H200_2 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seeds 462229468 and 1827498631)"
-
 H200_3 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seed 1549857666)"
-
 H200_4 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02 (fuzz seed 308746962)"
-
 H200_5 = "H200, Triton 3.6.0, torch 2.11, 2026-12-02, fuzz seed"
-
 TILE = "tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :]"

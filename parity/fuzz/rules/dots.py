@@ -72,11 +72,9 @@ def _dot_copy_of_an_operand_miscompiled(view) -> bool:
     return True
 
 
-
 # ---- the probes' inputs
 
 _COPY_H = np.where(np.arange(1024) * 7919 % 8 < 2, -1, np.arange(1024) * 31 % 3 - 1).astype(np.int16).reshape(2, 16, 32)
-
 _COPY_BF16 = BF16(np.choose(_COPY_H + 1, [0xBFC0, 0x3F00, 0x3FC0]).astype(np.uint16))  # -1.5, 0.5, 1.5
 
 

@@ -16,7 +16,6 @@ def _compiler_assertion(view) -> bool:
         and "llvm" in view.gpu_error.lower()
 
 
-
 RULES = [
     Rule("compiler_assertion",
          "Triton's compiler stops on an LLVM assertion (the GPU side's worker aborts) for a kernel minitriton "

@@ -222,17 +222,14 @@ def _abs_of_a_remainder_dropped(view) -> bool:
     return bool(_abs_of_never_negative_remainders(view.typed)) and view.explained_by(abs_dropped)
 
 
-
 # ---- the probes' inputs
 
 _I8 = np.resize(np.array([-47, -1, 0, 1, 100, -128, 127, 5, -73, -91, -40, 20, -20, 2, -2, 64], np.int8), 1024)
-
 _FX = np.resize(np.array([-3., -2.5, -0.0, 0.0, 3.0, 5.1, -7.5, -16256., 1e30, -1e30, np.inf, np.nan, 1e-45, -1e-45,
                           0.75, -0.75], np.float32), 1024)
-
 _FMA_X = (np.arange(16, dtype=np.float32) - 7.3) / 3.1
-
 _FMA_S = float(np.float32(0.4210987))
+
 
 def _mod_run_time(x):
     """fp32 `x % 1.0` by the run-time lowering (S15.1): fma(-trunc(x), 1, x) is exact; +0.0 for a zero."""
@@ -240,10 +237,12 @@ def _mod_run_time(x):
     with np.errstate(invalid="ignore"):
         return np.where(np.isinf(x), np.nan, x - np.trunc(x)) + 0.0
 
+
 def _fma_sides():
     two = (_FMA_X * np.float32(_FMA_S)).astype(np.float32) + np.float32(1.0)
     one = (_FMA_X.astype(np.float64) * _FMA_S + 1.0).astype(np.float32)
     return two.astype(np.float64), one.astype(np.float64)
+
 
 _FMA_TWO, _FMA_ONE = _fma_sides()
 

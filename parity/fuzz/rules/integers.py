@@ -231,31 +231,20 @@ def _negation_lost_in_a_reduction(view) -> bool:
     return any(view.explained_by(_third_of_four_kept(view, s)) for s in strides)
 
 
-
 # ---- the probes' inputs
 
 # the input of the fuzz's shrunk kernel of 2026-11-29 on the H200, two programs
 _NEG_X = np.array([[25949, 23907, 0, 23285, 1, -32768, 28964, 1],
                    [-21657, 32766, 19592, -32768, -1, 7457, 18926, -32596]], np.int16)
-
 _NEG_SOURCE = (-_NEG_X.astype(np.int64)).astype(np.int16).astype(np.int64)
-
 _OTHER_X = (np.arange(512) % 5 - 2).astype(np.float64)
-
 _CHAIN_X = np.array([1, -1, 0, 5, -7, 2 ** 31 - 1, -2 ** 31, 3], np.int32).reshape(2, 2, 2)
-
 _CHAIN_SOURCE = np.where(_CHAIN_X > 0, -_CHAIN_X.astype(np.int64), _CHAIN_X).reshape(-1).astype(np.float64)
-
 _OTHER_SOURCE = np.where(np.arange(512) < 3, _OTHER_X ** 2, np.inf)
-
 _OTHER_GPU = np.where((np.arange(512) >= 3) & (np.arange(512) % 4 == 3), -np.inf, _OTHER_SOURCE)
-
 _RED_X = ((np.arange(1024, dtype=np.int64) * 7919 % 20011) - 10005).astype(np.int32).reshape(2, 16, 32)
-
 _RED_KEPT = np.where(np.arange(32) % 4 == 2, _RED_X, -_RED_X)
-
 _RED_SOURCE = np.broadcast_to((-_RED_X).min(axis=2, keepdims=True), (2, 16, 32)).reshape(-1).astype(np.float64)
-
 _RED_GPU = np.broadcast_to(_RED_KEPT.min(axis=2, keepdims=True), (2, 16, 32)).reshape(-1).astype(np.float64)
 
 
