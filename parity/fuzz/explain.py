@@ -2,10 +2,10 @@
 
 `Probe` is a rule's evidence: a minimised kernel with its inputs, what the source computes there, and what the
 GPU shows (a predicate over its values, or the error it raises). `Mismatch` is what a rule may read about a
-shrunk mismatch: the fragment, its types (`fuzztypes`), the differing lanes, what the source computes for any
+shrunk mismatch: the fragment, its types (`types`), the differing lanes, what the source computes for any
 sub-expression (`evaluate`) and what minitriton computes after a rule's rewrite of the source
 (`counterfactual`): a rule explains a difference when every differing lane shows what its rewrite computes.
-The rules themselves are in `parity/fuzzrules.py`.
+The rules themselves are in `parity/fuzz/rules.py`.
 """
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from typing import Callable
 
 import numpy as np
 
-from parity.fuzzcase import bound, differing, f64, kernel_case
-from parity.fuzzgen import NP, Output, _block_offsets
-from parity.fuzzsource import statements, unparse
-from parity.fuzztypes import infer
+from parity.fuzz.case import bound, differing, f64, kernel_case
+from parity.fuzz.dtypes import NP
+from parity.fuzz.fragment import Output, block_offsets
+from parity.fuzz.source import statements, unparse
+from parity.fuzz.types import infer
 from parity.oracle import Case, run_in_minitriton
 from parity.runner import run_both
 
@@ -80,7 +81,7 @@ class Mismatch:
         if pointer is not None:
             line = f"tl.store({pointer}, tl.broadcast_to({code}, ({pointer}).shape))"
         else:                                       # the output's block shape, laid out row by row
-            offs = _block_offsets(shape)
+            offs = block_offsets(shape)
             line = f"tl.store({name} + pid * {int(np.prod(shape))} + {offs}, tl.broadcast_to({code}, {shape!r}))"
         frag = dataclasses.replace(self.frag, lines=list(self.frag.lines) + [(0, line)],
                                    outputs=list(self.frag.outputs) + [Output(name, dtype, tuple(shape))])

@@ -1,8 +1,8 @@
 """Fuzz fragments as Python syntax trees: parsing a fragment's lines, writing them back, dead code.
 
-A fragment's lines (`fuzzgen.Fragment.lines`, names with the `__F__` placeholder) parse as one module;
+A fragment's lines (`fragment.Fragment.lines`, names with the `__F__` placeholder) parse as one module;
 `rebuilt` turns an edited module back into a fragment without the assignments nobody reads and the
-arguments nobody uses. The shrinker (`fuzzshrink`) and the type inference (`fuzztypes`) work on these trees.
+arguments nobody uses. The shrinker (`shrink`) and the type inference (`types`) work on these trees.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import ast
 import dataclasses
 import re
 
-# the name prefix of fragment j of a packed kernel made one fragment (`fuzzcase.packed_fragment`)
+# the name prefix of fragment j of a packed kernel made one fragment (`case.packed_fragment`)
 PART = re.compile(r"__F__k(\d+)_")
 
 

@@ -1,4 +1,4 @@
-"""python -m parity.fuzzrecord RUN.json [RUN.json ...] [--amend AMENDED.json ...] [--min-fragments N] [--out DIR]
+"""python -m parity.fuzz.record RUN.json [RUN.json ...] [--amend AMENDED.json ...] [--min-fragments N] [--out DIR]
 
 The fuzz's run of record: several `--only fuzz` runs on the GPU, made from the same sources (one command may
 run for at most a few minutes on a lent GPU, and ~36,000 fragments take longer), checked and summed into one
@@ -8,7 +8,7 @@ fragments that ran; it holds when every difference in every run is explained by 
 run and shrunk to a kernel of at most ten lines, and the totals reach the minimums. Exit status 0 when it
 holds, 1 otherwise (the reasons are printed).
 
-An amendment (`python -m parity.fuzzamend`, run on the GPU after a rule was written for a difference a run
+An amendment (`python -m parity.fuzz.amend`, run on the GPU after a rule was written for a difference a run
 met) explains a run's distinct mismatch when its shrunk kernel showed the very same difference again, a rule
 live in the amending run explained it, and the amendment ran the same emulator sources (minitriton/), Triton,
 torch and device as the run. A mismatch the amendment shrank on (the run's deadline cut its shrink short)
@@ -20,6 +20,8 @@ import argparse
 import json
 import pathlib
 import sys
+
+from parity.report import results_json
 
 MAX_LINES = 10          # every distinct mismatch's shrunk kernel, at most
 
@@ -158,7 +160,7 @@ def markdown(s, reasons) -> str:
     lines += [f"| {x['seed']} | {x.get('run', x['generated'])} | `{x['report']}` | `{x['replay']}` |"
               for x in s["seeds"]]
     if s["amended"]:
-        lines += ["", "Explained by an amendment (`parity/fuzzamend.py`: the shrunk kernel re-run on the GPU showed the "
+        lines += ["", "Explained by an amendment (`parity/fuzz/amend.py`: the shrunk kernel re-run on the GPU showed the "
                   "same difference, and a rule written after the run, live in the amending run, explains it):", "",
                   "| run | distinct mismatch | rule | amendment |", "|---|---:|---|---|"]
         lines += [f"| `{x['run']}` | {x['distinct']} (`{x['file']}`) | {x['rule']} | `{x['by']}` |" for x in s["amended"]]
@@ -171,11 +173,11 @@ def markdown(s, reasons) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m parity.fuzzrecord",
+    p = argparse.ArgumentParser(prog="python -m parity.fuzz.record",
                                 description="Check fuzz-only GPU runs and sum them into the fuzz's run of record.")
     p.add_argument("runs", nargs="+", help="the runs' JSON results (python -m parity --target cuda --only fuzz)")
     p.add_argument("--amend", action="append", default=[],
-                   help="an amendment of one of the runs (python -m parity.fuzzamend), repeatable")
+                   help="an amendment of one of the runs (python -m parity.fuzz.amend), repeatable")
     p.add_argument("--min-fragments", type=int, default=36000)
     p.add_argument("--min-seeds", type=int, default=3)
     p.add_argument("--out", default=None, help="folder for cuda-fuzz-record-<date>.md/.json (default: none)")
@@ -192,7 +194,7 @@ def main(argv=None) -> int:
         day = max(s["dates"])[:10]
         out = pathlib.Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"cuda-fuzz-record-{day}.json").write_text(json.dumps({**s, "problems": reasons}, indent=1) + "\n")
+        (out / f"cuda-fuzz-record-{day}.json").write_text(results_json({**s, "problems": reasons}))
         (out / f"cuda-fuzz-record-{day}.md").write_text(text)
     return 0 if not reasons else 1
 

@@ -1,15 +1,15 @@
-"""python -m parity.fuzzamend RUN.json [RUN.json ...] [--shrink-seconds S] [--out DIR]
+"""python -m parity.fuzz.amend RUN.json [RUN.json ...] [--shrink-seconds S] [--out DIR]
 
 Explains a GPU fuzz run's unexplained differences after the fact, on the GPU. A fuzz run that meets a new GPU
 behaviour leaves it unexplained; a rule written for it afterwards explains nothing in that run. This command
 re-runs each unexplained distinct mismatch's shrunk kernel (`mismatch_<k>.pkl`, written beside its reproducer)
-on both sides, runs every rule's probe (`fuzzrules.check`), and classifies the fresh result with the rules of
+on both sides, runs every rule's probe (`rules.check`), and classifies the fresh result with the rules of
 today's sources. A mismatch whose shrink the run's deadline cut short (or left longer than the record's ten
 lines) is shrunk on from there, live on the GPU, until it is done or `--shrink-seconds` have passed; its new
 kernel is written beside the old one as `mismatch_<k>-amended.py` (and `.pkl`). It writes `<run>-amended.json`
 beside each run: per mismatch whether the GPU showed the very same difference again (its detail, values
 included, equal to the run's), the live rule that explains it, and the kernel it was shrunk to.
-`python -m parity.fuzzrecord RUN.json ... --amend RUN-amended.json ...` counts a mismatch as explained by an
+`python -m parity.fuzz.record RUN.json ... --amend RUN-amended.json ...` counts a mismatch as explained by an
 amendment only when it reproduced, its rule was live in the amending run, and the emulator's sources
 (minitriton/), Triton, torch and the device are those of the run. Exit status 0 when every amended mismatch is
 explained, 1 otherwise, 3 without a GPU.
@@ -24,16 +24,18 @@ import pickle
 import sys
 import time
 
-from parity import fuzzrules, report
-from parity.fuzz import differing_lanes, write_reproducer
-from parity.fuzzcase import kernel_case, run_alone
-from parity.fuzzrecord import MAX_LINES
-from parity.fuzzshrink import Shrunk, kernel_lines, shrink_many
+from parity import report
+from parity.report import results_json
+from parity.fuzz import rules
+from parity.fuzz.run import differing_lanes, write_reproducer
+from parity.fuzz.case import kernel_case, run_alone
+from parity.fuzz.record import MAX_LINES
+from parity.fuzz.shrink import Shrunk, kernel_lines, shrink_many
 from parity.oracle import OracleUnavailable, Pool
 
 
 def log(msg):
-    print(f"[fuzzamend] {msg}", file=sys.stderr, flush=True)
+    print(f"[fuzz.amend] {msg}", file=sys.stderr, flush=True)
 
 
 def unexplained(run) -> list:
@@ -56,7 +58,7 @@ def amend(run, folder, pools, target, evidence, shrink_seconds=0.0) -> list:
         entry = {"distinct": k, "reproduced": False, "rule": None, "detail": None}
         frag_path = folder / pathlib.Path(d.get("file") or "").with_suffix(".pkl")
         if not d.get("file") or not frag_path.is_file():
-            entry["why"] = f"no shrunk fragment at {frag_path.name} (a run older than parity.fuzzamend)"
+            entry["why"] = f"no shrunk fragment at {frag_path.name} (a run older than parity.fuzz.amend)"
             out.append(entry)
             continue
         frag = pickle.loads(frag_path.read_bytes())
@@ -68,7 +70,7 @@ def amend(run, folder, pools, target, evidence, shrink_seconds=0.0) -> list:
             shrink_on = _unfinished(d) and shrink_seconds > 0
             if shrink_on:
                 shrunk = _shrunk_on(frag, verdict, pools, target, deadline, d.get("packed", False))
-            rule = fuzzrules.classify(shrunk, evidence, target)
+            rule = rules.classify(shrunk, evidence, target)
             entry["rule"] = rule.name if rule else None
             if shrink_on:
                 entry.update(_written(shrunk, entry["rule"], k, d["file"], frag_path.parent, target))
@@ -100,7 +102,7 @@ def _written(shrunk, rule, k, run_file, folder, target) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m parity.fuzzamend", description="Re-run a GPU fuzz run's unexplained shrunk kernels and "
+    p = argparse.ArgumentParser(prog="python -m parity.fuzz.amend", description="Re-run a GPU fuzz run's unexplained shrunk kernels and "
                                 "classify them with today's rules.")
     p.add_argument("runs", nargs="+", help="fuzz-only GPU runs' JSON results, their reproducer folders beside them")
     p.add_argument("--jobs", type=int, default=4, help="GPU worker processes")
@@ -110,31 +112,31 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     from kernels.check import cuda_devices
     if not cuda_devices():
-        print("parity.fuzzamend: needs an NVIDIA GPU and its driver, and this machine shows none", file=sys.stderr)
+        print("parity.fuzz.amend: needs an NVIDIA GPU and its driver, and this machine shows none", file=sys.stderr)
         return 3
     runs = [(pathlib.Path(x), json.loads(pathlib.Path(x).read_text())) for x in a.runs]
     try:
         mt_pool, ref_pool = Pool("minitriton", 2), Pool("cuda", a.jobs)
     except OracleUnavailable as e:
-        print(f"parity.fuzzamend: the cuda backend is not available: {e}", file=sys.stderr)
+        print(f"parity.fuzz.amend: the cuda backend is not available: {e}", file=sys.stderr)
         return 3
     pools = {"minitriton": mt_pool, "cuda": ref_pool}
     failed = 0
     try:
-        evidence = fuzzrules.check(pools, "cuda")
+        evidence = rules.check(pools, "cuda")
         for path, run in runs:
             entries = amend(run, path.parent, pools, "cuda", evidence, a.shrink_seconds)
             failed += sum(e["rule"] is None for e in entries)
             result = {"amends": path.name, "run_sources": run.get("sources"),
                       "run_sources_minitriton": run.get("sources_minitriton"),
                       "date": datetime.datetime.now().isoformat(timespec="seconds"),
-                      "command": report.command("python -m parity.fuzzamend", argv if argv is not None else sys.argv[1:]),
+                      "command": report.command("python -m parity.fuzz.amend", argv if argv is not None else sys.argv[1:]),
                       "sources": report.source_digest(), "sources_minitriton": report.source_digest(dirs=("minitriton",)),
                       "versions": {"minitriton": mt_pool.info, "reference": ref_pool.info},
-                      "rules": fuzzrules.describe(evidence, "cuda"), "mismatches": entries}
+                      "rules": rules.describe(evidence, "cuda"), "mismatches": entries}
             out = (pathlib.Path(a.out) if a.out else path.parent) / f"{path.stem}-amended.json"
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(result, indent=1) + "\n")
+            out.write_text(results_json(result))
             for e in entries:
                 log(f"{path.name} distinct {e['distinct']}: "
                     + (f"reproduced, {e['rule'] or 'UNEXPLAINED'}" if e["reproduced"] else e.get("why", "")))

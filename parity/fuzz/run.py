@@ -4,14 +4,14 @@ difference shrunk and explained.
 1. Seeds: each run draws fresh seeds (printed; `--seed S` replays one) unless given. A seed's fragments come
    from `shards` hypothesis processes (shard k uses seed * 64 + k, generate phase only), so a seed, the
    fragment count and the shard count replay the same fragments.
-2. Run: fragments are packed `per_kernel` to a kernel (`fuzzcase.kernel_case`); both sides run the same
+2. Run: fragments are packed `per_kernel` to a kernel (`case.kernel_case`); both sides run the same
    kernels in parallel worker processes; a packed kernel that fails on either side is split until the
-   fragment at fault runs alone. Outputs are judged by `fuzzcase.judge`.
+   fragment at fault runs alone. Outputs are judged by `case.judge`.
 3. Shrink: mismatches that differ identically (the same values at the same lanes: hypothesis's near-copies of
-   one program) are shrunk once; every other mismatch is shrunk by `fuzzshrink.shrink_many`, all at once,
+   one program) are shrunk once; every other mismatch is shrunk by `shrink.shrink_many`, all at once,
    candidates run live on both sides. A fragment that does not differ alone (the compiler treats it otherwise
    among the other fragments' code) is shrunk as its whole packed kernel, the other fragments dropped first.
-4. Explain: each shrunk kernel is classified by `fuzzrules`: a named rule with its reason and its evidence, a
+4. Explain: each shrunk kernel is classified by `rules`: a named rule with its reason and its evidence, a
    minimised probe run in the same session on the same device. A mismatch no rule explains is unexplained,
    and fails the run. Distinct mismatches (a rule and a shrunk source, names aside) get a runnable reproducer.
 
@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parity import fuzzrules
-from parity.fuzzcase import evaluate, f64, kernel_case, packed_fragment, run_alone
-from parity.fuzzgen import PROGRAMS, fragments
-from parity.fuzzshrink import kernel_lines, shrink_many
+from parity.fuzz import rules
+from parity.fuzz.case import evaluate, f64, kernel_case, packed_fragment, run_alone
+from parity.fuzz.fragment import PROGRAMS
+from parity.fuzz.gen import fragments
+from parity.fuzz.shrink import kernel_lines, shrink_many
 from parity.oracle import BF16, PYTHON, REPO_ROOT, child_env
 
 MAX_REPRODUCERS = 24      # reproducer files written (one per distinct mismatch)
@@ -83,7 +84,7 @@ def generate(target, n, shards=1, seed=0):
             procs = []
             for k, (t, size, s) in enumerate(jobs):
                 out = pathlib.Path(tmp) / f"shard{k}.pkl"
-                procs.append((out, subprocess.Popen([PYTHON, "-m", "parity.fuzz", "--collect", t, str(size), str(s),
+                procs.append((out, subprocess.Popen([PYTHON, "-m", "parity.fuzz.run", "--collect", t, str(size), str(s),
                                                      str(out)], cwd=REPO_ROOT, env=child_env("minitriton"))))
             results = []
             for out, proc in procs:
@@ -226,11 +227,11 @@ def _explain(rep, found, at, frags, pools, target, shrink_seconds, stop_at, out_
                          lambda frags: run_alone(frags, pools, target, stats), deadline) if leaders else []
     rep.shrink_runs = stats["kernels"]
     rep.seconds["shrink"] = round(time.monotonic() - t2, 1)
-    evidence = fuzzrules.check(pools, target) if leaders else {}
-    rep.rules = fuzzrules.describe(evidence, target)
+    evidence = rules.check(pools, target) if leaders else {}
+    rep.rules = rules.describe(evidence, target)
     by_leader, distinct = {}, {}
     for k, s in zip(leaders, shrunk):
-        rule = fuzzrules.classify(s, evidence, target)
+        rule = rules.classify(s, evidence, target)
         source = kernel_case([s.frag])[0].source
         key = (rule.name if rule else None, normalized(source))
         if key not in distinct:
@@ -318,7 +319,7 @@ def write_reproducer(folder, k, target, s, info, stem=None) -> str:
               "            print(a.float().cpu().numpy() if a.dtype == torch.bfloat16 else a.cpu().numpy())", ""]
     path = folder / f"{stem or f'mismatch_{k}'}.py"
     path.write_text("\n".join(lines) + case.source + "\n".join(runner))
-    path.with_suffix(".pkl").write_bytes(pickle.dumps(s.frag))       # the shrunk fragment, for parity.fuzzamend
+    path.with_suffix(".pkl").write_bytes(pickle.dumps(s.frag))       # the shrunk fragment, for parity.fuzz.amend
     return f"{folder.name}/{path.name}"
 
 

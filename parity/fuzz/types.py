@@ -1,6 +1,6 @@
 """The Triton type of every expression in a (shrunk) fuzz fragment, for the rules that explain a difference.
 
-`infer(frag)` walks the fragment's source with Triton 3.6's promotion rules (`fuzzgen.promote`) and returns
+`infer(frag)` walks the fragment's source with Triton 3.6's promotion rules (`dtypes.promote`) and returns
 `Typed`: each expression node's dtype name ("int16", "fp32", "int1", ...; a Python literal is "weak int" or
 "weak float" until an operand gives it a type), each node's parent, and where a value goes: `consumer(node)`
 is the dtype the value is converted to or combined at (a wider operation, a `.to`, a store's element type).
@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from parity.fuzzgen import FLOATS, INTS, promote, widen_bf16
-from parity.fuzzsource import dotted, parse, statements
+from parity.fuzz.dtypes import FLOATS, INTS, promote, widen_bf16
+from parity.fuzz.source import dotted, parse, statements
 
 TL = {f"tl.{n}": d for n, d in (("int1", "int1"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"),
                                   ("int64", "int64"), ("uint8", "uint8"), ("uint32", "uint32"), ("float16", "fp16"),

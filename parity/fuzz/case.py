@@ -2,7 +2,7 @@
 
 `kernel_case(frags)` packs fragments into one kernel (each stores to its own outputs); `judge` compares one
 fragment's outputs: exact outputs bit for bit (on the interpreter target +0.0 equals -0.0), a root output
-(exp/log/sqrt/`/`/sum/dot/FMA, see fuzzgen) within a bound computed from its operands, which are themselves
+(exp/log/sqrt/`/`/sum/dot/FMA, see gen.py) within a bound computed from its operands, which are themselves
 compared exactly. A `Verdict` names the outputs that differ and the first lane where each does, or the side
 that raised. `evaluate` runs many fragments packed per kernel and splits a packed kernel that fails on either
 side until the fragment at fault runs alone.
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from parity.compare import exact, exact_any_zero, within
-from parity.fuzzgen import NP, PROGRAMS
-from parity.fuzzsource import PART
+from parity.fuzz.dtypes import NP
+from parity.fuzz.fragment import PROGRAMS
+from parity.fuzz.source import PART
 from parity.oracle import BF16, Case
 from parity.runner import run_both
 
