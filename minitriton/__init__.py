@@ -109,6 +109,8 @@ _ALIASES = {
     "triton.tools": f"{__name__}.tools",
     "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
     "triton.tools.mxfp": f"{__name__}.tools.mxfp",
+    "triton._C": f"{__name__}.tools.cublas",
+    "triton._C.libtriton": f"{__name__}.tools.cublas",
     "triton.profiler": f"{__name__}.profiler",
     "triton.profiler.viewer": f"{__name__}.profiler.viewer",
     "triton.compiler": f"{__name__}.compiler",

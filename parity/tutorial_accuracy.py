@@ -139,13 +139,17 @@ def extern_asin(namespace: dict) -> dict:
 
 def persistent_matmul(namespace: dict) -> dict:
     """09: each kernel `validate` runs on this device (naive, persistent, TMA, TMA persistent, descriptor
-    persistent with and without warp specialization), on its inputs at 256 x 256 x 512 (torch.manual_seed(0),
-    fp16 normal; b transposed as the script does), against `torch_matmul`; its check is allclose(atol=1)."""
+    persistent with and without warp specialization), on its inputs at 512 x 512 x 512 (torch.manual_seed(0),
+    fp16 normal; b transposed as the script does), against `torch_matmul`; its check is allclose(atol=1).
+    The runs are profiled as its benchmark profiles them (`proton.start(..., hook="triton")`), and the script's
+    own `show_profile` prints the tree: kept as "profile"."""
+    import contextlib
+    import io
     import torch
     ns = namespace
     torch.manual_seed(0)
-    a = torch.randn((256, 512), dtype=torch.float16)
-    b = torch.randn((512, 256), dtype=torch.float16).T.contiguous()
+    a = torch.randn((512, 512), dtype=torch.float16)
+    b = torch.randn((512, 512), dtype=torch.float16).T.contiguous()
     reference, exact = ns["torch_matmul"](a, b), a.double() @ b.double().T
     runs = [("naive", lambda: ns["matmul"](a, b.T)), ("persistent", lambda: ns["matmul_persistent"](a, b.T))]
     for ws in ([False, True] if ns["HAS_WARP_SPECIALIZE"] else [False]):
@@ -155,12 +159,17 @@ def persistent_matmul(namespace: dict) -> dict:
         if ns["HAS_TENSOR_DESC"]:
             runs.append((f"descriptor persistent ws={ws}", lambda ws=ws: ns["matmul_descriptor_persistent"](a, b, ws)))
     rows = []
+    ns["proton"].start("probe-profile", hook="triton")
     for name, run in runs:
         try:
             rows.append(_compare(name, run(), reference, exact, 1.0))
         except Exception as e:  # noqa: BLE001 - reported
             rows.append({"output": name, "error": f"{type(e).__name__}: {str(e)[:500]}"})
-    return {"seed": 0, "shape": [256, 256, 512], "outputs": rows}
+    ns["proton"].finalize()
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        ns["show_profile"]("fp16", "probe-profile")
+    return {"seed": 0, "shape": [512, 512, 512], "outputs": rows, "profile": shown.getvalue()}
 
 
 def _dequantized(t, scales, vec: int, rows: int, k: int, fp4: bool):

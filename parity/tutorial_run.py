@@ -3,9 +3,9 @@
     python -m minitriton run --no-bench -m parity.tutorial_run SCRIPT REPORT.json [--accuracy]   # minitriton
     python -m parity.tutorial_run SCRIPT REPORT.json --real [--no-bench] [--accuracy]         # real Triton
 
-The script is not changed: its module-level statements, and those of its `if __name__ == "__main__":` block,
-are compiled from its own file (line numbers and tracebacks point into it) and run in order in one `__main__`
-namespace. A statement that raises is recorded (exception, message, the traceback's last lines) and the next
+The script is not changed: its module-level statements are compiled from its own file (line numbers and
+tracebacks point into it) and run in order in one `__main__` namespace; a top-level `if` (such as `if
+__name__ == "__main__":`) runs its test, then the statements of the branch taken, one by one. A statement that raises is recorded (exception, message, the traceback's last lines) and the next
 one runs, so one failing check does not hide what comes after it; the tutorial passes only when no statement
 failed. A statement still running after `--statement-seconds` is stopped (`StatementTimeout`: a GPU-sized
 benchmark loop such as tutorial 09's 10 000 repetitions of 8192 x 8192 products) and the next one runs.
@@ -42,41 +42,40 @@ def _over_budget(signum, frame):
     raise StatementTimeout("stopped after the statement's time budget (--statement-seconds)")
 
 
-def _statements(tree: ast.Module):
-    """The top-level statements in order, the body of `if __name__ == "__main__":` in place of the `if`."""
-    for node in tree.body:
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # the docstring: nothing to run
-        if (isinstance(node, ast.If) and not node.orelse
-                and ast.unparse(node.test).replace("'", '"') == '__name__ == "__main__"'):
-            yield from node.body
-        else:
-            yield node
-
-
 def run_statements(path: pathlib.Path, budget: float = 0) -> tuple[dict, list]:
-    """Execute the script's statements in order, each for at most `budget` seconds (0: no limit); returns its
-    namespace and one record each."""
+    """Execute the script's statements in order, each for at most `budget` seconds (0: no limit); an `if` at
+    the top level (`if __name__ == "__main__":` and the `if`s inside the branch taken, recursively) is its
+    test, then the statements of the branch it takes. Returns the namespace and one record per statement."""
     source = path.read_text(encoding="utf-8")
     namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": __builtins__}
     records = []
     signal.signal(signal.SIGALRM, _over_budget)
-    for node in _statements(ast.parse(source, str(path))):
-        code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
-        start = time.perf_counter()
-        record = {"line": node.lineno, "source": ast.get_source_segment(source, node).splitlines()[0][:100]}
-        try:
-            signal.setitimer(signal.ITIMER_REAL, budget)
-            exec(code, namespace)  # noqa: S102 - the tutorial itself, unmodified
-            record["status"] = "ok"
-        except BaseException as e:  # noqa: BLE001 - every failure is a result; KeyboardInterrupt re-raised
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            record.update(status="error", error=type(e).__name__, message=str(e)[:2000], traceback=_tail(e))
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        record["seconds"] = round(time.perf_counter() - start, 2)
-        records.append(record)
+
+    def run(nodes):
+        for node in nodes:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                continue  # a docstring: nothing to run
+            branch = isinstance(node, ast.If)
+            code = compile(ast.Expression(node.test) if branch else ast.Module(body=[node], type_ignores=[]),
+                           str(path), "eval" if branch else "exec")
+            start = time.perf_counter()
+            record = {"line": node.lineno, "source": ast.get_source_segment(source, node).splitlines()[0][:100]}
+            try:
+                signal.setitimer(signal.ITIMER_REAL, budget)
+                taken = eval(code, namespace)  # noqa: S307 - the tutorial itself, unmodified
+                record["status"] = "ok"
+            except BaseException as e:  # noqa: BLE001 - every failure is a result; KeyboardInterrupt re-raised
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                record.update(status="error", error=type(e).__name__, message=str(e)[:2000], traceback=_tail(e))
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            record["seconds"] = round(time.perf_counter() - start, 2)
+            records.append(record)
+            if branch and record["status"] == "ok":
+                run(node.body if taken else node.orelse)
+
+    run(ast.parse(source, str(path)).body)
     return namespace, records
 
 

@@ -57,3 +57,18 @@ def test_random_codes_cover_the_format_and_scales_follow_e8m0():
     assert decoded[:4].tolist() == [1.0, 2.0, 0.25, 2.0 ** -127] and decoded[4:].isnan().all()
     drawn = MXScaleTensor(size=1000).random(low=0.25, high=4.0).data
     assert drawn.min().item() >= 125 and drawn.max().item() <= 129
+
+
+def test_the_emulated_cublas_computes_a_times_b_transposed_rounded_once():
+    """tools/cublas.py, what tutorial 09 imports as `triton._C.libtriton.nvidia`: c = a @ b.T. Small integers
+    make every product and sum exact, so the result must equal the exact one."""
+    from minitriton.tools.cublas import nvidia
+    torch.manual_seed(0)
+    a = torch.randint(-4, 5, (64, 32)).to(torch.float16)
+    b = torch.randint(-4, 5, (48, 32)).to(torch.float16)
+    c = torch.empty(64, 48, dtype=torch.float16)
+    nvidia.cublas.CublasLt(torch.empty(8, dtype=torch.uint8)).matmul(a, b, c)
+    assert torch.equal(c, (a.double() @ b.double().T).half())
+    e4m3 = torch.empty(64, 48, dtype=torch.float8_e4m3fn)
+    nvidia.cublas.CublasLt(None).matmul(a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn), e4m3)
+    assert torch.equal(e4m3.float(), (a.double() @ b.double().T).to(torch.float8_e4m3fn).float())
