@@ -38,6 +38,12 @@ def no_further(mine: dict, ref: dict) -> bool:
     return mine["misrounded"] <= ref["misrounded"] + chance and mine["mean_abs"] <= ref["mean_abs"] * (1 + 1e-6)
 
 
+def _error(e: BaseException) -> str:
+    """An exception as a row's text: its type, its message's first line and its last lines (the cause)."""
+    text = str(e)
+    return f"{type(e).__name__}: {text if len(text) <= 600 else text[:150] + ' ... ' + text[-400:]}"
+
+
 def _compare(name: str, ours, theirs, ref64, atol, rtol: float = 0.0, check=True) -> dict:
     """One output: ours and the tutorial's reference, each against float64 (`no_further`), and the tutorial's
     verdict: its allclose(ours, theirs, atol, rtol), `check` where it compares otherwise, None (no check) when
@@ -164,7 +170,7 @@ def persistent_matmul(namespace: dict) -> dict:
         try:
             rows.append(_compare(name, run(), reference, exact, 1.0))
         except Exception as e:  # noqa: BLE001 - reported
-            rows.append({"output": name, "error": f"{type(e).__name__}: {str(e)[:500]}"})
+            rows.append({"output": name, "error": _error(e)})
     ns["proton"].finalize()
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown):
@@ -205,7 +211,7 @@ def block_scaled(namespace: dict) -> dict:
             out = namespace["block_scaled_matmul"](a_desc, a_scale_desc, b_desc, b_scale_desc, torch.float16, M, N, K,
                                                    rep_m, rep_n, rep_k, configs)
         except Exception as e:  # noqa: BLE001 - reported (tl.dot_scaled may be missing)
-            rows.append({"output": fmt, "error": f"{type(e).__name__}: {str(e)[:500]}"})
+            rows.append({"output": fmt, "error": _error(e)})
             continue
         check = torch.allclose(out.float(), reference, atol=1e-3, rtol=1e-3)
         row = _compare(fmt, out, reference.half(), exact, 1e-3, 1e-3, check=check)

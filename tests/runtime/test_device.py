@@ -167,7 +167,7 @@ PDL_SCRIPT = """
     y = torch.ones(1000, device=torch.device("cuda:0")).cuda().to("cuda")
     out = torch.empty_like(x)
     add_kernel[(8,)](x, y, out, 1000, BLOCK=128, USE_GDC=True, launch_pdl=True)
-    add_kernel[(8,)](out, y, out, 1000, BLOCK=128, USE_GDC=True, launch_pdl=True)   # reads the first one's result
+    add_kernel[(8,)](out, y, out, 1000, BLOCK=128, USE_GDC=True, launch_pdl=True, clc=False)   # sees the first
     print(x.device, y.device, out.device, x.is_cuda, torch.cuda.is_available(), bool(torch.equal(out, x + 2)))
 """
 
