@@ -22,7 +22,9 @@ There is no `time (ns)`: Proton's viewer asked for GPU time says the metric does
 `minitriton.profiler.viewer` derives its times and rates from the emulation time, saying so.
 Only the tree is written (`data="tree"`, `output_format="hatchet"`); no device is sampled, so `backend`
 and `mode` other than the default and `"cupti"` are refused, as is `context` other than "shadow"/"python".
-Profiling counts each launch's traffic, which makes launches slower while a session is active.
+Profiling counts each launch's traffic, which makes launches slower while a session is active; a launch
+inside a `minitriton.record()` block is that block's only. Proton's other modules (`triton.profiler.language`'s
+in-kernel scopes, `state`, `data`, `specs`) are not provided.
 """
 from __future__ import annotations
 

@@ -51,6 +51,9 @@ def set_stream(stream) -> None:
 
 
 def _is_cuda(device) -> bool:
+    """A CUDA device as torch takes one: "cuda", "cuda:0", torch.device("cuda"), or an index (device=0)."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        return True
     return (device.split(":")[0] if isinstance(device, str) else getattr(device, "type", None)) == "cuda"
 
 

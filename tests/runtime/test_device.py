@@ -165,7 +165,7 @@ PDL_SCRIPT = """
 
     x = torch.rand(1000, device="cuda")          # tutorial 11 names the device
     y = torch.ones(1000, device=torch.device("cuda:0")).cuda().to("cuda")
-    out = torch.empty_like(x)
+    out = torch.empty_like(x, device=0)
     add_kernel[(8,)](x, y, out, 1000, BLOCK=128, USE_GDC=True, launch_pdl=True)
     add_kernel[(8,)](out, y, out, 1000, BLOCK=128, USE_GDC=True, launch_pdl=True, clc=False)   # sees the first
     print(x.device, y.device, out.device, x.is_cuda, torch.cuda.is_available(), bool(torch.equal(out, x + 2)))
