@@ -155,8 +155,13 @@ def test_tutorial_07_fails_only_its_assertion_that_tensors_are_cuda_tensors():
 @pytest.mark.torch
 def test_tutorial_09_checks_pass_and_only_gpu_sized_statements_are_stopped():
     record = _run("09-persistent-matmul", statement_seconds=60)
-    failing = [s for s in record["statements"] if s["status"] != "ok"]
-    assert all(s["error"] == "StatementTimeout" for s in failing), failing
+    failing = [(s["source"], s["error"]) for s in record["statements"] if s["status"] != "ok"]
+    stopped = [source for source, error in failing if error == "StatementTimeout"]
+    assert "validate(8192, 8192, args.K_range[0], dtype)" in stopped and len(stopped) <= 2, failing
+    # the benchmark loop stops in its warm-up, before proton.activate(): the profile it shows holds no launch,
+    # and the viewer's metric lookup fails as Proton's does
+    assert [f for f in failing if f[1] != "StatementTimeout"] in ([], [('show_profile(args.prec, "matmul")',
+                                                                         "RuntimeError")]), failing
     rows = record["accuracy"]["outputs"]
     assert len(rows) >= 5 and all(o["tutorial_check_passes"] and o["no_further"] for o in rows), rows
 
