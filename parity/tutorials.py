@@ -2,6 +2,7 @@
 
     python -m parity.tutorials                         # run all; writes parity/results/tutorials-minitriton-<date>
     python -m parity.tutorials --only 02,05 --no-save
+    python -m parity.tutorials --only 10 --into parity/results/tutorials-minitriton-DATE.json   # redo one row
     python -m parity.tutorials --fetch                 # first download the pinned files (raw.githubusercontent.com)
     python -m parity.tutorials --real                  # the same on real Triton (a GPU machine)
 
@@ -210,6 +211,8 @@ def markdown(result: dict) -> str:
         lines.append(f"| {name} | {PINNED[name][0][:12]} | {rec['statements_ok']}/{rec['statements']} "
                      f"| {failing} | {pytest_cell} | {'pass' if v['own_checks_pass'] else 'fail'} "
                      f"| {'yes' if v['ran_to_end'] else '**no**'} | {nf} | {rec.get('wall_seconds')} |")
+    lines += [""] * bool(result.get("rerun")) + [f"Rerun on {r['date']} (`--into`): {name}, with "
+              f"{', '.join(f'{k} {v}' for k, v in r['versions'].items())}." for name, r in result.get("rerun", {}).items()]
     lines += ["", "Notes:", ""] + [f"- {name}: {NOTES[name]}" for name in result["tutorials"] if name in NOTES]
     for name, rec in result["tutorials"].items():
         accuracy = rec.get("accuracy")
@@ -282,6 +285,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=str(RESULTS), help="results folder (default parity/results)")
     p.add_argument("--no-save", action="store_true")
     p.add_argument("--render", metavar="JSON", help="print the report of a saved result again, run nothing")
+    p.add_argument("--into", metavar="JSON", help="put the rows of this run into a saved result (e.g. after --only "
+                                                  "10) and rewrite it and its .md")
     a = p.parse_args(argv)
     if a.render:
         print(markdown(json.loads(pathlib.Path(a.render).read_text())))
@@ -313,13 +318,25 @@ def main(argv=None) -> int:
         log(f"{name}: ran to end {v['ran_to_end']}, own checks pass {v['own_checks_pass']}, "
             f"no further than its reference {v['no_further_than_reference']} ({record['wall_seconds']} s)")
         result["tutorials"][name] = record
-    text = scrub(markdown(compact(result)), folder)
+    saved = json.loads(scrub(json.dumps(compact(result), default=str), folder))
+    if a.into:   # the tutorials run replace their rows in a saved result, which is rewritten (.json and .md)
+        into = pathlib.Path(a.into)
+        merged = json.loads(into.read_text())
+        merged["tutorials"].update(saved["tutorials"])
+        merged["pinned"].update(saved["pinned"])
+        merged.setdefault("rerun", {}).update({n: {"date": result["date"], "versions": result["versions"]}
+                                               for n in saved["tutorials"]})
+        saved, a.no_save = merged, True
+        into.write_text(json.dumps(saved, indent=1))
+        into.with_suffix(".md").write_text(markdown(saved))
+        log(f"updated {into} and its .md")
+    text = markdown(saved)
     print(text)
     if not a.no_save:
         out = pathlib.Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         stem = f"tutorials-{'cuda' if a.real else 'minitriton'}-{result['date']}"
-        (out / f"{stem}.json").write_text(scrub(json.dumps(compact(result), indent=1, default=str), folder))
+        (out / f"{stem}.json").write_text(json.dumps(saved, indent=1))
         (out / f"{stem}.md").write_text(text)
         log(f"wrote {out / stem}.json and .md")
     good = all(r.get("verdict", {}).get("ran_to_end") and (r["verdict"]["own_checks_pass"]

@@ -7,6 +7,7 @@ skip when build/tutorials/ does not hold the pinned files (CI has no GitHub acce
 """
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import textwrap
@@ -103,6 +104,23 @@ def test_a_file_that_differs_from_its_pin_is_not_run(tmp_path, capsys):
     (tmp_path / "01-vector-add.py").write_text("raise SystemExit('must not run')\n")
     assert tutorials.main(["--dir", str(tmp_path), "--only", "01", "--no-save"]) == 1
     assert "changed (hash differs from the pinned one)" in capsys.readouterr().out
+
+
+def test_into_replaces_the_rows_of_a_saved_result_and_rewrites_its_report(tmp_path, capsys):
+    saved = {"backend": "minitriton", "date": "2026-01-01", "statement_seconds": 1, "versions": {"minitriton": "x"},
+             "machine": {"cpu": "c", "cores": 1, "python": "3"}, "pinned": {"02-fused-softmax": "old"},
+             "tutorials": {"02-fused-softmax": {"status": "kept as it was"}, "01-vector-add": {"status": "before"}}}
+    into = tmp_path / "results.json"
+    into.write_text(json.dumps(saved))
+    (tmp_path / "01-vector-add.py").write_text("raise SystemExit('must not run')\n")
+    assert tutorials.main(["--dir", str(tmp_path), "--only", "01", "--into", str(into)]) == 1
+    merged = json.loads(into.read_text())
+    assert merged["tutorials"]["02-fused-softmax"] == {"status": "kept as it was"}
+    assert merged["tutorials"]["01-vector-add"] == {"status": "changed (hash differs from the pinned one)"}
+    assert merged["pinned"]["01-vector-add"] == tutorials.PINNED["01-vector-add"][0] and "01-vector-add" in merged["rerun"]
+    report = into.with_suffix(".md").read_text()
+    assert "| 02-fused-softmax | d6b0238086c5 | kept as it was |" in report and "Rerun on" in report
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["01-vector-add.py", "results.json", "results.md"]
 
 
 def test_missing_files_are_named_with_the_commands_that_fill_the_folder(tmp_path, capsys):
