@@ -38,6 +38,7 @@ import time
 import urllib.request
 
 from parity.oracle import PYTHON, REPO_ROOT, cpu_model
+from parity.report import results_json
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
 SOURCE = "https://raw.githubusercontent.com/triton-lang/triton/{commit}/python/tutorials/{name}.py"
@@ -327,7 +328,7 @@ def main(argv=None) -> int:
         merged.setdefault("rerun", {}).update({n: {"date": result["date"], "versions": result["versions"]}
                                                for n in saved["tutorials"]})
         saved, a.no_save = merged, True
-        into.write_text(json.dumps(saved, indent=1))
+        into.write_text(results_json(saved))
         into.with_suffix(".md").write_text(markdown(saved))
         log(f"updated {into} and its .md")
     text = markdown(saved)
@@ -336,7 +337,7 @@ def main(argv=None) -> int:
         out = pathlib.Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         stem = f"tutorials-{'cuda' if a.real else 'minitriton'}-{result['date']}"
-        (out / f"{stem}.json").write_text(json.dumps(saved, indent=1))
+        (out / f"{stem}.json").write_text(results_json(saved))
         (out / f"{stem}.md").write_text(text)
         log(f"wrote {out / stem}.json and .md")
     good = all(r.get("verdict", {}).get("ran_to_end") and (r["verdict"]["own_checks_pass"]
