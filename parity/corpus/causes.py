@@ -1,0 +1,49 @@
+"""Why a corpus case does not pass on a backend: every non-passing outcome names its cause here.
+
+`CAUSES[(case name, backend)]` is (cause, text its error or failure must contain), so a cause cannot outlive
+the behaviour it explains: a case that fails otherwise is `UNEXPLAINED` and fails the run.
+"""
+from __future__ import annotations
+
+NO_DRIVER = ("GPU-only host API: the library asks `triton.runtime.driver.active` (the current target, the "
+             "device's properties) when it launches; Triton's interpreter on a machine without a GPU has no "
+             "active driver", "0 active drivers")
+FLOAT_ARGUMENT = ("interpreter divergence (docs/semantics.md S15.10): a float kernel argument is a Python float "
+                  "there, so the kernel's `scale.to(tl.float32)` fails; the GPU and minitriton pass an fp32 scalar",
+                  "'float' object has no attribute 'to'")
+LIBDEVICE = ("Triton's interpreter: `tl.extra.libdevice.tanh` gives None without a GPU (libdevice calls are "
+             "dispatched to the active GPU backend)", "NoneType")
+CUDA_DEVICE = ("GPU-only host code: the library enters `torch.cuda.device(x.device.index)` around its launches, "
+               "which CPU torch refuses for a CPU tensor (index None); under minitriton `torch.cuda.device` "
+               "selects the one emulated GPU", "'<' not supported between instances of 'NoneType' and 'int'")
+SM_COUNT = ("GPU-only host code (library): `liger_dyt_bwd` sets its grid's SM count only for cuda, xpu and npu "
+            "devices (`infer_device()` is torch's, which says cpu), so NUM_SMS is unset for CPU tensors",
+            "NUM_SMS")
+
+_FLA = ("layer_norm residual fwd+bwd", "rms_norm fwd+bwd", "group_norm fwd+bwd", "l2norm fwd+bwd",
+        "rms_norm_gated fwd+bwd", "swiglu fwd+bwd", "logsigmoid fwd+bwd", "chunk_local_cumsum", "logsumexp",
+        "solve_tril 64", "mean_pooling fwd+bwd", "chunk_simple_gla fwd+bwd")
+_LIGER_FLOAT = ("rms_norm fwd+bwd", "rms_norm gemma offset", "layer_norm fwd+bwd", "fused_add_rms_norm",
+                "swiglu fwd+bwd", "kl_div fwd+bwd", "group_norm fwd+bwd", "poly_norm fwd+bwd", "tvd fwd+bwd")
+_MAMBA = ("layer_norm residual fwd+bwd", "rms_norm fwd+bwd", "gated rmsnorm fwd+bwd", "swiglu fwd+bwd",
+          "selective_state_update", "ssd chunk_state", "ssd state_passing", "ssd chunk_scan_combined fwd+bwd")
+
+CAUSES: dict = {
+    **{(f"fla {n}", "interpreter"): NO_DRIVER for n in _FLA},
+    **{(f"liger {n}", "interpreter"): FLOAT_ARGUMENT for n in _LIGER_FLOAT},
+    **{(f"mamba {n}", "interpreter"): CUDA_DEVICE for n in _MAMBA},
+    ("liger geglu fwd+bwd", "interpreter"): LIBDEVICE,
+    ("unsloth geglu approx fwd", "interpreter"): LIBDEVICE,
+    ("unsloth geglu approx bwd", "interpreter"): LIBDEVICE,
+    ("liger dyt fwd+bwd", "interpreter"): NO_DRIVER,
+    ("liger dyt fwd+bwd", "minitriton"): SM_COUNT,
+}
+
+
+def cause_of(name: str, backend: str, got: dict):
+    entry = CAUSES.get((name, backend))
+    if entry is None:
+        return None
+    cause, must_contain = entry
+    text = f"{got['outcome']}: {got.get('detail', '')}"
+    return cause if must_contain in text else None
