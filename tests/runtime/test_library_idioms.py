@@ -190,3 +190,29 @@ def test_torch_cuda_device_selects_the_emulated_gpu_under_run(tmp_path):
     done = subprocess.run([sys.executable, "-m", "minitriton", "run", str(script)], capture_output=True, text=True,
                           cwd=ROOT, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, timeout=300)
     assert done.stdout.split("\n")[:2] == ["inside 3.0", "device 1 refused"], done.stdout + done.stderr
+
+
+LOOP_LOCAL_REUSED = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def reuse(x_ptr, out_ptr, n, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    acc = tl.zeros([B, B], tl.float32)
+    for j in range(n):
+        row = tl.load(x_ptr + j * B + offs)          # [B], local to this loop
+        acc += row[:, None] * 0
+    if n > 1:
+        for j in range(n):
+            row = tl.load(x_ptr + j * B + offs[:, None] + offs[None, :] * 0)   # [B, B]: a new variable
+            acc += row
+    tl.store(out_ptr + offs[:, None] * B + offs[None, :], acc)
+'''
+
+
+@pytest.mark.interpreter
+def test_a_name_first_assigned_in_a_loop_is_a_new_variable_in_a_later_loop_as_in_fla():
+    x = np.arange(12, dtype=np.float32)
+    assert_same_as_interpreter(LOOP_LOCAL_REUSED, [("reuse", (1,), [x, np.zeros((4, 4), np.float32), 3, 4], {})])
