@@ -112,3 +112,74 @@ def chunk_simple_gla(m, ctx):
         return torch.stack(outs)[None]
 
     return with_grads(ctx, lambda q, k, v, g: m.chunk_simple_gla(q, k, v, g)[0], ref, [q, k, v, g])
+
+
+def _naive(name):
+    """A reference of fla's own (`fla/ops/<op>/naive.py`; these compute in float32, as fla's tests do)."""
+    import importlib
+    module, function = name.rsplit(".", 1)
+    return getattr(importlib.import_module(module), function)
+
+
+def _qkv(ctx, T=40, H=2, K=16, V=16):
+    return ctx.randn(1, T, H, K, grad=True), ctx.randn(1, T, H, K, grad=True), ctx.randn(1, T, H, V, grad=True)
+
+
+@case(P, "fla fused_recurrent_simple_gla fwd+bwd", "fla.ops.simple_gla.fused_recurrent",
+      "fused_recurrent_fwd_kernel, fused_recurrent_bwd_kernel")
+def fused_recurrent_simple_gla(m, ctx):
+    torch = ctx.torch
+    q, k, v = _qkv(ctx)
+    g = torch.nn.functional.logsigmoid(ctx.randn(1, 40, 2)).requires_grad_(True)
+    naive = _naive("fla.ops.gla.naive.naive_recurrent_gla")
+    return with_grads(ctx, lambda q, k, v, g: m.fused_recurrent_simple_gla(q, k, v, g)[0],
+                      lambda q, k, v, g: naive(q, k, v, g[..., None].expand(q.shape))[0].double(), [q, k, v, g])
+
+
+@case(P, "fla chunk_gla fwd+bwd", "fla.ops.gla.chunk", "chunk_gla_fwd_A_kernel_intra_sub_*, chunk_gla_fwd_kernel_o, "
+      "chunk_fwd_kernel_h and the backward kernels", **TF32)
+def chunk_gla(m, ctx):
+    torch = ctx.torch
+    q, k, v = _qkv(ctx)
+    gk = torch.nn.functional.logsigmoid(ctx.randn(1, 40, 2, 16)).requires_grad_(True)
+    naive = _naive("fla.ops.gla.naive.naive_recurrent_gla")
+    return with_grads(ctx, lambda q, k, v, g: m.chunk_gla(q, k, v, g)[0],
+                      lambda q, k, v, g: naive(q, k, v, g)[0].double(), [q, k, v, gk])
+
+
+@case(P, "fla chunk_delta_rule bf16 fwd+bwd", "fla.ops.delta_rule.chunk", "solve_tril, recompute_w_u_fwd_kernel, "
+      "chunk_gated_delta_rule_fwd_kernel_h, chunk_fwd_kernel_o and the backward kernels", atol=2e-2, rtol=2e-2)
+def chunk_delta_rule(m, ctx):
+    """fla refuses float32 here; bf16 inputs, outputs and gradients (8 mantissa bits, states rounded too)."""
+    torch = ctx.torch
+    bf16 = torch.bfloat16
+    q, k, v = (t.detach().to(bf16).requires_grad_(True) for t in _qkv(ctx))
+    k = torch.nn.functional.normalize(k.detach().float(), dim=-1).to(bf16).requires_grad_(True)
+    beta = ctx.rand(1, 40, 2).sigmoid().to(bf16).requires_grad_(True)
+    naive = _naive("fla.ops.delta_rule.naive.delta_rule_recurrence")
+
+    def ref(q, k, v, beta):
+        o, _ = naive(*(t.transpose(1, 2) for t in (q, k, v, beta)))
+        return o.transpose(1, 2).double()
+
+    return with_grads(ctx, lambda q, k, v, beta: m.chunk_delta_rule(q, k, v, beta)[0], ref, [q, k, v, beta])
+
+
+@case(P, "fla chunk_hgrn fwd+bwd", "fla.ops.hgrn.chunk", "chunk_hgrn_fwd_kernel_h, chunk_hgrn_fwd_kernel_o, "
+      "chunk_hgrn_bwd_kernel_h, chunk_hgrn_bwd_kernel_o")
+def chunk_hgrn(m, ctx):
+    torch = ctx.torch
+    x = ctx.randn(2, 80, 32, grad=True)
+    g = torch.nn.functional.logsigmoid(ctx.randn(2, 80, 32)).requires_grad_(True)
+    naive = _naive("fla.ops.hgrn.naive.naive_recurrent_hgrn")
+    return with_grads(ctx, lambda x, g: m.chunk_hgrn(x, g)[0], lambda x, g: naive(x, g)[0].double(), [x, g])
+
+
+@case(P, "fla fused_recurrent_hgrn fwd+bwd", "fla.ops.hgrn.fused_recurrent", "fused_recurrent_hgrn_fwd_kernel, "
+      "fused_recurrent_hgrn_bwd_kernel")
+def fused_recurrent_hgrn(m, ctx):
+    torch = ctx.torch
+    x = ctx.randn(2, 40, 32, grad=True)
+    g = torch.nn.functional.logsigmoid(ctx.randn(2, 40, 32)).requires_grad_(True)
+    naive = _naive("fla.ops.hgrn.naive.naive_recurrent_hgrn")
+    return with_grads(ctx, lambda x, g: m.fused_recurrent_hgrn(x, g)[0], lambda x, g: naive(x, g)[0].double(), [x, g])

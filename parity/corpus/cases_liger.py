@@ -172,3 +172,20 @@ def tvd(m, ctx):
     q = ctx.randn(4, 30).softmax(-1)
     return with_grads(ctx, lambda p: m.LigerTVDLossFunction.apply(p.softmax(-1), q, None, "batchmean"),
                       lambda p: 0.5 * (p.softmax(-1) - q.cpu().double()).abs().sum() / 4, [p], dy=torch.tensor(1.0))
+
+
+@case(P, "liger fused_linear_cross_entropy fwd+bwd", "liger_kernel.ops.fused_linear_cross_entropy",
+      "liger_cross_entropy_kernel, element_mul_kernel (logits by torch's matmul, chunk by chunk)")
+def fused_linear_cross_entropy(m, ctx):
+    torch = ctx.torch
+    x, w, b = ctx.randn(8, 32, grad=True), ctx.randn(100, 32, scale=0.2, grad=True), ctx.randn(100, grad=True)
+    t = ctx.randint(100, 8)
+    return with_grads(ctx, lambda x, w, b: m.LigerFusedLinearCrossEntropyFunction.apply(x, w, t, b)[0],
+                      lambda x, w, b: torch.nn.functional.cross_entropy(x @ w.T + b, t.cpu()), [x, w, b],
+                      dy=torch.tensor(1.0))
+
+
+@case(P, "liger relu_squared fwd+bwd", "liger_kernel.ops.relu_squared", "_relu_squared_forward_kernel, _relu_squared_backward_kernel")
+def relu_squared(m, ctx):
+    x = ctx.randn(4, 70, grad=True)
+    return with_grads(ctx, lambda x: m.LigerReLUSquaredFunction.apply(x), lambda x: x.clamp(min=0) ** 2, [x])

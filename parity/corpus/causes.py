@@ -22,7 +22,8 @@ SM_COUNT = ("GPU-only host code (library): `liger_dyt_bwd` sets its grid's SM co
 
 _FLA = ("layer_norm residual fwd+bwd", "rms_norm fwd+bwd", "group_norm fwd+bwd", "l2norm fwd+bwd",
         "rms_norm_gated fwd+bwd", "swiglu fwd+bwd", "logsigmoid fwd+bwd", "chunk_local_cumsum", "logsumexp",
-        "solve_tril 64", "mean_pooling fwd+bwd", "chunk_simple_gla fwd+bwd")
+        "solve_tril 64", "mean_pooling fwd+bwd", "chunk_simple_gla fwd+bwd", "fused_recurrent_simple_gla fwd+bwd",
+        "chunk_gla fwd+bwd", "chunk_delta_rule bf16 fwd+bwd", "chunk_hgrn fwd+bwd", "fused_recurrent_hgrn fwd+bwd")
 _LIGER_FLOAT = ("rms_norm fwd+bwd", "rms_norm gemma offset", "layer_norm fwd+bwd", "fused_add_rms_norm",
                 "swiglu fwd+bwd", "kl_div fwd+bwd", "group_norm fwd+bwd", "poly_norm fwd+bwd", "tvd fwd+bwd")
 _MAMBA = ("layer_norm residual fwd+bwd", "rms_norm fwd+bwd", "gated rmsnorm fwd+bwd", "swiglu fwd+bwd",
