@@ -27,7 +27,7 @@ def outcome(result) -> dict:
     """A backend's outcome for one case: pass / fail (beyond the tolerance) / error, with the detail."""
     if result.error is not None:
         lines = [ln for ln in result.error.splitlines() if ln.strip()]
-        return {"outcome": "error", "detail": lines[0][:300] if lines else result.error_type}
+        return {"outcome": "error", "detail": lines[0][:200] if lines else result.error_type}
     value = json.loads(result.value[0])
     value["outcome"] = "pass" if value["ok"] else "fail"
     value["detail"] = "; ".join(value.pop("failed"))
@@ -45,11 +45,11 @@ def classify(rows: list, backends: list) -> int:
     unexplained = 0
     for row in rows:
         for b in backends:
-            got = row[b]
-            if got["outcome"] == "pass":
+            got = row.get(b)
+            if got is None or got["outcome"] == "pass":
                 continue
             cause = causes.cause_of(row["name"], b, got)
-            got["cause"] = cause or "UNEXPLAINED"
+            got["cause"] = cause.key if cause else "UNEXPLAINED"
             unexplained += cause is None
     return unexplained
 
@@ -73,17 +73,30 @@ def markdown(rows, backends, info, date) -> str:
             ""]
     for b in backends:
         i = info.get(b, {})
-        n = sum(r[b] is not None and r[b]["outcome"] == "pass" for r in rows)
+        n = sum(bool(r.get(b)) and r[b]["outcome"] == "pass" for r in rows)
         head.append(f"- **{b}**: {n} of {len(rows)} pass; " + ", ".join(f"{k} {v}" for k, v in i.items()
                                                                        if k in ("triton", "torch", "minitriton", "device", "date")))
+    head += ["", "| project | kernels | " + " | ".join(f"{b} passes" for b in backends) + " |",
+             "|---|---|" + "---|" * len(backends)]
+    for p in manifest.PROJECTS:
+        mine = [r for r in rows if r["project"] == p.name]
+        head.append(f"| {p.package} {p.version} | {len(mine)} | " + " | ".join(
+            str(sum(bool(r.get(b)) and r[b]["outcome"] == "pass" for r in mine)) for b in backends) + " |")
     head += ["", "| kernel | project | launches | " + " | ".join(backends) + " | cause when not passing |",
              "|---|---|---|" + "---|" * len(backends) + "---|"]
     for r in rows:
-        why = "; ".join(sorted({f"{b}: {r[b]['cause']}" for b in backends if r[b] and r[b].get("cause")}))
+        why = "; ".join(sorted({f"{b}: `{r[b]['cause']}`" for b in backends if r.get(b) and r[b].get("cause")}))
         head.append(f"| {r['name']} | {r['project']} | `{r['kernels']}` | "
-                    + " | ".join(_cell(r[b]) for b in backends) + f" | {why} |")
+                    + " | ".join(_cell(r.get(b)) for b in backends) + f" | {why} |")
+    head += ["", "Tolerances: `atol * max|ref| + rtol * |ref|`, fp32 1e-5/1e-4; kernels built on fp32 `tl.dot` 1e-2/1e-2 "
+             "(the GPU and minitriton round its inputs to TF32, docs/semantics.md S1.24; under "
+             "TRITON_F32_DEFAULT=ieee minitriton's errors there are 3e-7 to 2e-5); fla's bf16-only delta rule "
+             "2e-2/2e-2. A cause names why a backend cannot run a case (`parity/corpus/causes.py`)."]
+    used = sorted({r[b]["cause"] for r in rows for b in backends if r.get(b) and r[b].get("cause")})
+    head += ["", "Causes:", ""] + [f"- `{k}`: {causes.BY_KEY[k].text if k in causes.BY_KEY else 'no named cause'}"
+                                   for k in used]
     details = [f"- {r['name']} on {b}: {r[b]['detail']}" for r in rows for b in backends
-               if r[b] and r[b]["outcome"] != "pass" and r[b].get("detail")]
+               if r.get(b) and r[b]["outcome"] != "pass" and r[b].get("detail")]
     return "\n".join(head + (["", "## Details", ""] + details if details else [])) + "\n"
 
 
@@ -124,7 +137,7 @@ def main(argv=None) -> int:
         for r in rows:
             r["cuda"] = by_name.get(r["name"])
         backends.append("cuda")
-    unexplained = classify(rows, [b for b in backends if b != "cuda" or not args.gpu_results])
+    unexplained = classify(rows, [b for b in backends if any(r.get(b) for r in rows)])
     date = datetime.date.today().isoformat()
     text = markdown(rows, backends, info, date)
     print(text)
@@ -133,9 +146,11 @@ def main(argv=None) -> int:
         stem = f"corpus-{'cuda-' if args.target == 'cuda' else ''}{date}"
         (args.out / f"{stem}.md").write_text(text)
         compact = {"date": date, "info": info, "projects": [p.__dict__ for p in manifest.PROJECTS],
-                   "rows": [{k: ({kk: vv for kk, vv in v.items() if kk in ("outcome", "max_err", "cause", "detail")}
+                   "rows": [{k: ({kk: vv for kk, vv in v.items() if kk in ("outcome", "max_err", "worst_over_tol",
+                                                                            "cause", "detail") and vv != ""}
                                  if isinstance(v, dict) else v) for k, v in r.items()} for r in rows]}
-        (args.out / f"{stem}.json").write_text(json.dumps(compact, indent=0, default=str))
+        text = json.dumps(compact, default=str).replace('}, {"name"', '},\n{"name"')   # a row per line
+        (args.out / f"{stem}.json").write_text(text + "\n")
         print(f"wrote {args.out / stem}.md/.json")
     return 1 if unexplained else 0
 
