@@ -100,7 +100,7 @@ def must_use_result(x, s=True):  # pragma: no cover - decorator Triton exposes
 _ALIASES = {
     "triton.language": f"{__name__}.language",
     "triton.language.math": f"{__name__}.language.math",
-    "triton.language.core": f"{__name__}.language",
+    "triton.language.core": f"{__name__}.language.core",
     "triton.language.extra": f"{__name__}.language.extra",
     "triton.language.extra.libdevice": f"{__name__}.language.extra.libdevice",
     "triton.language.extra.cuda": f"{__name__}.language.extra.cuda",

@@ -8,7 +8,6 @@ be reached without a tensor, so they are the ops themselves.
 from __future__ import annotations
 
 import functools as _functools
-import sys as _sys
 
 from minitriton import errors as _errors
 from minitriton.memory import access as _access
@@ -62,7 +61,6 @@ globals().update({_name: _outside_kernel_guard(_fn, _name) for _name, _fn in _re
 for (_owner, _name), _fn in _registry.MEMBERS.items():
     setattr(_owner, _name, _fn)
 del _owner, _name, _fn
-CONSTEXPR_0 = constexpr(0)                          # Triton's core.CONSTEXPR_0, a default library kernels use
-core = _sys.modules[__name__]                       # `tl.core.X`: Triton's core module holds what tl exports
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+from minitriton.language import core  # noqa: E402,F401 - `tl.core`, after __all__ (it star-imports tl)
