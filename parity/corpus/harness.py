@@ -125,6 +125,8 @@ def compare(pairs, atol: float, rtol: float) -> dict:
                                                initial=0.0)))
         if bad.any():
             failed.append(f"{label}: {int(bad.sum())} of {bad.size} beyond the tolerance")
+    if not pairs:
+        failed.append("the case compared nothing")
     return {"max_err": worst, "worst_over_tol": ratio, "ok": not failed, "failed": failed,
             "outputs": len(pairs)}
 
