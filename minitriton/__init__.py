@@ -101,6 +101,7 @@ def must_use_result(x, s=True):  # pragma: no cover - decorator Triton exposes
 _ALIASES = {
     "triton.language": f"{__name__}.language",
     "triton.language.math": f"{__name__}.language.math",
+    "triton.language.core": f"{__name__}.language.core",
     "triton.language.extra": f"{__name__}.language.extra",
     "triton.language.extra.libdevice": f"{__name__}.language.extra.libdevice",
     "triton.language.extra.cuda": f"{__name__}.language.extra.cuda",
@@ -117,6 +118,7 @@ _ALIASES = {
     "triton.compiler.errors": f"{__name__}.compiler.errors",
     "triton.runtime": f"{__name__}.runtime",
     "triton.runtime.jit": f"{__name__}.runtime.jit",
+    "triton.runtime.autotuner": f"{__name__}.runtime.autotune",
     "triton.runtime.errors": f"{__name__}.errors",
     "triton.runtime.driver": f"{__name__}.runtime.driver",
 }

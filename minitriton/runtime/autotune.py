@@ -66,8 +66,8 @@ class Autotuner(KernelInterface):
         self.keys = list(key or [])
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
-        self.user_pre_hook = pre_hook
-        self.post_hook = post_hook
+        self.pre_hook, self.post_hook = pre_hook, post_hook   # Triton's names: libraries subclass Autotuner
+        self.user_defined_pre_hook, self.user_defined_post_hook = pre_hook is not None, post_hook is not None
         prune = prune_configs_by or {}
         self.perf_model = prune.get("perf_model")
         self.configs_top_k = prune.get("top_k", 1.0)
@@ -101,8 +101,8 @@ class Autotuner(KernelInterface):
                 arr[...] = 0
         if config.pre_hook:
             config.pre_hook({**nargs, **config.all_kwargs()})
-        if self.user_pre_hook:
-            self.user_pre_hook({**nargs, **config.all_kwargs()})
+        if self.pre_hook:
+            self.pre_hook({**nargs, **config.all_kwargs()})
 
     def run(self, *args, grid, warmup=False, **kwargs):
         nargs = dict(zip(self.arg_names, args))

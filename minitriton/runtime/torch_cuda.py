@@ -72,7 +72,22 @@ def _host_memory(torch):
     return HostMemory()
 
 
+class DeviceContext:
+    """`torch.cuda.device(index)`: GPU libraries enter it around launches with their tensors' device index
+    (None for the CPU tensors the emulator uses); there is one emulated GPU to select, so it selects nothing."""
+
+    def __init__(self, index):
+        device.check_index(index)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def _answer(torch) -> None:
+    torch.cuda.device = DeviceContext
     torch.cuda.get_device_properties = device_properties
     torch.cuda.get_device_capability = device_capability
     torch.cuda.get_device_name = device_name
