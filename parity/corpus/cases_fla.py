@@ -2,7 +2,7 @@
 torch formulas in float64 (the references its tests use: `*_ref`, naive recurrences)."""
 from __future__ import annotations
 
-from parity.corpus.cases import TF32, case, with_grads
+from parity.corpus.case import TF32, case, with_grads
 
 P = "fla"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from parity.corpus.cases import case, with_grads
+from parity.corpus.case import case, with_grads
 
 P = "liger-kernel"
 

@@ -1,7 +1,7 @@
 """Mamba (state-spaces): the Triton ops of mamba_ssm against the `*_ref` functions the library's tests use."""
 from __future__ import annotations
 
-from parity.corpus.cases import TF32, case, with_grads
+from parity.corpus.case import TF32, case, with_grads
 
 P = "mamba"
 STUB = ("mamba_ssm", "mamba_ssm.ops")     # their __init__ imports the CUDA extension and the models

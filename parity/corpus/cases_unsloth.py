@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from parity.corpus.cases import case
+from parity.corpus.case import case
 
 P = "unsloth"
 K = "unsloth/kernels/"
