@@ -22,8 +22,9 @@ import subprocess
 import sys
 import time
 
-from bench.__main__ import (PROGRAMS, REPO_ROOT, RESULT_MARK, RESULTS_DIR, _busy_cpu_s, _children_cpu_s, _jsonable,
-                            _log, machine_info, machine_tag)
+from bench.__main__ import _busy_cpu_s, _children_cpu_s, machine_info, machine_tag
+from bench.settings import PROGRAMS, REPO_ROOT, RESULT_MARK, RESULTS_DIR
+from bench.worker import _jsonable, _log
 
 RUNTIMES = ["pyodide", "cpython"]
 GOAL_RATIO = 10.0

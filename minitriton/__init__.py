@@ -16,7 +16,8 @@ Supported: the `triton` launch surface (jit, autotune, heuristics, Config, cdiv,
 the GPU's TF32/bf16/fp16 rules, reductions and scans, shape ops, math and libdevice, Philox random numbers
 (`tl.rand`, `tl.randn`, `tl.randint`, bit-exact with Triton), `tl.swizzle2d`, debug ops), every
 integer and float dtype with bf16 rounded like the GPU, bounds-checked memory with precise errors, and
-traffic counters (`record()`).
+traffic counters (`record()`), which `triton.profiler` (Proton's sessions and scopes, minitriton/profiler) reports
+per scope with the emulator's own time, never GPU time; `triton.tools.mxfp` (the MX formats' host tensors).
 `triton.runtime.driver` and `kernel.warmup()` describe an emulated H200 (docs/device.md).
 Block pointers (`tl.make_block_ptr`, `tl.advance`) and tensor descriptors (`tl.make_tensor_descriptor`,
 `triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and store blocks with their padding.
@@ -101,6 +102,7 @@ def must_use_result(x, s=True):  # pragma: no cover - decorator Triton exposes
 _ALIASES = {
     "triton.language": f"{__name__}.language",
     "triton.language.math": f"{__name__}.language.math",
+    "triton.language.core": f"{__name__}.language.core",
     "triton.language.extra": f"{__name__}.language.extra",
     "triton.language.extra.libdevice": f"{__name__}.language.extra.libdevice",
     "triton.language.extra.cuda": f"{__name__}.language.extra.cuda",
@@ -110,10 +112,16 @@ _ALIASES = {
     "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
     "triton.backends": f"{__name__}.compiler.backends",
     "triton.backends.compiler": f"{__name__}.compiler.backends",
+    "triton.tools.mxfp": f"{__name__}.tools.mxfp",
+    "triton._C": f"{__name__}.tools.cublas",
+    "triton._C.libtriton": f"{__name__}.tools.cublas",
+    "triton.profiler": f"{__name__}.profiler",
+    "triton.profiler.viewer": f"{__name__}.profiler.viewer",
     "triton.compiler": f"{__name__}.compiler",
     "triton.compiler.errors": f"{__name__}.compiler.errors",
     "triton.runtime": f"{__name__}.runtime",
     "triton.runtime.jit": f"{__name__}.runtime.jit",
+    "triton.runtime.autotuner": f"{__name__}.runtime.autotune",
     "triton.runtime.errors": f"{__name__}.errors",
     "triton.runtime.driver": f"{__name__}.runtime.driver",
 }

@@ -10,7 +10,7 @@ the GPU's default (TF32 inputs) instead. Everything else follows the GPU (bf16 r
 Scripts see the emulated GPU (an H200, docs/device.md): `triton.runtime.driver.active` describes it, their
 `DEVICE = triton.runtime.driver.active.get_active_torch_device()` is the CPU (where their tensors live), and
 torch.cuda's device queries (`get_device_capability`, `get_device_properties`, `get_device_name`) answer for
-it while `torch.cuda.is_available()` stays False. `--no-bench` skips `triton.testing.perf_report` benchmarks
+it while `torch.cuda.is_available()` stays False; tensors asked for on "cuda" are CPU tensors (its memory). `--no-bench` skips `triton.testing.perf_report` benchmarks
 (MINITRITON_BENCHMARKS=0).
 
 `--picture[=PATH]` writes the memory picture of the script's launches (minitriton/picture: every program,

@@ -97,10 +97,10 @@ def section_probes(target, pools):
 
 
 def section_fuzz(a, pools, out_dir):
-    from parity import fuzz
-    seeds = a.seeds or [fuzz.fresh_seed() for _ in range(a.fuzz_seeds)]
+    from parity.fuzz.run import fresh_seed, run as run_fuzz
+    seeds = a.seeds or [fresh_seed() for _ in range(a.fuzz_seeds)]
     log(f"fuzz: seed(s) {', '.join(map(str, seeds))}" + ("" if a.seeds else " (fresh; replay with --seed)"))
-    rep = fuzz.run(a.target, a.fuzz_examples, pools, per_kernel=a.per_kernel, shards=a.shards, seeds=seeds,
+    rep = run_fuzz(a.target, a.fuzz_examples, pools, per_kernel=a.per_kernel, shards=a.shards, seeds=seeds,
                    shrink_seconds=a.shrink_seconds, out_dir=out_dir, log=log, budget_s=a.fuzz_seconds,
                    wave=a.jobs * a.per_kernel * 8,
                    stop_at=None if a.max_seconds is None else a.started + a.max_seconds)
@@ -159,8 +159,8 @@ def main(argv=None) -> int:
     part = "" if set(a.sections) == set(SECTIONS) else "-" + "+".join(a.sections)
     stem = f"{a.target}{'-smoke' if a.smoke else ''}{part}-{date}"
     if a.sections == ["fuzz"]:
-        from parity import fuzz
-        a.seeds = a.seeds or [fuzz.fresh_seed() for _ in range(a.fuzz_seeds)]
+        from parity.fuzz.run import fresh_seed
+        a.seeds = a.seeds or [fresh_seed() for _ in range(a.fuzz_seeds)]
         stem += f"-seed{a.seeds[0]}"
     rows, fuzz_report, bench, info = [], None, None, {"minitriton": {}, "reference": {}}
     need_pools = any(s in a.sections for s in ("kernels", "probes", "fuzz"))

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from parity.oracle import _STICKY_CUDA, CRASH_STDERR, _c_strides, _view, cpu_model
+from parity.oracle import _STICKY_CUDA, CRASH_STDERR, cpu_model
+from parity.transport import _c_strides, _view
 
 
 @contextmanager

@@ -328,8 +328,9 @@ def main(argv=None) -> int:
         for name, r, m in rows:
             print(f"  {title}: {name}\n    triton:     {r}\n    minitriton: {m}")
     if a.out:
-        pathlib.Path(a.out).write_text(json.dumps({"triton": compiled["triton"], "cases": {
-            n: {"triton": ref[n], "minitriton": mt[n]} for n, *_ in todo}}, indent=1))
+        from parity.report import results_json   # this file also runs as a script in the Triton 3.6 Python
+        pathlib.Path(a.out).write_text(results_json({"triton": compiled["triton"], "cases": {
+            n: {"triton": ref[n], "minitriton": mt[n]} for n, *_ in todo}}))
     return 1 if differ else 0
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
-import json
 import pathlib
 
 import numpy as np
+
+from parity.report import results_json
 
 FP8 = ("fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16")
 WIDE = ("fp16", "bf16", "fp32", "fp64")
@@ -168,7 +169,7 @@ def write(result: dict, out: pathlib.Path) -> pathlib.Path:
     result = dict(result, date=date, fp32_low_halves=list(FP32_LOW_HALVES))
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"cuda-fp8-{date}.json"
-    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    path.write_text(results_json(result, sort_keys=True))
     lines = [f"# fp8 conversions on {result['gpu']} (Triton {result['triton']}, torch {result['torch']}, {date})",
              "", "Written by `python3 -m parity.fp8_table`. `ok` = compiled and ran (its output digest is in the "
              "JSON); otherwise the compile's error.", "", "| conversion or op | result |", "|---|---|"]

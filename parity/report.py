@@ -27,6 +27,17 @@ def source_digest(root=None, dirs=SOURCES) -> str:
     return h.hexdigest()
 
 
+def results_json(data, **dump) -> str:
+    """The text of a results file's JSON: one line per top-level key, the values compact. People read a run
+    through its Markdown; the JSON is for programs, and indented it would run to thousands of lines."""
+    def compact(value):
+        return json.dumps(value, separators=(",", ":"), **dump)
+    if not isinstance(data, dict) or not data:
+        return compact(data) + "\n"
+    keys = sorted(data) if dump.get("sort_keys") else list(data)
+    return "{" + ",\n".join(f"{json.dumps(k)}:{compact(data[k])}" for k in keys) + "}\n"
+
+
 def command(prog, argv) -> str:
     """The command line a result records: `prog` and its arguments, an `--out` folder outside the repository
     written as `DIR` (where a result went on one machine says nothing about the run)."""
@@ -170,7 +181,7 @@ def write(out_dir, stem, result: dict, rows) -> tuple:
     out_dir.mkdir(parents=True, exist_ok=True)
     jpath, mpath = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
     data = {**result, "rows": [r.as_dict() for r in rows], "tolerances": TOLERANCES}
-    jpath.write_text(json.dumps(_jsonable(data), indent=1, default=str) + "\n")
+    jpath.write_text(results_json(_jsonable(data), default=str))
     v = result["versions"]
     md = [f"# parity: minitriton vs {result['target']} — {result['date']}", "",
           f"- command: `{result['command']}`"] + \

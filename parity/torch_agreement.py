@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import sys
 import warnings
@@ -195,7 +194,7 @@ def main(argv=None) -> int:
     if dev == "cpu":  # the interpreter's NumPy warns about masked-off lanes (-inf - -inf) that no output keeps
         warnings.filterwarnings("ignore", category=RuntimeWarning, module="triton.runtime.interpreter")
     c = run(a.small, dev)
-    from parity.report import command
+    from parity.report import command, results_json
     info = {"date": datetime.date.today().isoformat(), "command": command("python -m parity.torch_agreement", argv or sys.argv[1:]),
             "device": torch.cuda.get_device_name(0) if dev == "cuda" else "CPU, Triton's interpreter",
             "triton": triton.__version__, "torch": torch.__version__}
@@ -205,7 +204,7 @@ def main(argv=None) -> int:
         with open(stem + ".md", "w") as f:
             f.write(report(c, info))
         with open(stem + ".json", "w") as f:
-            json.dump({"info": info, "checks": c.rows}, f, indent=1)
+            f.write(results_json({"info": info, "checks": c.rows}))
     failed = sum(r["ok"] is False for r in c.rows)
     made = sum(r["ok"] is not None for r in c.rows)
     print(f"{made - failed} of {made} checks pass ({len(c.rows) - made} skipped)", flush=True)

@@ -1,13 +1,17 @@
 """The emulator's shape: imports point down the layers of docs/architecture.md, no cycles, no imports
-inside functions (optional dependencies aside), modules within their size budget."""
+inside functions (optional dependencies aside), modules within their size budget. The tools beside it (parity/,
+sandbox/, bench/) keep the same module budget, their own layers and no cycles; parity/results/ stays a small
+share of the repository."""
 from __future__ import annotations
 
 import ast
 import pathlib
+import subprocess
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "minitriton"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "minitriton"
 
 # docs/architecture.md, "Layers": a module may import modules of its own layer or of lower layers.
 LAYERS = [
@@ -19,13 +23,13 @@ LAYERS = [
     ("minitriton.observers",),
     ("minitriton.frontend",),
     ("minitriton.runtime",),
-    ("minitriton.language", "minitriton.compiler", "minitriton.tools"),
+    ("minitriton.language", "minitriton.compiler", "minitriton.tools", "minitriton.profiler"),
     ("minitriton.testing", "minitriton.picture"),
     ("minitriton",),
 ]
 OPTIONAL = {"torch", "hypothesis", "ml_dtypes"}   # may be imported where first needed
 MODULE_LINES = 500
-EMULATOR_LINES = 11800                            # minitriton/ without testing/, picture/ and diagnostics/ (docs/architecture.md)
+EMULATOR_LINES = 12324                            # minitriton/ without testing/, picture/ and diagnostics/ (docs/architecture.md)
 DIAGNOSTICS_LINES = 3044                          # the records, their texts in two languages, the fixes
 # The diagnostics' modules: records and texts, and the fixes read from the kernel source (in frontend/, the layer
 # that reads source); they count against DIAGNOSTICS_LINES, not the emulator's budget.
@@ -33,19 +37,21 @@ DIAGNOSTICS = ("minitriton.diagnostics", "minitriton.frontend.fix", "minitriton.
                "minitriton.frontend.kernel_values")
 
 
-def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+def _modules(package=PACKAGE, skip=()):
+    for path in sorted(package.rglob("*.py")):
+        if any(s in path.relative_to(ROOT).parents for s in skip):
+            continue
+        rel = path.relative_to(ROOT).with_suffix("")
         parts = list(rel.parts)
         if parts[-1] == "__init__":
             parts.pop()
         yield ".".join(parts), path
 
 
-def layer_of(module: str) -> int:
-    """The layer of a module: its longest matching prefix in LAYERS."""
+def layer_of(module: str, layers=LAYERS) -> int:
+    """The layer of a module: its longest matching prefix in `layers`."""
     best, rank = -1, None
-    for i, prefixes in enumerate(LAYERS):
+    for i, prefixes in enumerate(layers):
         for p in prefixes:
             if (module == p or module.startswith(p + ".")) and len(p) > best:
                 best, rank = len(p), i
@@ -159,3 +165,157 @@ def test_layer_rule_finds_an_upward_import(tmp_path):
     bad.write_text("from minitriton.runtime import launch\n")
     imports = list(_imports(bad, "minitriton.values.bad"))
     assert imports and layer_of(imports[0][0]) > layer_of("minitriton.values.bad")
+
+
+# ---- the tools beside the emulator (docs/architecture.md, "The tools")
+
+# Within each tool a module may import (at module level) modules of its own layer or of a lower one; a module no
+# prefix names more closely is in the package's last layer, with the commands.
+TOOL_LAYERS = {
+    "parity": [
+        ("parity.transport", "parity.paired_timing", "parity.fuzz.fragment", "parity.fuzz.source"),
+        ("parity.oracle", "parity.fuzz.dtypes"),
+        ("parity.compare", "parity.fuzz.types", "parity.fuzz.expressions", "parity.fuzz.shrink_passes"),
+        ("parity.runner", "parity.kernel_cases", "parity.probes", "parity.fuzz.gen", "parity.fuzz.shrink"),
+        ("parity.report", "parity.fuzz.case"),
+        ("parity.fuzz.explain", "parity.fuzz.record"),
+        ("parity.fuzz.rules",),
+        ("parity.fuzz.run",),
+        ("parity.fuzz.amend",),
+        ("parity",),
+    ],
+    "sandbox": [
+        ("sandbox.catalogue",),
+        ("sandbox.messages",),
+        ("sandbox.exercises",),
+        ("sandbox.explain", "sandbox.memory_picture"),
+        ("sandbox.bridge",),
+        ("sandbox.gpu",),
+        ("sandbox",),
+    ],
+    "bench": [
+        ("bench.settings",),
+        ("bench.workloads", "bench.worker"),
+        ("bench.floors", "bench.observed"),
+        ("bench",),
+    ],
+}
+# Which top-level packages a package's modules never import, anywhere (inside functions too).
+NEVER = {
+    "minitriton": ("parity", "sandbox", "bench"),
+    "parity": ("sandbox", "bench"),
+    "sandbox": ("parity", "bench"),
+    "bench": ("parity", "sandbox"),
+}
+# parity's parent process never holds minitriton, Triton or torch at module level: real Triton and minitriton run
+# in child processes (`minitriton.install()` aliases `triton`), minitriton in-process only where a function asks.
+PARITY_MODULE_LEVEL_NEVER = ("minitriton", "triton", "torch")
+RESULTS = ROOT / "parity" / "results"
+RESULTS_SHARE = 0.10                              # parity/results/ lines / tracked lines, at most
+
+
+def _tool_modules(name):
+    return dict(_modules(ROOT / name, skip=(RESULTS.relative_to(ROOT),)))
+
+
+TOOLS = {name: _tool_modules(name) for name in TOOL_LAYERS}
+TOOL_MODULES = {m: p for modules in TOOLS.values() for m, p in modules.items()}
+
+
+def _top_level(target, package):
+    return target == package or target.startswith(package + ".")
+
+
+@pytest.mark.parametrize("tool", sorted(TOOL_LAYERS))
+def test_tool_imports_point_down_its_layers(tool):
+    modules, layers = TOOLS[tool], TOOL_LAYERS[tool]
+    known, upward = set(modules), []
+    for module, path in modules.items():
+        for target, names, line, inside in _imports(path, module):
+            if inside or not _top_level(target, tool):
+                continue
+            for imported in _resolve(target, names, known):
+                if imported != module and layer_of(imported, layers) > layer_of(module, layers):
+                    upward.append(f"{module}:{line} imports {imported}")
+    assert not upward, "upward imports:\n" + "\n".join(upward)
+
+
+@pytest.mark.parametrize("tool", sorted(TOOL_LAYERS))
+def test_tool_has_no_import_cycles(tool):
+    modules = TOOLS[tool]
+    known = set(modules)
+    graph = {m: set() for m in known}
+    for module, path in modules.items():
+        for target, names, _, inside in _imports(path, module):
+            if _top_level(target, tool) and not inside:
+                graph[module].update(i for i in _resolve(target, names, known) if i != module)
+    cycles = []
+
+    def visit(m, stack):
+        for n in sorted(graph[m]):
+            if n.startswith(m + "."):
+                continue
+            if n in stack:
+                cycles.append(" -> ".join(stack[stack.index(n):] + [n]))
+            elif n not in done:
+                visit(n, stack + [n])
+        done.add(m)
+
+    done: set = set()
+    for m in sorted(graph):
+        if m not in done:
+            visit(m, [m])
+    assert not cycles, "import cycles:\n" + "\n".join(sorted(set(cycles)))
+
+
+def test_packages_import_only_what_they_may():
+    found = []
+    for package, forbidden in NEVER.items():
+        modules = MODULES if package == "minitriton" else TOOLS[package]
+        for module, path in modules.items():
+            for target, _, line, inside in _imports(path, module):
+                if any(_top_level(target, f) for f in forbidden):
+                    found.append(f"{module}:{line} imports {target}")
+                elif package == "parity" and not inside and any(_top_level(target, f)
+                                                                 for f in PARITY_MODULE_LEVEL_NEVER):
+                    found.append(f"{module}:{line} imports {target} at module level (only a child process may)")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("module", sorted(TOOL_MODULES))
+def test_tool_module_size(module):
+    lines = len(TOOL_MODULES[module].read_text().splitlines())
+    assert lines <= MODULE_LINES, f"{module} has {lines} lines (budget {MODULE_LINES}): split it by job"
+
+
+def _tracked_lines():
+    """{path: line count (as `wc -l` counts)} of every file git tracks, or None outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    paths = [ROOT / p.decode() for p in out.split(b"\0") if p]
+    return {p: p.read_bytes().count(b"\n") for p in paths if p.is_file()} or None
+
+
+def test_parity_results_stay_a_small_share_of_the_repository():
+    """parity/results/ keeps the runs of record, in compact JSON (parity/results/README.md)."""
+    lines = _tracked_lines()
+    if lines is None:
+        pytest.skip("not a git checkout")
+    results = sum(n for p, n in lines.items() if RESULTS in p.parents)
+    total = sum(lines.values())
+    assert results > 0 and results <= RESULTS_SHARE * total, \
+        f"parity/results/ holds {results} of {total} tracked lines ({results / total:.1%} > {RESULTS_SHARE:.0%})"
+
+
+def test_tool_layer_rule_finds_an_upward_import(tmp_path):
+    """The checker itself: parity's transport importing its oracle is reported, and so is a module-level
+    import of minitriton in parity."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import minitriton\nfrom parity.oracle import Pool\n")
+    (mt, _, _, inside), (target, names, _, _) = list(_imports(bad, "parity.transport"))
+    assert _top_level(mt, "minitriton") and not inside
+    imported = _resolve(target, names, set(TOOLS["parity"]))
+    assert imported == ["parity.oracle"]
+    assert layer_of("parity.oracle", TOOL_LAYERS["parity"]) > layer_of("parity.transport", TOOL_LAYERS["parity"])

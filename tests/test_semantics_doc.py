@@ -45,4 +45,4 @@ def test_every_cited_row_exists():
 def test_the_citations_are_found():
     """The scan above sees the probes' and the tests' citations (it would pass vacuously otherwise)."""
     cited = {path.name for path in _sources() if ROW_ID.search(path.read_text(errors="replace"))}
-    assert {"probes.py", "test_vs_interpreter.py", "test_ops_elementwise.py"} <= cited
+    assert {"integers_and_casts.py", "test_vs_interpreter.py", "test_ops_elementwise.py"} <= cited

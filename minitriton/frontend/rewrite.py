@@ -50,6 +50,25 @@ def _is_static_loop(node: ast.For) -> bool:
     return name == "static_range"
 
 
+def _store_chains(func) -> dict:
+    """name -> for each of its assignments (and parameters: ()), the ids of the non-static loops around it.
+    Triton discards a loop body's scope when the loop ends, so only an assignment outside every loop that does
+    not also enclose a later loop makes the name carried by that loop."""
+    chains = {a.arg: [()] for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
+
+    def visit(node, chain):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            chains.setdefault(node.id, []).append(chain)
+        if isinstance(node, ast.While) or isinstance(node, ast.For) and not _is_static_loop(node):
+            chain += (id(node),)
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, _SCOPES):
+                visit(child, chain)
+
+    visit(func, ())
+    return chains
+
+
 def _call(fn: str, *args) -> ast.expr:
     return ast.Call(func=ast.Name(id=PREFIX + fn, ctx=ast.Load()), args=list(args), keywords=[])
 
@@ -146,8 +165,9 @@ class _Rewriter(ast.NodeTransformer):
     """Snapshots before, and type checks at the end of, every non-static loop and every `if` that assigns;
     `while` conditions through `while_test`; nested functions and lambdas stay Python."""
 
-    def __init__(self):
+    def __init__(self, chains=None):
         self.count = 0
+        self.chains, self.loops = chains or {}, []
 
     def _var(self) -> str:
         self.count += 1
@@ -172,11 +192,19 @@ class _Rewriter(ast.NodeTransformer):
             out.extend(r if isinstance(r, list) else [r])
         return out
 
+    def _visible(self, name, outer=None) -> bool:
+        """Whether an assignment of `name` outside the loops that end before here binds it here."""
+        outer = tuple(self.loops) if outer is None else outer
+        return any(c == outer[:len(c)] for c in self.chains.get(name, [()]))
+
     def _loop(self, node):
+        outer = tuple(self.loops)
+        self.loops.append(id(node))
         node.body = self._block(node.body)
+        self.loops.pop()
         node.orelse = self._block(node.orelse)
         names = [n for n in _stored_names(node.body)
-                 if not (isinstance(node, ast.For) and n in _stored_names([node.target]))]
+                 if not (isinstance(node, ast.For) and n in _stored_names([node.target])) and self._visible(n, outer)]
         if not names:
             return node
         var = self._var()
@@ -204,7 +232,7 @@ class _Rewriter(ast.NodeTransformer):
         node.body = self._block(node.body)
         node.orelse = self._block(node.orelse)
         then_names, else_names = _stored_names(node.body), _stored_names(node.orelse)
-        names = list(dict.fromkeys(then_names + else_names))
+        names = [n for n in dict.fromkeys(then_names + else_names) if self._visible(n)]
         if not names:
             return node
         both = [n for n in then_names if n in else_names]
@@ -241,6 +269,7 @@ def instrument(source: KernelSource, kernel, kernel_globals: dict) -> types.Func
         func.args.kwarg.annotation = None
     rewriter = _Rewriter()
     _LogicRewriter(rewriter).visit(func)
+    rewriter.chains = _store_chains(func)
     rewriter.visit(func)
     if not rewriter.count:
         return None

@@ -63,3 +63,4 @@ for (_owner, _name), _fn in _registry.MEMBERS.items():
 del _owner, _name, _fn
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+from minitriton.language import core  # noqa: E402,F401 - `tl.core`, after __all__ (it star-imports tl)

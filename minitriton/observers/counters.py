@@ -33,6 +33,10 @@ class Recording:
     def __init__(self):
         self.launches: list[dict] = []
 
+    def add(self, record: dict, launch) -> None:
+        """Keep one launch's record (`launch`: the runtime's Launch it describes)."""
+        self.launches.append(record)
+
     def __iter__(self):
         return iter(self.launches)
 
@@ -78,8 +82,10 @@ class record:
         self.trace_programs = trace_programs if callable(trace_programs) else list(trace_programs or [])
         self.accesses = bool(accesses)
 
+    kind = Recording   # what `with` yields (a profiler's subclass keeps launches its own way)
+
     def __enter__(self) -> Recording:
-        self.recording = Recording()
+        self.recording = self.kind()
         self.recording.trace_programs = self.trace_programs
         self.recording.accesses = self.accesses
         _recorders.append(self.recording)

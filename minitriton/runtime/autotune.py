@@ -66,8 +66,8 @@ class Autotuner(KernelInterface):
         self.keys = list(key or [])
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
-        self.user_pre_hook = pre_hook
-        self.post_hook = post_hook
+        self.pre_hook, self.post_hook = pre_hook, post_hook   # Triton's names: libraries subclass Autotuner
+        self.user_defined_pre_hook, self.user_defined_post_hook = pre_hook is not None, post_hook is not None
         prune = prune_configs_by or {}
         self.perf_model = prune.get("perf_model")
         self.configs_top_k = prune.get("top_k", 1.0)
@@ -77,17 +77,21 @@ class Autotuner(KernelInterface):
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.__doc__ = getattr(fn, "__doc__", None)
 
-    def prune_configs(self, nargs):
+    def prune_configs(self, nargs, kwargs):
+        """Triton's pruning: `early_config_prune(configs, positional arguments by name, **keyword arguments)`,
+        then the `top_k` configs `perf_model(**positional, **keywords, **config)` rates fastest. The keywords
+        include `grid` and `warmup`, as Triton's launch passes them to the autotuner."""
         configs = self.configs
         if self.early_config_prune:
-            configs = list(self.early_config_prune(configs, nargs))
+            configs = list(self.early_config_prune(configs, nargs, **kwargs))
             if not configs:
                 raise errors.LaunchError(errors.diagnostic("autotune_pruned_all"))
         if self.perf_model:
             top_k = self.configs_top_k
             if isinstance(top_k, float) and top_k <= 1.0:
                 top_k = max(1, int(len(configs) * top_k))
-            configs = sorted(configs, key=lambda c: self.perf_model(**nargs, **c.all_kwargs()))[:top_k]
+            if len(configs) > top_k:
+                configs = sorted(configs, key=lambda c: self.perf_model(**nargs, **kwargs, **c.all_kwargs()))[:top_k]
         return configs
 
     def _hooks(self, nargs, config):
@@ -97,8 +101,8 @@ class Autotuner(KernelInterface):
                 arr[...] = 0
         if config.pre_hook:
             config.pre_hook({**nargs, **config.all_kwargs()})
-        if self.user_pre_hook:
-            self.user_pre_hook({**nargs, **config.all_kwargs()})
+        if self.pre_hook:
+            self.pre_hook({**nargs, **config.all_kwargs()})
 
     def run(self, *args, grid, warmup=False, **kwargs):
         nargs = dict(zip(self.arg_names, args))
@@ -111,7 +115,7 @@ class Autotuner(KernelInterface):
         key = tuple(_key_part(nargs.get(k)) for k in self.keys)
         mode = options().autotune
         if key not in self.cache:
-            configs = self.prune_configs(nargs)
+            configs = self.prune_configs(dict(zip(self.arg_names, args)), dict(kwargs, grid=grid, warmup=warmup))
             if mode == "cheapest" and len(configs) > 1:
                 self.cache[key] = self._cheapest(configs, args, kwargs, grid)
             else:

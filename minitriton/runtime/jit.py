@@ -31,7 +31,7 @@ __all__ = ["JITFunction", "KernelInterface", "jit"]
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
                   "launch_pdl", "enable_warp_specialization", "stream", "debug", "sanitize_overflow",
-                  "matrix_instr_nonkdim", "waves_per_eu", "kpack", "instrumentation_mode", "extern_libs")
+                  "matrix_instr_nonkdim", "waves_per_eu", "kpack", "instrumentation_mode", "extern_libs", "clc")
 
 
 class JITFunction(KernelInterface):
@@ -47,6 +47,7 @@ class JITFunction(KernelInterface):
         self.__wrapped__ = fn
         self.debug = debug
         self.noinline = noinline
+        self.launch_metadata = launch_metadata   # fn(grid, kernel, args) -> dict: what a profiler records
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.params = list(self.signature.parameters.values())
@@ -206,7 +207,8 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
         do_not_specialize_on_alignment=None, debug=None, noinline=None):
     """`@triton.jit` / `@triton.jit(debug=True, ...)`."""
     def decorator(f):
-        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline,
+                           launch_metadata=launch_metadata)
     if fn is not None:
         return decorator(fn)
     return decorator

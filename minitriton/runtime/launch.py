@@ -3,6 +3,8 @@ then every program run by the scheduler (runtime/scheduler.py).
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from minitriton import errors
@@ -23,6 +25,7 @@ class Launch:
 
     def __init__(self, kernel, grid: tuple, constexprs: dict):
         self.kernel = kernel
+        self.started = time.perf_counter()   # the emulator's own clock (a profiler's emulation time)
         self.grid = grid
         self.n = grid[0] * grid[1] * grid[2]
         self.constexprs = constexprs
@@ -162,13 +165,13 @@ def launch(kernel, args, kwargs, grid, warmup=False):
                 schedule(run, lambda: fn(*call_args))
         except errors.MiniTritonError:
             if run.recorder is not None and run.recorder.error is not None:  # recorded up to the failure
-                run.recording.launches.append(run.recorder.report(run))
+                run.recording.add(run.recorder.report(run), run)
             raise
         finally:
             numerics.already_quiet = quiet_before
     completed.add(spec)
     if run.recording is not None:
-        run.recording.launches.append(run.recorder.report(run))
+        run.recording.add(run.recorder.report(run), run)
     return None
 
 

@@ -5,9 +5,10 @@ than Triton's driver (tutorial 06: `torch.cuda.get_device_capability()[0] >= 9` 
 tutorial 08: `torch.cuda.get_device_properties("cuda").multi_processor_count` sizes its persistent grid).
 Under `python -m minitriton run` these questions get the emulated device's answers (runtime/device.py:
 capability (9, 0), 132 SMs, ...), and `torch.cpu.set_stream` exists (a no-op: the CPU is the scripts' `DEVICE`
-and has one stream). Nothing else changes: `torch.cuda.is_available()` stays False and CUDA
-tensors cannot be made, because the emulator's tensors are CPU tensors (`DEVICE` from
-`triton.runtime.driver.active.get_active_torch_device()` is the CPU). Only `run` does this, never
+and has one stream). The emulated GPU's memory is the host's, so a tensor a script asks for on "cuda"
+(`device="cuda"`, `.cuda()`, `.to("cuda")`; tutorials 09-11 name the device so) is a CPU tensor, the kind
+`DEVICE` (`triton.runtime.driver.active.get_active_torch_device()`) gives: `torch.cuda.is_available()` stays
+False and `x.is_cuda` is False, so torch never takes a CUDA-only path. Only `run` does this, never
 `minitriton.install()`, so a program that imports minitriton sees torch as it is. docs/device.md lists the
 answers.
 """
@@ -49,12 +50,50 @@ def set_stream(stream) -> None:
     and launches run in order, so there is nothing to select."""
 
 
+def _is_cuda(device) -> bool:
+    """A CUDA device as torch takes one: "cuda", "cuda:0", torch.device("cuda"), or an index (device=0)."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        return True
+    return (device.split(":")[0] if isinstance(device, str) else getattr(device, "type", None)) == "cuda"
+
+
+def _host_memory(torch):
+    """A torch function mode under which the device "cuda" is the CPU (the emulated GPU's memory)."""
+    class HostMemory(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if func is torch.Tensor.cuda:
+                return args[0]
+            if _is_cuda(kwargs.get("device")):
+                kwargs["device"] = "cpu"
+            if func is torch.Tensor.to:
+                args = tuple("cpu" if _is_cuda(a) else a for a in args)
+            return func(*args, **kwargs)
+    return HostMemory()
+
+
+class DeviceContext:
+    """`torch.cuda.device(index)`: GPU libraries enter it around launches with their tensors' device index
+    (None for the CPU tensors the emulator uses); there is one emulated GPU to select, so it selects nothing."""
+
+    def __init__(self, index):
+        device.check_index(index)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def _answer(torch) -> None:
+    torch.cuda.device = DeviceContext
     torch.cuda.get_device_properties = device_properties
     torch.cuda.get_device_capability = device_capability
     torch.cuda.get_device_name = device_name
     if not hasattr(torch.cpu, "set_stream"):
         torch.cpu.set_stream = set_stream
+    _host_memory(torch).__enter__()   # for the rest of the run
 
 
 def emulate() -> None:

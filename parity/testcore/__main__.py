@@ -38,6 +38,7 @@ import time
 import urllib.request
 import xml.etree.ElementTree as ET
 
+from parity.report import results_json
 from parity.testcore import causes, report
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -234,7 +235,7 @@ def main(argv=None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         stem = out / f"testcore-{result['date']}"
         stored = dict(result, runs=report.compact(runs), bf16_lifted=report.compact(bf16) if bf16 else {})
-        stem.with_suffix(".json").write_text(report.to_json(stored) + "\n")
+        stem.with_suffix(".json").write_text(results_json(stored, sort_keys=True))
         stem.with_suffix(".md").write_text(text)
         log(f"wrote {stem}.md and .json")
     return 1 if classified["unexplained"] else 0

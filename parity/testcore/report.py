@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import collections
-import json
 import re
 
 
@@ -36,15 +35,6 @@ def compact(runs: dict) -> dict:
                 differing[letters].append(i)
         out["differing"], out["differing_order"] = dict(differing), list(runs)
     return out
-
-
-def to_json(obj, indent: int = 0) -> str:
-    """`obj` as JSON with one line per key and each list on one line: few lines, readable diffs."""
-    if isinstance(obj, dict) and obj:
-        pad = " " * (indent + 1)
-        items = [f"{pad}{json.dumps(k)}: {to_json(v, indent + 1)}" for k, v in sorted(obj.items())]
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    return json.dumps(obj, ensure_ascii=False)
 
 
 def _function(case_id: str) -> str:

@@ -147,3 +147,40 @@ def test_install_alone_leaves_torch_cuda_as_it_is():
                           env=dict(os.environ, PYTHONPATH=ROOT))
     assert done.returncode == 0 and "answered" not in done.stdout, done.stdout + done.stderr
     assert torch.cuda.is_available() is False
+
+
+PDL_SCRIPT = """
+    import torch, triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, USE_GDC: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        if USE_GDC:
+            tl.extra.cuda.gdc_wait()
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        if USE_GDC:
+            tl.extra.cuda.gdc_launch_dependents()
+        tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=offs < n), mask=offs < n)
+
+    x = torch.rand(1000, device="cuda")          # tutorial 11 names the device
+    y = torch.ones(1000, device=torch.device("cuda:0")).cuda().to("cuda")
+    out = torch.empty_like(x, device=0)
+    add_kernel[(8,)](x, y, out, 1000, BLOCK=128, USE_GDC=True, launch_pdl=True)
+    add_kernel[(8,)](out, y, out, 1000, BLOCK=128, USE_GDC=True, launch_pdl=True, clc=False)   # sees the first
+    print(x.device, y.device, out.device, x.is_cuda, torch.cuda.is_available(), bool(torch.equal(out, x + 2)))
+"""
+
+
+@pytest.mark.torch
+def test_run_makes_cuda_tensors_on_the_host_and_pdl_launches_in_order(tmp_path):
+    """Under `run`, "cuda" is the emulated GPU, whose memory is the host's: device="cuda", .cuda() and
+    .to("cuda") give CPU tensors (is_cuda stays False); PDL's gdc_wait/gdc_launch_dependents and
+    launch_pdl=True are accepted, and the second launch sees the first one's stores (one stream, in order)."""
+    pytest.importorskip("torch")
+    path = tmp_path / "pdl.py"
+    path.write_text(textwrap.dedent(PDL_SCRIPT))
+    done = subprocess.run([sys.executable, "-m", "minitriton", "run", str(path)], text=True, capture_output=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["cpu", "cpu", "cpu", "False", "False", "True"]

@@ -210,7 +210,7 @@ def test_autotune_conflicting_meta_parameter(autotune_mode):
 def test_autotune_caches_per_key_and_prunes(autotune_mode):
     calls = []
 
-    def early_prune(configs, named_args):
+    def early_prune(configs, named_args, **kwargs):
         calls.append(named_args["n"])
         return [c for c in configs if c.kwargs["BLOCK"] <= named_args["n"]]
 
@@ -233,6 +233,35 @@ def test_autotune_caches_per_key_and_prunes(autotune_mode):
         assert kernel.best_config.kwargs["BLOCK"] == expected
     assert calls == [100, 40, 300]  # pruned (and chosen) once per key value
     assert len(kernel.cache) == 3
+
+
+def test_autotune_prune_gets_keyword_arguments_as_triton_passes_them(autotune_mode):
+    """Triton 3.9's Autotuner.prune_configs: `early_config_prune(configs, positional arguments by name,
+    **keyword arguments)` (the launch's `grid` and `warmup` among them) and `perf_model(**positional,
+    **keywords, **config)`; tutorial 06 reads its keyword `N_CTX` this way."""
+    seen = {}
+
+    def early_prune(configs, named_args, **kwargs):
+        seen["named"], seen["kwargs"] = sorted(named_args), dict(kwargs)
+        return [c for c in configs if c.kwargs["BLOCK"] <= kwargs["n"]]
+
+    def perf_model(block_ptr, n, grid, warmup, BLOCK, num_warps, **rest):
+        seen["model"] = (n, warmup)
+        return -BLOCK
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in (8, 16, 32, 64)], key=["n"],
+                     prune_configs_by={"early_config_prune": early_prune, "perf_model": perf_model, "top_k": 1})
+    @triton.jit
+    def kernel(block_ptr, n, BLOCK: tl.constexpr):
+        tl.store(block_ptr, BLOCK)
+
+    block = np.zeros(1, np.int32)
+    grid = (1,)
+    kernel[grid](block, n=20)
+    assert block[0] == 16   # 32 and 64 pruned by the keyword n; the model ranks the largest left first
+    assert seen["named"] == ["block_ptr"]
+    assert seen["kwargs"] == {"n": 20, "grid": grid, "warmup": False}
+    assert seen["model"] == (20, False)
 
 
 def test_autotune_perf_model_top_k(autotune_mode):

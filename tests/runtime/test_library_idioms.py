@@ -148,3 +148,85 @@ def test_a_dtype_passed_to_a_helper_is_a_constexpr_there():
     _helper_caller[(1,)](out32, out16, B=8)
     np.testing.assert_array_equal(out32, np.arange(8) + 0.5)
     np.testing.assert_array_equal(out16, np.arange(8, dtype=np.float16))
+
+
+SUBCLASSED_AUTOTUNER = '''
+import triton
+import triton.language as tl
+from triton.runtime.autotuner import Autotuner
+
+
+class ResettingAutotuner(Autotuner):
+    """As flash-linear-attention's CachedAutotuner: Triton's hook attributes, a pre_hook of its own."""
+
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs):
+        super().__init__(fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs)
+        if not self.user_defined_pre_hook and self.reset_to_zero:
+            def _pre_hook(kwargs, reset_only=False):
+                for name in self.reset_to_zero:
+                    kwargs[name][0] = 0
+            self.pre_hook = _pre_hook
+        assert not self.user_defined_post_hook
+
+
+@triton.jit
+def count(out_ptr, n, B: tl.constexpr):
+    offs = tl.program_id(0) * B + tl.arange(0, B)
+    tl.atomic_add(out_ptr + offs * 0, 1, mask=offs < n)
+
+
+counting = ResettingAutotuner(count, count.arg_names, [triton.Config({"B": 4})], ["n"], ["out_ptr"], None)
+
+
+@triton.jit
+def default_flag(out_ptr, descending: tl.constexpr = tl.core.CONSTEXPR_0):
+    tl.store(out_ptr, descending + 5)
+'''
+
+
+@pytest.mark.interpreter
+def test_a_subclass_of_the_autotuner_and_tl_core_as_libraries_use_them_match_the_interpreter():
+    assert_same_as_interpreter(SUBCLASSED_AUTOTUNER, [("counting", (3,), [np.zeros(1, np.int32), 10], {}),
+                                                      ("default_flag", (1,), [np.zeros(1, np.int32)], {})])
+    module = load_minitriton_module(SUBCLASSED_AUTOTUNER)
+    assert module.counting.user_defined_pre_hook is False and module.counting.pre_hook.__name__ == "_pre_hook"
+
+
+@pytest.mark.torch
+def test_torch_cuda_device_selects_the_emulated_gpu_under_run(tmp_path):
+    pytest.importorskip("torch")
+    script = tmp_path / "device.py"
+    script.write_text("import torch\n"
+                      "x = torch.ones(3)\n"
+                      "with torch.cuda.device(x.device.index), torch.cuda.device(0):\n"
+                      "    print('inside', x.sum().item())\n"
+                      "try:\n    torch.cuda.device(1)\nexcept ValueError:\n    print('device 1 refused')\n")
+    done = subprocess.run([sys.executable, "-m", "minitriton", "run", str(script)], capture_output=True, text=True,
+                          cwd=ROOT, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert done.stdout.split("\n")[:2] == ["inside 3.0", "device 1 refused"], done.stdout + done.stderr
+
+
+LOOP_LOCAL_REUSED = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def reuse(x_ptr, out_ptr, n, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    acc = tl.zeros([B, B], tl.float32)
+    for j in range(n):
+        row = tl.load(x_ptr + j * B + offs)          # [B], local to this loop
+        acc += row[:, None] * 0
+    if n > 1:
+        for j in range(n):
+            row = tl.load(x_ptr + j * B + offs[:, None] + offs[None, :] * 0)   # [B, B]: a new variable
+            acc += row
+    tl.store(out_ptr + offs[:, None] * B + offs[None, :], acc)
+'''
+
+
+@pytest.mark.interpreter
+def test_a_name_first_assigned_in_a_loop_is_a_new_variable_in_a_later_loop_as_in_fla():
+    x = np.arange(12, dtype=np.float32)
+    assert_same_as_interpreter(LOOP_LOCAL_REUSED, [("reuse", (1,), [x, np.zeros((4, 4), np.float32), 3, 4], {})])

@@ -19,10 +19,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from parity import fuzz, fuzzcase, fuzzexplain, fuzzrules, fuzzshrink, fuzzsource  # noqa: E402
-from parity.fuzzcase import f64, judge, kernel_case, run_alone  # noqa: E402
-from parity.fuzzgen import Fragment, Output  # noqa: E402
-from parity.fuzztypes import infer  # noqa: E402
+from parity.fuzz import case as fuzzcase, explain as fuzzexplain, rules as fuzzrules  # noqa: E402
+from parity.fuzz import run as fuzzrun, shrink as fuzzshrink, shrink_passes, source as fuzzsource  # noqa: E402
+from parity.fuzz.rules import common as rules_common, dots as rules_dots, integers as rules_integers  # noqa: E402
+from parity.fuzz.case import f64, judge, kernel_case, run_alone  # noqa: E402
+from parity.fuzz.fragment import Fragment, Output  # noqa: E402
+from parity.fuzz.types import infer  # noqa: E402
 from parity.oracle import OracleUnavailable, Pool, Result, clone, run_in_minitriton  # noqa: E402
 
 OFFS = "pid * 8 + tl.arange(0, 8)"
@@ -54,20 +56,20 @@ def run_twisted(frags, twist=lambda src: src.replace(" ^ ", " | ")):
 
 
 def test_a_seed_replays_and_fresh_seeds_differ():
-    a = [f.key() for _, _, f in fuzz.generate("interpreter", 12, 1, 77)]
-    b = [f.key() for _, _, f in fuzz.generate("interpreter", 12, 1, 77)]
-    c = [f.key() for _, _, f in fuzz.generate("interpreter", 12, 1, 78)]
+    a = [f.key() for _, _, f in fuzzrun.generate("interpreter", 12, 1, 77)]
+    b = [f.key() for _, _, f in fuzzrun.generate("interpreter", 12, 1, 77)]
+    c = [f.key() for _, _, f in fuzzrun.generate("interpreter", 12, 1, 78)]
     assert a == b and len(set(a)) > 6
     assert len(set(a) & set(c)) <= 2          # hypothesis may start any seed with its simplest example
-    assert len({fuzz.fresh_seed() for _ in range(8)}) == 8
-    assert "--seed 77 --fuzz-examples 12 --shards 1" in fuzz.replay_command("cuda", 77, 12, 1)
+    assert len({fuzzrun.fresh_seed() for _ in range(8)}) == 8
+    assert "--seed 77 --fuzz-examples 12 --shards 1" in fuzzrun.replay_command("cuda", 77, 12, 1)
 
 
 def test_distinct_kernels_are_told_apart_by_their_code_not_their_names():
     a = "def fuzz_kernel(f0_in1, f0_out3):\n    f0_x2 = tl.load(f0_in1)\n    tl.store(f0_out3, -f0_x2)\n"
     b = "def fuzz_kernel(f0_in7, f0_out9):\n    f0_x8 = tl.load(f0_in7)\n    tl.store(f0_out9, -f0_x8)\n"
     c = "def fuzz_kernel(f0_in7, f0_out9):\n    f0_x8 = tl.load(f0_in7)\n    tl.store(f0_out9, ~f0_x8)\n"
-    assert fuzz.normalized(a) == fuzz.normalized(b) != fuzz.normalized(c)
+    assert fuzzrun.normalized(a) == fuzzrun.normalized(b) != fuzzrun.normalized(c)
 
 
 def _guards_in_dot_operands(frags):
@@ -75,8 +77,8 @@ def _guards_in_dot_operands(frags):
     seen = in_operands = elsewhere = 0
     for f in frags:
         typed = infer(f)
-        guards = {id(n) for n in typed.nodes() if fuzzrules._guarded_divisor(n) is not None}
-        operands = {ast.unparse(a) for c in fuzzrules._calls(typed, "tl.dot") for a in c.args[:2]}
+        guards = {id(n) for n in typed.nodes() if rules_integers._guarded_divisor(n) is not None}
+        operands = {ast.unparse(a) for c in rules_common.calls(typed, "tl.dot") for a in c.args[:2]}
         for stmt in typed.tree.body:
             guarded = any(id(n) in guards for n in ast.walk(stmt))
             if isinstance(stmt, ast.Assign) and ast.unparse(stmt.targets[0]) in operands:
@@ -90,9 +92,9 @@ def test_dot_operands_do_not_divide_integers_on_the_gpu():
     """On the cuda target a dot's operands are not computed through an integer division or remainder: the dot's
     own copy of such an operand may take the divisor guard's other arm (semantics S15.29), unseen in any stored
     output. Guards stay everywhere else, and in the interpreter target's dot operands."""
-    seen, in_operands, elsewhere = _guards_in_dot_operands(f for _, _, f in fuzz.generate("cuda", 400, 1, 991))
+    seen, in_operands, elsewhere = _guards_in_dot_operands(f for _, _, f in fuzzrun.generate("cuda", 400, 1, 991))
     assert seen > 100 and in_operands == 0 and elsewhere > 0
-    seen, in_operands, _ = _guards_in_dot_operands(f for _, _, f in fuzz.generate("interpreter", 400, 1, 991))
+    seen, in_operands, _ = _guards_in_dot_operands(f for _, _, f in fuzzrun.generate("interpreter", 400, 1, 991))
     assert seen > 100 and in_operands > 0
     offs = "tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]"
     x = np.ones((2, 16, 16), np.int16)
@@ -106,7 +108,7 @@ def test_dot_operands_do_not_divide_integers_on_the_gpu():
 def test_generated_gpu_fragments_compile_on_minitriton():
     """Every fragment the cuda target generates is a valid Triton program: minitriton compiles and runs it
     (a program both sides refuse is a generator bug, counted `invalid` by a GPU run)."""
-    frags = [f for _, _, f in fuzz.generate("cuda", 960, 1, 7)]
+    frags = [f for _, _, f in fuzzrun.generate("cuda", 960, 1, 7)]
     for k in range(0, len(frags), 16):
         case, _ = kernel_case(frags[k:k + 16])
         res = run_in_minitriton(case.source, case.kernel, case.grid, case.args, raise_errors=False)
@@ -117,7 +119,7 @@ def test_generated_gpu_fragments_compile_on_minitriton():
 
 
 def test_shrinker_reduces_generated_kernels_to_the_cause():
-    frags = [f for _, _, f in fuzz.generate("cuda", 960, 1, 7)]
+    frags = [f for _, _, f in fuzzrun.generate("cuda", 960, 1, 7)]
     outcomes = run_twisted(frags)
     found = [(f, v) for f, (v, _, _) in zip(frags, outcomes) if v.status == "mismatch" and not v.raised]
     assert len(found) >= 5
@@ -177,8 +179,8 @@ def test_shrinker_never_takes_a_guard_apart():
                          ("__F__in2", np.linspace(-300, 300, 16, dtype=np.float32).reshape(2, 8), "fp32")],
                  [Output("__F__out6", "int32", (8,))])
     seen = 0
-    for p in fuzzshrink.PASSES:
-        gen = p(f, {"__F__out6"}, (0, 3), (8,)) if p is fuzzshrink.pass_data else p(f, {"__F__out6"})
+    for p in shrink_passes.PASSES:
+        gen = p(f, {"__F__out6"}, (0, 3), (8,)) if p is shrink_passes.pass_data else p(f, {"__F__out6"})
         for cand in gen:
             seen += 1
             src = "\n".join(t for _, t in cand.lines)
@@ -199,7 +201,7 @@ def test_smaller_blocks_run_on_the_elements_they_keep():
     x = (np.arange(64, dtype=np.int32) * 7 - 200).reshape(2, 4, 8)
     f = fragment([f"__F__x1 = tl.load(__F__in1 + {block})", f"tl.store(__F__out2 + {block}, __F__x1 * 3)"],
                  [("__F__in1", x, "int32")], [Output("__F__out2", "int32", (4, 8))], shape=(4, 8))
-    cands = list(fuzzshrink.pass_shapes(f, {"__F__out2"}))
+    cands = list(shrink_passes.pass_shapes(f, {"__F__out2"}))
     assert {c.shape for c in cands} == {(2, 2), (2, 4), (2, 8), (4, 2), (4, 4)}
     for c in cands:
         m, n = c.shape
@@ -235,26 +237,26 @@ def interpreter_pools():
 
 
 def test_each_verdict_names_the_kernel_it_was_judged_in(interpreter_pools):
-    """`evaluate` packs fragments per kernel and says which; `fuzz._with_its_kernel` rebuilds that kernel as one
+    """`evaluate` packs fragments per kernel and says which; `fuzzrun._with_its_kernel` rebuilds that kernel as one
     fragment for the shrinker, the mismatching fragment's outputs renamed in its verdict."""
-    frags = [f for _, _, f in fuzz.generate("interpreter", 5, 1, 31)]
+    frags = [f for _, _, f in fuzzrun.generate("interpreter", 5, 1, 31)]
     verdicts = fuzzcase.evaluate(frags, interpreter_pools, "interpreter", 2, {})
     assert [v.group for v in verdicts] == [(0, 1), (0, 1), (2, 3), (2, 3), (4,)]
     v = fuzzcase.Verdict("mismatch", "x", bad={frags[3].outputs[0].name: (0,)}, group=(2, 3))
-    frag, verdict, (packed, renamed) = fuzz._with_its_kernel(3, frags, v)
+    frag, verdict, (packed, renamed) = fuzzrun._with_its_kernel(3, frags, v)
     assert frag is frags[3] and verdict is v
     one, two = kernel_case([packed])[0], kernel_case(frags[2:4])[0]
     assert re.sub(r"f0_k(\d+)_", r"f\1_", one.source) == two.source         # the same kernel, names aside,
     assert all(a is b or np.array_equal(a, b) for a, b in zip(one.args, two.args))   # the same arguments
     assert list(renamed.bad) == [frags[3].outputs[0].name.replace("__F__", "__F__k1_")]
-    assert len(fuzz._with_its_kernel(4, frags, verdicts[4])) == 2                  # alone in its kernel
+    assert len(fuzzrun._with_its_kernel(4, frags, verdicts[4])) == 2                  # alone in its kernel
 
 
 def test_an_amendment_reruns_the_shrunk_kernel_and_asks_whether_it_differs_the_same_way(interpreter_pools, tmp_path):
-    """parity.fuzzamend re-runs a run's unexplained shrunk kernel from the fragment its reproducer left beside it
+    """parity.fuzz.amend re-runs a run's unexplained shrunk kernel from the fragment its reproducer left beside it
     (integer division by zero: -1 in minitriton, 0 in Triton's interpreter) and counts it only when the very same
     difference shows again."""
-    from parity import fuzzamend
+    from parity.fuzz import amend as fuzzamend
     f = fragment(["__F__x1 = tl.load(__F__in1 + " + OFFS + ")",
                   "tl.store(__F__out2 + " + OFFS + ", __F__x1 // (__F__x1 - __F__x1))"],
                  [("__F__in1", np.arange(16, dtype=np.int32).reshape(2, 8) - 5, "int32")],
@@ -262,8 +264,8 @@ def test_an_amendment_reruns_the_shrunk_kernel_and_asks_whether_it_differs_the_s
     ((verdict, mt, ref),) = run_alone([f], interpreter_pools, "interpreter", {})
     assert verdict.status == "mismatch"
     shrunk = fuzzshrink.Shrunk(f, verdict, mt, ref, alone=True, finished=True)
-    info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": verdict.detail[:1500], "lanes": fuzz.differing_lanes(shrunk)}
-    info["file"] = fuzz.write_reproducer(tmp_path / "fuzz-run", 0, "interpreter", shrunk, info)
+    info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": verdict.detail[:1500], "lanes": fuzzrun.differing_lanes(shrunk)}
+    info["file"] = fuzzrun.write_reproducer(tmp_path / "fuzz-run", 0, "interpreter", shrunk, info)
     assert (tmp_path / "fuzz-run" / "mismatch_0.pkl").is_file()
     other = {**info, "detail": info["detail"].replace("-1", "-2")}        # a difference the kernel does not show
     gone = {**info, "file": "fuzz-run/mismatch_7.py"}                     # no fragment left beside it
@@ -278,7 +280,7 @@ def test_an_amendment_reruns_the_shrunk_kernel_and_asks_whether_it_differs_the_s
 def test_an_amendment_shrinks_on_where_the_run_stopped(interpreter_pools, tmp_path):
     """A reproduced mismatch whose shrink the run's deadline cut short is shrunk on in the amendment, and its
     smaller kernel is written beside the old one."""
-    from parity import fuzzamend
+    from parity.fuzz import amend as fuzzamend
     lines = ["__F__x1 = tl.load(__F__in1 + " + OFFS + ")", "__F__x2 = tl.load(__F__in2 + " + OFFS + ")",
              "__F__v3 = __F__x2 * 3 + 1", "__F__v4 = __F__v3 - __F__x2",
              "tl.store(__F__out5 + " + OFFS + ", __F__v4)",
@@ -290,8 +292,8 @@ def test_an_amendment_shrinks_on_where_the_run_stopped(interpreter_pools, tmp_pa
     assert verdict.status == "mismatch"
     cut_short = fuzzshrink.Shrunk(f, verdict, mt, ref, alone=True, finished=False)
     info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": verdict.detail[:1500], "finished": False,
-            "lanes": fuzz.differing_lanes(cut_short)}
-    info["file"] = fuzz.write_reproducer(tmp_path / "fuzz-run", 0, "interpreter", cut_short, info)
+            "lanes": fuzzrun.differing_lanes(cut_short)}
+    info["file"] = fuzzrun.write_reproducer(tmp_path / "fuzz-run", 0, "interpreter", cut_short, info)
     done = {**info, "finished": True}
     (got,) = fuzzamend.amend({"fuzz": {"distinct": [info]}}, tmp_path, interpreter_pools, "interpreter", {}, 120)
     assert got["reproduced"] and got["finished"] and got["lines"] < info["lines"], got
@@ -363,13 +365,13 @@ def test_clamp_bounds_stay_in_range_as_fp32_literals():
     """A float -> int cast is clamped first; the bounds are literals, which Triton 3.6 makes fp32 tensors
     (semantics S15.5), so they must convert into the integer's range from fp32 too (fp64 4294967295.0 would
     clamp to 2**32: an out-of-range uint32 conversion, undefined on the GPU)."""
-    from parity.fuzzgen import FLOATS, INTS, NP, _float_limits
+    from parity.fuzz.dtypes import FLOATS, INTS, NP, float_limits
     for src in FLOATS:
         for dst in INTS:
             if dst == "int1":
                 continue
             info = np.iinfo(NP[dst])
-            lo, hi = _float_limits(src, int(info.min), int(info.max))
+            lo, hi = float_limits(src, int(info.min), int(info.max))
             assert info.min <= int(np.float32(lo)) and int(np.float32(hi)) <= info.max, (src, dst)
             assert lo == float(np.float32(lo)) and hi == float(np.float32(hi)), (src, dst)
 
@@ -535,7 +537,7 @@ def test_rule_dot_copy_of_an_operand_miscompiled():
     """The dot's own copy of an operand took a division guard's other arm on single elements while the stored
     operand was right (H200, fuzz seed 1846161072): each differing row is the product with some elements switched
     to that arm's value, -1 = (-1 % 3) >> 1 where h = -1."""
-    h = fuzzrules._COPY_H
+    h = rules_dots._COPY_H
     f = _dot_copy_fragment(h)
     gpu = np.zeros((2, 16, 32), np.int32)
     minus = np.argwhere(h[0, 3] == -1).ravel()
@@ -562,7 +564,7 @@ def test_rule_dot_copy_of_an_operand_miscompiled():
 
 def _int8_to_float(values, low_bits):
     v = np.asarray(values, np.int64) % (2 ** 16 if low_bits else 2 ** 32)
-    return fuzzrules._to_narrow_float("fp16", v)
+    return rules_common.to_narrow_float("fp16", v)
 
 
 def test_rule_narrow_float_of_low_16_bits_by_the_store():
@@ -586,7 +588,7 @@ def test_rule_narrow_float_of_low_16_bits_of_a_where_into_a_wider_output():
                   ".to(tl.float16))"],
                  [("__F__in1", h, "int16"), ("__F__in2", c, "int64")], [Output("__F__out3", "fp32", (8,))])
     with np.errstate(over="ignore"):
-        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float32)
+        low = rules_common.to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float32)
         lost = shrunk_with_gpu(f, lambda n, a: low)
         assert lost.verdict.status == "mismatch" and classify(lost) == "narrow_float_of_low_16_bits"
         other = shrunk_with_gpu(f, lambda n, a: np.where(h < 0, np.float32(7.0), a).astype(a.dtype))
@@ -690,7 +692,7 @@ def test_rule_narrow_float_of_low_16_bits_of_an_operand_of_fp16_arithmetic():
     h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
     f = _stored_expression("tl.maximum(tl.full((8,), 0.0, tl.float16), __F__x1.to(tl.uint32))", h, "int16", "fp16")
     with np.errstate(over="ignore"):
-        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float16)
+        low = rules_common.to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16).astype(np.float16)
         assert low[0, 0] == 50016.0
         lost = shrunk_with_gpu(f, lambda n, a: low)
         assert lost.verdict.status == "mismatch" and np.isinf(lost.mt.args[1][0, 0])
@@ -703,7 +705,7 @@ def test_rule_narrow_float_of_low_16_bits_of_a_comparison_in_fp16():
     h = np.array([[-15512, 5, -1, 100, -32768, 0, 1, 127], [3, -91, 2, 2, -40, 2, 2, -1]], np.int16)
     f = _stored_expression("(tl.full((8,), 60000.0, tl.float16) < __F__x1.to(tl.uint32)).to(tl.int8)", h, "int16", "int8")
     with np.errstate(over="ignore"):
-        low = fuzzrules._to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16)
+        low = rules_common.to_narrow_float("fp16", h.astype(np.int64) % 2 ** 16)
     lost = shrunk_with_gpu(f, lambda n, a: (60000.0 < low).astype(np.int8))
     assert lost.verdict.status == "mismatch" and classify(lost) == "narrow_float_of_low_16_bits"
     flipped = shrunk_with_gpu(f, lambda n, a: 1 - a)
@@ -950,7 +952,7 @@ def test_a_reproducer_writes_infinities_and_nan_as_numpy_names(tmp_path):
                  [Output("__F__out3", "fp32", (8,))])
     shrunk = fuzzshrink.Shrunk(f, None, None, None, alone=True, finished=True)
     info = {"rule": None, "lines": fuzzshrink.kernel_lines(f), "detail": "x", "lanes": []}
-    path = tmp_path / fuzz.write_reproducer(tmp_path / "fuzz-run", 0, "cuda", shrunk, info)
+    path = tmp_path / fuzzrun.write_reproducer(tmp_path / "fuzz-run", 0, "cuda", shrunk, info)
     text = path.read_text()
     assert "-np.inf" in text and "np.nan" in text
     args = _reproducer_args(text)

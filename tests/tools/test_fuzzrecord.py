@@ -13,7 +13,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from parity import fuzzrecord, report  # noqa: E402
+from parity import report  # noqa: E402
+from parity.fuzz import record as fuzzrecord  # noqa: E402
 
 GPU = {"backend": "cuda", "triton": "3.6.0", "torch": "2.11.0+cu130", "device": "NVIDIA H200", "cuda": "13.0"}
 MT = {"backend": "minitriton", "minitriton": "0.1.0", "numpy": "2.5.2", "python": "3.12.3"}
