@@ -43,6 +43,7 @@ from minitriton.errors import (AutotuneMismatchError, CompilationError, CompileT
 from minitriton.runtime.jit import JITFunction, KernelInterface, jit
 from minitriton.semantics.constexpr import constexpr
 from minitriton.runtime import driver as _driver  # noqa: F401 - triton.runtime.driver
+from minitriton.compiler import backends  # noqa: F401 - triton.backends
 from minitriton.memory import host as _host
 from minitriton import picture  # noqa: F401 - minitriton.picture.recording(path): the memory picture of launches
 
@@ -109,6 +110,8 @@ _ALIASES = {
     "triton.testing": f"{__name__}.testing",
     "triton.tools": f"{__name__}.tools",
     "triton.tools.tensor_descriptor": f"{__name__}.tools.tensor_descriptor",
+    "triton.backends": f"{__name__}.compiler.backends",
+    "triton.backends.compiler": f"{__name__}.compiler.backends",
     "triton.tools.mxfp": f"{__name__}.tools.mxfp",
     "triton._C": f"{__name__}.tools.cublas",
     "triton._C.libtriton": f"{__name__}.tools.cublas",

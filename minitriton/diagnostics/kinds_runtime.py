@@ -17,6 +17,20 @@ RUNTIME = {
                  "ru": "ждут программы: {waiting:pids}; ни одна из них не может выйти из своего цикла, и не осталось "
                        "программы, которая могла бы изменить память: на GPU ядро зависло бы"},
     },
+    "poll_forever": {
+        "head": {"en": "this `{condition}` never returns: `{tensor}`[{offset}] holds {value}, not {expected}",
+                 "ru": "этот `{condition}` никогда не вернётся: в `{tensor}`[{offset}] лежит {value}, а не {expected}"},
+        "body": {"en": "no program is left to write it and the poll has no timeout_ns: on a GPU the kernel would hang",
+                 "ru": "не осталось программы, которая могла бы это записать, а у опроса нет timeout_ns: GPU завис бы"},
+    },
+    "deadlock_poll": {
+        "head": {"en": "the programs wait forever in `tl.atomic_poll`: a deadlock",
+                 "ru": "программы вечно ждут в `tl.atomic_poll`: взаимная блокировка"},
+        "body": {"en": "programs waiting: {waiting:pids}; none of them sees its value and no other program of the "
+                       "launch is left to write it: on a GPU the kernel would hang",
+                 "ru": "ждут программы: {waiting:pids}; ни одна не видит своего значения, и не осталось программы, "
+                       "которая могла бы его записать: на GPU ядро зависло бы"},
+    },
     "deadlock_apart": {
         "head": {"en": "the programs wait for each other on different paths of the kernel, which minitriton "
                        "cannot run side by side",
@@ -72,7 +86,15 @@ RUNTIME_SUGGESTIONS = {
                                    "`{tensor}`[{offset}] (now {value}); waiting there: {programs:pids}",
                              "ru": "в строке {line} цикл продолжается, пока `{condition}`, а условие читает "
                                    "`{tensor}`[{offset}] (сейчас {value}); там ждут: {programs:pids}"},
+    "deadlock_poll_memory": {"en": "at line {line} `{condition}` waits for `{tensor}`[{offset}] (now {value}) to be "
+                                   "{expected}; waiting there: {programs:pids}",
+                             "ru": "в строке {line} `{condition}` ждёт, когда в `{tensor}`[{offset}] (сейчас {value}) "
+                                   "появится {expected}; там ждут: {programs:pids}"},
     # fixes
+    "poll_fix": {"en": "make sure some program writes {expected} there (tl.atomic_xchg with sem=\"release\"), or "
+                       "give the poll a timeout_ns and check what it returns",
+                 "ru": "убедитесь, что какая-то программа записывает туда {expected} (tl.atomic_xchg с "
+                       "sem=\"release\"), или задайте опросу timeout_ns и проверяйте, что он вернул"},
     "loop_fix": {"en": "make the loop change what its condition reads ({names}), or end it with a bound",
                  "ru": "пусть цикл меняет то, что читает его условие ({names}), или ограничьте число итераций"},
     "loop_fix_constant": {"en": "give the loop a condition that some iteration makes false, or use a `for` loop "

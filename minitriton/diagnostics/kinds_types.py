@@ -83,9 +83,10 @@ TYPES = {
                                       "один к другому (`.to(...)`)"}},
     "dot_precision": {"head": {"en": "input_precision must be one of {allowed}. Got {given}",
                                "ru": "input_precision должен быть одним из {allowed}, а передан {given}"}},
-    "dot_rank": {"head": {"en": "Both inputs must be either 2D or 3D; (lhs: {left} vs rhs: {right})",
-                          "ru": "операнды tl.dot должны быть оба двумерными или оба трёхмерными (формы {left} и "
-                                "{right})"}},
+    "dot_rank": {"head": {"en": "input and other must have equal ranks >= 2",
+                          "ru": "операнды tl.dot должны быть одного ранга, не меньше 2"}},
+    "dot_batch": {"head": {"en": "input and other must have equal batch shapes",
+                           "ru": "у операндов tl.dot должны совпадать пакетные оси"}},
     "dot_reduction": {"head": {"en": "input and other must have equal reduction dimensions: First input shape "
                                      "({left}) and second input shape {right} are not compatible for matmul (second "
                                      "index of first shape ({k_left}) must be equal to first index of second shape "

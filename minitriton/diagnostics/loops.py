@@ -12,7 +12,8 @@ class LoopSite:
     """A `while` loop whose state repeated: its file line, its condition's text and the names that condition
     reads, whether the loop may read memory (if not, no other program can end it), per program (linear id)
     the memory element its condition reads as (tensor, offset, value now), and after how many iterations
-    the state was seen to repeat (`exact`: its variables and all memory; else memory alone)."""
+    the state was seen to repeat (`exact`: its variables and all memory; else memory alone). For a
+    `tl.atomic_poll`, the condition is the call's text and `expected` the value it waits for."""
 
     line: int
     condition: str
@@ -21,6 +22,7 @@ class LoopSite:
     waits: dict = field(default_factory=dict)
     iterations: int = 0
     exact: bool = False
+    expected: object = None
 
 
 def _how(site: LoopSite):
@@ -29,6 +31,11 @@ def _how(site: LoopSite):
 
 def infinite_loop(site: LoopSite, pid: int) -> Diagnostic:
     """Program `pid`'s loop, which nothing can end."""
+    if site.expected is not None:
+        record = Diagnostic("poll_forever", {"condition": site.condition, "expected": site.expected})
+        record.fields.update(zip(("tensor", "offset", "value"), site.waits.get(pid, ("?", 0, "?"))))
+        record.suggestion = Suggestion("poll_fix", {"expected": site.expected})
+        return record
     names = ", ".join(f"`{n}`" for n in site.names)
     record = Diagnostic("infinite_loop", {"condition": site.condition, "names": names,
                                           "iterations": site.iterations, "exact": site.exact})
@@ -47,18 +54,21 @@ def deadlock(waiting, program_id, apart: bool) -> Diagnostic:
     """Programs that wait for each other: `waiting` pairs each set-aside pass's LoopSite with the linear ids
     of its programs; `program_id` gives the id a program is shown by. `apart`: they wait on different paths
     of the kernel. Its `waits` field lists, per place and memory element, the programs waiting there."""
-    record = Diagnostic("deadlock_apart" if apart else "deadlock",
+    polls = all(site.expected is not None for site, _ in waiting)
+    record = Diagnostic("deadlock_apart" if apart else "deadlock_poll" if polls else "deadlock",
                         {"waiting": [program_id(p) for p in sorted(p for _, pids in waiting for p in pids)],
                          "waits": []})
     places = {}
     for site, pids in sorted(waiting, key=lambda w: min(w[1])):
         for p in pids:
-            places.setdefault((site.line, site.condition, site.waits.get(p)), []).append(p)
-    for (line, condition, wait), pids in places.items():
+            places.setdefault((site.line, site.condition, site.waits.get(p), site.expected), []).append(p)
+    for (line, condition, wait, expected), pids in places.items():
         fields = {"line": line, "condition": condition, "programs": [program_id(p) for p in pids]}
-        fields.update(zip(("tensor", "offset", "value"), wait or ()))
+        fields.update(zip(("tensor", "offset", "value", "expected"), (*wait, expected) if wait and expected is not None else wait or ()))
         record.fields["waits"].append(fields)
-        record.notes.append(("deadlock_wait_memory" if wait is not None else "deadlock_wait", fields))
-    record.notes.append(_how(min(waiting, key=lambda w: min(w[1]))[0]))
+        record.notes.append(("deadlock_wait" if wait is None else "deadlock_wait_memory" if expected is None
+                             else "deadlock_poll_memory", fields))
+    if not polls:
+        record.notes.append(_how(min(waiting, key=lambda w: min(w[1]))[0]))
     record.suggestion = Suggestion("deadlock_apart_fix" if apart else "deadlock_fix", {})
     return record

@@ -12,6 +12,7 @@
   elementwise int1 operations, as Triton compiles them.
 * `assert_`: an `assert` statement, which Triton compiles to `tl.device_assert`.
 * `assigned`: the value of `x = ...` (and `x += ...`): a Python number becomes a tensor, as Triton types it.
+* `value_of`: `x.value`, which a constexpr has (`N: tl.constexpr`, `M: tl.constexpr = 4`, `x.shape[0]`).
 
 Each check gets the kernel (`__mt_kernel`) and the file line and column of the statement it reports.
 """
@@ -234,6 +235,15 @@ def assigned(value):
     return value
 
 
+def value_of(obj):
+    """`obj.value`: minitriton keeps a kernel's constexprs as plain Python values, whose `.value` in Triton (a
+    `tl.constexpr` there) is the value itself; anything else answers as Python does."""
+    if obj is None or type(obj) in (int, float, bool, str):
+        return obj
+    return obj.value
+
+
 CALLS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
          PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test, PREFIX + "not_": not_,
-         PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_, PREFIX + "assigned": assigned}
+         PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_, PREFIX + "assigned": assigned,
+         PREFIX + "value_of": value_of}

@@ -145,6 +145,13 @@ class _LogicRewriter(ast.NodeTransformer):
         self.rewriter.count += 1
         return ast.copy_location(_call("not_", node.operand), node)
 
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr != "value" or not isinstance(node.ctx, ast.Load):
+            return node
+        self.rewriter.count += 1
+        return ast.copy_location(_call("value_of", node.value), node)
+
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         self.rewriter.count += 1

@@ -193,6 +193,7 @@ class LaunchSanitizer:
         self.synced = True
         for i, p in zip(idx.tolist(), prog.tolist()):
             clock = _join(self._clock(p), held.get(i))
+            clock.setdefault(p, 0)  # what it releases covers its own accesses so far (a flag published once)
             self._set(group, self.clocks, p, clock)
             self._set(group, held, i, clock)
         self._tick(group, prog)

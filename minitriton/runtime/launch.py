@@ -44,6 +44,7 @@ class Launch:
         self.debug = bool(kernel.debug) or self.options.debug
         self.f32_default = self.options.f32_default
         self.static_printed = set()
+        self.timed_out = set()               # programs whose waiting tl.atomic_poll has run out of time
         self.sanitizer = None
         if self.options.sanitize:
             self.sanitizer = LaunchSanitizer(self)

@@ -7,12 +7,13 @@ value fits in cache and the group's values stay within a share of the launch's a
 * Python control flow that differs between the programs of a group raises `Diverged`: the group's stores
   are rolled back (they are journaled) and it is split by that value, the parts re-run in program order;
   at a `while` condition the programs leaving the loop run first (a lock's holder goes on to release it).
-* A group whose programs all wait in a `while` loop for memory only other programs can change raises
-  `Blocked` (runtime/spinning.py): it is rolled back and set aside, and the other programs run, as a GPU
-  runs other programs while some spin. Set-aside groups run again once a group has completed (the latest
-  set aside first); when none can progress they run together as one group (programs that wait for each
-  other, a grid-wide barrier); when even that makes no progress, the launch fails with `DeadlockError`
-  (`InfiniteLoopError` for a launch of one program: nothing else could end its loop).
+* A group whose programs all wait in a `while` loop (or a `tl.atomic_poll`) for memory only other programs
+  can change raises `Blocked` (runtime/spinning.py, memory/atomics.py): it is rolled back and set aside, and
+  the other programs run, as a GPU runs other programs while some spin. Set-aside groups run again once a
+  group has completed (the latest set aside first); when none can progress they run together as one group
+  (programs that wait for each other, a grid-wide barrier); when even that makes no progress, their polls
+  with a timeout run out of time (they return False), and without one the launch fails with
+  `DeadlockError` (`InfiniteLoopError` for a launch of one program: nothing else could end its loop).
 * Errors are reported for the first failing program in launch order, after every earlier program that can
   run has run, so results, errors and counters do not depend on the grouping.
 * An exception a signal handler raises (a time-out, Ctrl-C) ends the launch at once: nothing re-runs. A
@@ -134,7 +135,9 @@ class _Scheduler:
             return self.queue.pop(0)
         together = np.sort(np.concatenate([w.pids for w in self.waiting]))
         if self.merged is not None and self.merged[0] == self.commits and np.array_equal(self.merged[1], together):
-            self._deadlock()
+            if not self._time_out():
+                self._deadlock()
+            return self.queue.pop(0)
         self.merged = (self.commits, together)
         self.merged_split = False
         self.waiting = []
@@ -188,6 +191,17 @@ class _Scheduler:
         if run.recorder is not None and isinstance(exc, errors.KernelRuntimeError):
             run.recorder.fail(group, final, getattr(exc, "lanes", None))
         raise final
+
+    def _time_out(self) -> bool:
+        """No set-aside group can progress: their `tl.atomic_poll`s with a timeout run out of time (they return
+        False when their passes run again). False if none has a timeout."""
+        timed = [w for w in self.waiting if getattr(w.blocked, "timeouts", None)]
+        for w in timed:
+            self.launch.timed_out.update(w.blocked.timeouts)
+        self.waiting = [w for w in self.waiting if w not in timed]
+        self.queue = [w.pids for w in timed]
+        self.merged = None
+        return bool(timed)
 
     def _deadlock(self):
         """No set-aside group can progress, alone or together: the loop of a launch's only program is an
@@ -307,9 +321,9 @@ def _code_of(handler):
 # ---------------------------------------------------------------- which kernels may spin
 
 def may_spin(kernel, constexprs: dict) -> bool:
-    """Whether a `while` loop can run in this launch: in the kernel or in a @jit function it names (through
-    its globals, a module attribute, or a constexpr argument). Their passes keep a store journal, so a pass
-    that waits for other programs can be set aside."""
+    """Whether a `while` loop or a `tl.atomic_poll` can run in this launch: in the kernel or in a @jit function
+    it names (through its globals, a module attribute, or a constexpr argument). Their passes keep a store
+    journal, so a pass that waits for other programs can be set aside."""
     if any(_has_while(v, set()) for v in constexprs.values() if _is_jit(v)):
         return True
     found = kernel.cache.get("has_while")
@@ -323,13 +337,15 @@ def _is_jit(obj) -> bool:
 
 
 def _has_while(jit_fn, seen: set) -> bool:
-    """Whether `jit_fn` or a @jit function it names (not yet in `seen`) has a `while` statement."""
+    """Whether `jit_fn` or a @jit function it names (not yet in `seen`) has a `while` statement or calls
+    `atomic_poll`."""
     seen.add(id(jit_fn))
     func = jit_fn.source.func
     if func is None:
         return False  # no source: no rewrite, no loop reports
     nodes = list(ast.walk(func))
-    if any(isinstance(node, ast.While) for node in nodes):
+    if any(isinstance(node, ast.While) or isinstance(node, ast.Attribute) and node.attr == "atomic_poll"
+           for node in nodes):
         return True
     names = jit_fn.fn.__globals__
     for node in nodes:

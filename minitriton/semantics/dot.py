@@ -5,8 +5,9 @@
 * fp16/bf16 inputs: exact products, fp32 accumulation; `out_dtype=float16` rounds once at the end.
 * int8 accumulates in int32; fp64 in fp64.
 * fp8 (any two of fp8e4nv, fp8e5): exact products, fp32 accumulation; fp8e4b15 is upcast to fp16 first.
-Shape limits are those of Triton 3.6 on NVIDIA (the lab GPU): K >= 16 (K >= 32 for 8-bit inputs), except fp64:
-K >= 4, as Triton 3.9 and newer allow on NVIDIA (one 8x8x4 MMA; docs/semantics.md).
+Shape limits are those of Triton 3.9 and newer on NVIDIA: K >= 16 (K >= 32 for 8-bit inputs), except fp32: K >= 8
+(one TF32 k8 MMA) and fp64: K >= 4 (one 8x8x4 MMA); Triton 3.6 (the lab GPU) wanted K >= 16 for both
+(docs/semantics.md S8.5).
 """
 from __future__ import annotations
 
@@ -27,14 +28,14 @@ _INPUT_NAMES = frozenset(t.name for t in _INPUT_TYPES)  # a name test: dtype.__e
 
 
 def min_dot_size(bits: int):
-    """(M, N, K) minimum of Triton 3.6's NVIDIA backend, with newer Triton's fp64 K >= 4."""
-    return (1, 1, 32) if bits == 8 else (1, 1, 4) if bits == 64 else (1, 1, 16)
+    """(M, N, K) minimum of Triton 3.9's NVIDIA backend (`min_dot_size`, by the inputs' bit width)."""
+    return (1, 1, {8: 32, 32: 8, 64: 4}.get(bits, 16))
 
 
 @builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=None):
-    """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched 3-D) with the GPU's precision rules."""
+    """`tl.dot(a, b, acc)`: (M, K) @ (K, N) (or batched: (..., M, K) @ (..., K, N)) with the GPU's precision rules."""
     group = programs.current("dot")
     a, b = to_tensor(input), to_tensor(other)
     acc = None if unwrap(acc) is None else to_tensor(unwrap(acc))
@@ -43,7 +44,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     precision, ret, shape = _check(a, b, acc, unwrap(input_precision), unwrap(allow_tf32), unwrap(out_dtype),
                                    group.launch.f32_default)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
-    batch = a.shape[0] if len(a.shape) == 3 else 1
+    batch = int(np.prod(a.shape[:-2]))
     group.count_flops(2 * M * N * K * batch)
     return tensor(_product(a, b, acc, precision, ret), ret, shape)
 
@@ -83,9 +84,12 @@ def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f3
             "dot_precision", allowed=str(ALLOWED_PRECISIONS), given=input_precision))
     if out_dtype is None:  # Triton 3.6's default (3.9 takes the accumulator's type instead)
         out_dtype = T.float32
-    ra, rb = len(a.shape), len(b.shape)
-    if not (ra == rb == 2 or ra == rb == 3):
+    # core.dot: any rank >= 2, the leading axes a batch (ranks above 3 flattened to one for semantic.dot)
+    if not len(a.shape) == len(b.shape) >= 2:
         raise errors.python_error(AssertionError, errors.diagnostic("dot_rank", left=list(a.shape),
+                                                                    right=list(b.shape)))
+    if a.shape[:-2] != b.shape[:-2]:
+        raise errors.python_error(AssertionError, errors.diagnostic("dot_batch", left=list(a.shape),
                                                                     right=list(b.shape)))
     if a.shape[-1] != b.shape[-2]:
         # core.dot's wording (checked first in Triton), then semantic.dot's details

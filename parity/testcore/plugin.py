@@ -5,8 +5,8 @@ or `interpreter` (real Triton with TRITON_INTERPRET=1); TESTCORE_HELPERS = the p
 `_internal_testing.py` at the pinned commit, imported as `triton._internal_testing` for both backends (the
 wheel's own copy belongs to a different commit); TESTCORE_TIMEOUT = seconds a single case may run (SIGALRM).
 
-It provides what Triton's conftest.py provides to test_core.py: the `device` fixture (`cpu`: both backends
-run on the CPU) and the `interpreter` marker.
+It provides what Triton's conftest.py files provide to test_core.py: the `device` fixture (`cpu`: both backends
+run on the CPU), the `with_allocator` fixture and the `interpreter` marker.
 """
 from __future__ import annotations
 
@@ -47,11 +47,12 @@ def _load_helpers():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "interpreter: indicate whether interpreter supports the test")
+    config.addinivalue_line("markers", "enable_warmup: the case takes part in Triton's compile warm-up (GPU CI)")
     _load_helpers()
 
 
 def pytest_collection_finish(session):
-    # test_core collects ~19,000 cases: once they exist, keep them out of the garbage collector's full passes,
+    # test_core collects ~8,300 cases: once they exist, keep them out of the garbage collector's full passes,
     # which would otherwise walk them all again and again while the cases run (both backends alike).
     gc.freeze()
 
@@ -59,6 +60,20 @@ def pytest_collection_finish(session):
 @pytest.fixture
 def device():
     return "cpu"
+
+
+@pytest.fixture
+def with_allocator():
+    """Triton's fixture: the helpers' workspace allocator set for the case (in-kernel tensor descriptors), then
+    none again (Triton's `NullAllocator`; minitriton's `set_allocator(None)`)."""
+    import triton
+    from triton._internal_testing import default_alloc_fn
+    none = None if BACKEND == "minitriton" else importlib.import_module("triton.runtime._allocation").NullAllocator()
+    triton.set_allocator(default_alloc_fn)
+    try:
+        yield
+    finally:
+        triton.set_allocator(none)
 
 
 def _on_alarm(signum, frame):

@@ -11,18 +11,29 @@ def counts(cases: dict) -> dict:
 
 
 def compact(runs: dict) -> dict:
-    """Runs as stored: the case ids once, each backend's outcomes as one letter per case (p, f, s), its failures'
-    messages and its skip reasons counted."""
-    ids = sorted({i for run in runs.values() for i in run["cases"]})
-    out = {"case_ids": ids}
+    """Runs as stored: per backend its times, counts and skip reasons, its failures grouped by the first line of
+    their message; and the cases whose outcome differs between the backends (p, f, s per backend). Passing
+    cases both agree on are only counted: the command regenerates them."""
+    out = {}
     for name, run in runs.items():
         cases = run["cases"]
         skips = collections.Counter(c["message"].splitlines()[0][:160] for c in cases.values()
                                     if c["outcome"] == "skipped" and c["message"])
-        out[name] = {"seconds": run["seconds"], "counts": counts(cases),
-                     "outcomes": "".join(cases[i]["outcome"][0] if i in cases else "-" for i in ids),
-                     "failures": {i: c["message"][:600] for i, c in cases.items() if c["outcome"] == "failed"},
-                     "skip_reasons": dict(skips.most_common())}
+        failures = collections.defaultdict(list)
+        for i, c in sorted(cases.items()):
+            if c["outcome"] == "failed":
+                failures[(c["message"].splitlines() or [""])[0][:200]].append(i)
+        out[name] = {"seconds": run["seconds"], "cpu_seconds": run.get("cpu_seconds"), "counts": counts(cases),
+                     "failures": dict(failures), "skip_reasons": dict(skips.most_common())}
+    if len(runs) > 1:   # keyed by each backend's outcome letter in `differing_order`: "pf" passed, then failed
+        ids = sorted({i for run in runs.values() for i in run["cases"]})
+        outcome = {name: {i: c["outcome"][0] for i, c in run["cases"].items()} for name, run in runs.items()}
+        differing = collections.defaultdict(list)
+        for i in ids:
+            letters = "".join(outcome[name].get(i, "-") for name in runs)
+            if len(set(letters)) > 1:
+                differing[letters].append(i)
+        out["differing"], out["differing_order"] = dict(differing), list(runs)
     return out
 
 
@@ -65,21 +76,24 @@ def markdown(result: dict, classified: dict) -> str:
               f"TRITON_INTERPRET=1, each backend in its own process, one after the other.",
               f"Machine: {m['cpus']} CPUs, {m['processor']}, {m['platform']}. Python {v.get('python')}, NumPy "
               f"{v.get('numpy')}, torch {v.get('torch')}, Triton {v.get('triton')} (its interpreter is the reference).",
-              "", "| backend | passed | failed | skipped | cases | wall time |", "|---|---|---|---|---|---|"]
+              "", "| backend | passed | failed | skipped | cases | wall time | CPU time |", "|---|---|---|---|---|---|---|"]
     for name, run in runs.items():
         c = counts(run["cases"])
         label = "minitriton" if name == "minitriton" else f"Triton {v.get('triton')} interpreter"
         lines.append(f"| {label} | {c['passed']} | {c['failed']} | {c['skipped']} | {c['total']} | "
-                     f"{run['seconds']:.0f} s |")
+                     f"{run['seconds']:.0f} s | {run.get('cpu_seconds', 0):.0f} s |")
     bf16 = result.get("bf16_lifted") or {}
     if bf16:
         lines += ["", "## bf16 cases with test_core's interpreter skips lifted", "",
-                  "test_core skips bf16 under TRITON_INTERPRET=1 (`check_type_supported` and `test_dot`); these are "
-                  "the cases it skipped, run from a copy with both skips replaced by `pass`.", "",
-                  "| backend | passed | failed | skipped (other reasons) | cases |", "|---|---|---|---|---|"]
+                  "test_core skips bf16 under TRITON_INTERPRET=1 (`check_type_supported`, `test_dot`, `test_scaled_dot`, "
+                  "`test_dot_multidim`, and `test_atomic_rmw`'s bf16/fp16 atomics); these are the cases it skipped, "
+                  "run from a copy with those skips replaced by `pass`.", "",
+                  "| backend | passed | failed | skipped (other reasons) | cases | wall time | CPU time |",
+                  "|---|---|---|---|---|---|---|"]
         for name, run in bf16.items():
             c = counts(run["cases"])
-            lines.append(f"| {name} | {c['passed']} | {c['failed']} | {c['skipped']} | {c['total']} |")
+            lines.append(f"| {name} | {c['passed']} | {c['failed']} | {c['skipped']} | {c['total']} | "
+                         f"{run['seconds']:.0f} s | {run.get('cpu_seconds', 0):.0f} s |")
         for name, run in bf16.items():
             reasons = collections.Counter(case["message"].splitlines()[0][:120] for case in run["cases"].values()
                                           if case["outcome"] == "skipped")
@@ -96,14 +110,15 @@ def markdown(result: dict, classified: dict) -> str:
     if classified["unexplained"]:
         lines += ["", f"## Unexplained failures ({len(classified['unexplained'])})", ""]
         lines += [f"- `{i}`: {msg.splitlines()[0][:200] if msg else ''}" for i, msg in classified["unexplained"]]
-    interp = runs.get("interpreter")
-    mt = runs.get("minitriton")
-    if interp and mt:
+    for title, pair in (("Where the two differ", runs), ("Where the two differ, bf16 lifted", bf16)):
+        interp, mt = pair.get("interpreter"), pair.get("minitriton")
+        if not (interp and mt):
+            continue
         only_interp = sorted(k for k, c in interp["cases"].items()
                              if c["outcome"] == "passed" and mt["cases"].get(k, {}).get("outcome") != "passed")
         only_mt = sorted(k for k, c in mt["cases"].items()
                          if c["outcome"] == "passed" and interp["cases"].get(k, {}).get("outcome") != "passed")
-        lines += ["", "## Where the two differ", "",
+        lines += ["", f"## {title}", "",
                   f"Passed on minitriton only ({len(only_mt)}): {_case_list(only_mt, 30) or '-'}.", "",
                   f"Passed on the interpreter only ({len(only_interp)}): {_case_list(only_interp, 30) or '-'}."]
     lines += ["", "Reproduce: `.venv/bin/python -m parity.testcore` (see parity/README.md).", ""]

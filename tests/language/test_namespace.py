@@ -14,8 +14,8 @@ from minitriton.values import registry
 # added deliberately (here and in the module), never lost.
 TL_NAMES = [
     "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "abs", "advance", "arange", "argmax", "argmin", "associative_scan",
-    "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
-    "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "bool", "broadcast", "broadcast_to", "cast", "cat",
+    "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_poll",
+    "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "bool", "broadcast", "broadcast_to", "cast", "cat",
     "cdiv", "ceil", "clamp", "constexpr", "core", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert",
     "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv", "flip",
     "float16", "float32", "float64", "float8e4b15", "float8e4b8", "float8e4nv", "float8e5", "float8e5b16", "floor", "fma", "full", "gather",
@@ -33,7 +33,7 @@ TL_NAMES = [
 # `tl.tensor` methods and operators that the ops provide (the class itself defines data, dtype, shape, T, ...).
 TENSOR_METHODS = [
     "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_add", "atomic_and", "atomic_cas",
-    "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "broadcast_to", "cast", "cdiv", "ceil",
+    "atomic_max", "atomic_min", "atomic_or", "atomic_poll", "atomic_xchg", "atomic_xor", "broadcast_to", "cast", "cdiv", "ceil",
     "cos", "cumprod", "cumsum", "erf", "exp", "exp2", "expand_dims", "flip", "floor", "gather", "histogram",
     "item", "log", "log2", "logical_and", "logical_or", "max", "min", "permute", "ravel", "reduce", "reduce_or",
     "reshape", "rsqrt", "sigmoid", "sin", "softmax", "split", "sqrt", "sqrt_rn", "store", "sum", "to", "trans",

@@ -156,7 +156,7 @@ CASES = [
                                   r"first index of second shape \(16\)"),
     ("dot_small_k", AssertionError, r"Input shapes should have M >= 1, N >= 1 and K >= 16"),
     ("dot_dtypes", AssertionError, r"Both operands must be same dtype\. Got fp32 and fp16"),
-    ("dot_rank", AssertionError, r"Both inputs must be either 2D or 3D"),
+    ("dot_rank", AssertionError, r"input and other must have equal ranks >= 2"),
     ("dot_bf16_out", ValueError, r"out_dtype=bfloat16 is unsupported"),
     ("exp_fp16", ValueError, r"Expected dtype \['fp32', 'fp64'\] but got fp16"),
     ("static_assert_runtime", NotImplementedError, r"Assertion condition could not be determined at compile-time\. "

@@ -32,6 +32,20 @@ def test_triton_version_is_the_emulated_triton_and_minitriton_keeps_its_own():
     assert out.split() == ["3.9.0", project]
 
 
+def test_triton_backends_name_no_compiler_backend_and_the_target_type():
+    """`triton.backends.backends` is empty after install() (minitriton compiles for no device), so Triton's test
+    helpers' `get_current_target()` takes its no-GPU path; `GPUTarget` is the driver's target type."""
+    code = ("import minitriton; minitriton.install()\n"
+            "import triton\n"
+            "from triton.backends import backends\n"
+            "from triton.backends.compiler import GPUTarget\n"
+            "assert backends == {} and triton.backends.backends is backends\n"
+            "target = triton.runtime.driver.active.get_current_target()\n"
+            "assert isinstance(target, GPUTarget) and target.backend == 'cuda'\n"
+            "assert not any(b.driver.is_active() for b in backends.values())\n")
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+
+
 PREDICATES = ("is_int1", "is_int8", "is_int16", "is_int32", "is_int64", "is_uint8", "is_uint16", "is_uint32",
               "is_uint64", "is_floating", "is_fp32", "is_int_signed", "is_int_unsigned", "is_bool", "is_const")
 

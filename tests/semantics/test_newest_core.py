@@ -1,6 +1,7 @@
 """Rules of Triton's newest test_core.py (triton-lang/triton history of 2026-08, blob 3060faec44ab) that Triton
 3.6 did not have: tl.unsqueeze/tl.squeeze, ordered tl.cat, -x of a zero, a constexpr-wrapped dtype compared with
-a dtype, the fp16 member function `x.exp()`, fp64 tl.dot with K = 4 or 8 and `if` on a one-element block.
+a dtype, the fp16 member function `x.exp()`, fp64 tl.dot with K = 4 or 8, fp32 tl.dot with K = 8 and `if` on a
+one-element block.
 
 Each test mirrors the test_core case of the same name; where Triton 3.9.0's interpreter runs it, minitriton is
 compared with the interpreter, else with NumPy.
@@ -153,9 +154,32 @@ def test_dot_small_fp64(M, N, K):
     np.testing.assert_allclose(z, x @ y, rtol=1e-12)
 
 
-def test_dot_fp64_k2_and_fp32_k8_refused():
-    """Below the minimum stays a compile error: K = 2 in fp64, K = 8 in fp32 (Triton 3.6's K >= 16)."""
-    for dtype, k in ((np.float64, 2), (np.float32, 8)):
+DOT_F32_SRC = HEADER + """@triton.jit
+def kernel(X, Y, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    x = tl.load(X + rm[:, None] * K + rk[None, :])
+    y = tl.load(Y + rk[:, None] * N + rn[None, :])
+    tl.store(Z + rm[:, None] * N + rn[None, :], tl.dot(x, y))
+"""
+
+
+@pytest.mark.parametrize("M, N", [(16, 8), (16, 16), (64, 32)])
+def test_dot_fp32_k8(M, N):
+    """test_core's test_dot with fp32 and K = 8: Triton 3.9's NVIDIA minimum for fp32 is K >= 8 (one TF32 k8
+    MMA, S8.5). Small integers are exact in TF32, so the interpreter's fp32 products are the reference."""
+    rng = np.random.default_rng(M + N)
+    x = rng.integers(-8, 8, (M, 8)).astype(np.float32)
+    y = rng.integers(-8, 8, (8, N)).astype(np.float32)
+    assert_same_as_interpreter(DOT_F32_SRC, [("kernel", (1,), (x, y, np.zeros((M, N), np.float32)),
+                                              {"M": M, "N": N, "K": 8})])
+    z = np.zeros((M, N), np.float32)
+    make_kernel(DOT_F32_SRC.removeprefix(HEADER))[(1,)](x, y, z, M=M, N=N, K=8)
+    np.testing.assert_array_equal(z, x @ y)
+
+
+def test_dot_fp64_k2_and_fp32_k4_refused():
+    """Below the minimum stays a compile error: K = 2 in fp64, K = 4 in fp32 (S8.5)."""
+    for dtype, k in ((np.float64, 2), (np.float32, 4)):
         x, y = np.ones((16, k), dtype), np.ones((k, 16), dtype)
         with pytest.raises(minitriton.CompilationError, match="K >= "):
             make_kernel(DOT_SRC.removeprefix(HEADER))[(1,)](x, y, np.zeros((16, 16)), M=16, N=16, K=k)
@@ -230,3 +254,73 @@ def test_unsplat():
             if tl.load(x + tl.arange(0, 2)) > 42:
                 tl.store(x, 42)
         """)[(1,)](np.zeros(2, np.int32))
+
+
+VALUE_SRC = """@triton.jit
+def kernel(Z, N: tl.constexpr):
+    M: tl.constexpr = 4
+    offs = tl.arange(0, N)
+    tl.static_assert(M.value == 4)
+    tl.store(Z + offs, tl.full((N,), N.value * M.value + offs.shape[0].value, tl.int32))
+
+
+@triton.jit
+def assigned(Z):
+    c = tl.constexpr(3)
+    tl.store(Z, c.value)
+"""
+
+
+def test_value_of_constexpr():
+    """S5.11: `.value` of a constexpr parameter, an annotated constexpr and a shape element is the value (Triton's
+    code generator keeps them constexprs; its 3.9 interpreter fails here); `c = tl.constexpr(3)` is a tensor."""
+    z = np.zeros(8, np.int32)
+    make_kernel(VALUE_SRC, "kernel")[(1,)](z, 8)
+    np.testing.assert_array_equal(z, np.full(8, 8 * 4 + 8))
+    with pytest.raises(minitriton.CompilationError, match="'tensor' object has no attribute 'value'"):
+        make_kernel(VALUE_SRC, "assigned")[(1,)](z)
+
+
+MULTIDIM_SRC = HEADER + """@triton.jit
+def kernel(X, Y, Z, RANK: tl.constexpr, TRANS_A: tl.constexpr, TRANS_B: tl.constexpr):
+    x = tl.load(X + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    y = tl.load(Y + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    if TRANS_A:
+        x = tl.trans(x)
+    if TRANS_B:
+        y = tl.trans(y)
+    z = tl.dot(x, y)
+    tl.store(Z + tl.arange(0, 256 << RANK), z.reshape([256 << RANK]))
+"""
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4, 6])
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (False, True)])
+def test_dot_multidim(rank, trans_a, trans_b):
+    """test_core's test_dot_multidim (bf16 there, fp16 here: the interpreter has no bf16): the axes before the
+    last two are a batch, flattened by core.dot (Triton 3.6 and newer); tl.trans swaps the last two axes."""
+    rng = np.random.default_rng(rank)
+    shape = (2,) * (rank - 2) + (32, 32)
+    a = rng.integers(-4, 5, shape).astype(np.float16)
+    b = rng.integers(-4, 5, shape).astype(np.float16)
+    assert_same_as_interpreter(MULTIDIM_SRC, [("kernel", (1,), (a, b, np.zeros(shape, np.float32)),
+                                               {"RANK": rank, "TRANS_A": trans_a, "TRANS_B": trans_b})])
+    c = np.zeros(shape, np.float32)
+    make_kernel(MULTIDIM_SRC.removeprefix(HEADER))[(1,)](a, b, c, rank, trans_a, trans_b)
+    ta = np.swapaxes(a, -1, -2) if trans_a else a
+    tb = np.swapaxes(b, -1, -2) if trans_b else b
+    np.testing.assert_array_equal(c, np.matmul(ta.astype(np.float32), tb.astype(np.float32)))
+
+
+def test_dot_rank_and_batch_shapes_checked():
+    """core.dot's checks, in its words: equal ranks >= 2, then equal batch shapes."""
+    for a, b, message in ((np.ones(16, np.float16), np.ones((16, 16), np.float16), "equal ranks >= 2"),
+                          (np.ones((2, 16, 16), np.float16), np.ones((4, 16, 16), np.float16), "equal batch shapes")):
+        src = f"""@triton.jit
+def kernel(A, B):
+    a = tl.load(A + tl.arange(0, {a.size})).reshape({list(a.shape)})
+    b = tl.load(B + tl.arange(0, {b.size})).reshape({list(b.shape)})
+    tl.dot(a, b)
+"""
+        with pytest.raises(minitriton.CompilationError, match=f"input and other must have {message}"):
+            make_kernel(src)[(1,)](a, b)
