@@ -136,9 +136,10 @@ def test_no_raise_site_builds_an_error_text_inline():
 
 
 # Modules whose errors are about their own API, not a kernel or a launch: the testing kit, the options, the
-# renderer's arguments, installing over real Triton, minitriton.record(), the picture's page.
+# renderer's arguments, installing over real Triton, minitriton.record(), the picture's page, the profiler's
+# sessions and scopes, the host-side MX tensor helpers (triton.tools.mxfp, Triton's wording).
 NOT_ABOUT_A_KERNEL = ("testing/", "options.py", "diagnostics/render.py", "__init__.py", "observers/counters.py",
-                      "picture/")
+                      "picture/", "profiler/", "tools/mxfp.py")
 # minitriton's own invariants (a bug in minitriton, never a user's mistake).
 ALLOWED_INLINE = [
     "values/factored.py: raise AttributeError(\"an outer block is immutable\")",
