@@ -11,7 +11,7 @@ import pytest
 
 from helpers.dtypes import round_to
 from helpers.kernels import make_kernel
-from helpers.oracle import OracleUnavailable, run_in_interpreter
+from helpers.oracle import Case, OracleUnavailable, run_batch
 from parity import scaled_dot
 
 KERNEL = """
@@ -218,25 +218,38 @@ ERRORS = {
 }
 
 
-@pytest.mark.parametrize("call", list(ERRORS))
-def test_errors_in_triton_words(call):
-    """The refusals minitriton raises (as CompilationError) carry the message Triton 3.9 raises."""
-    import minitriton
-    kind, message = ERRORS[call]
-    arrays = [np.zeros(64 * 64, np.uint8), np.zeros(64 * 64, np.uint8), np.zeros(32, np.uint8),
-              np.zeros((32, 32), np.float32)]
-    src = _error_kernel(call)
+def _error_source(call: str) -> str:
+    src, message = _error_kernel(call), ERRORS[call][1]
     if "lhs_scale must" in message:   # 16 rows of scales for 32 rows of lhs
         src = src.replace("S + tl.arange(0, 32)", "S + tl.arange(0, 16)")
     if "Got 64" in message:   # K = 64 with one scale a row
         src = src.replace("tl.arange(0, 32)[None, :])\n    b", "tl.arange(0, 64)[None, :])\n    b").replace(
             "B + tl.arange(0, 32)[:, None]", "B + tl.arange(0, 64)[:, None]")
-    with pytest.raises(minitriton.CompilationError) as info:
-        make_kernel(src.split("\n\n\n", 1)[1])[(1,)](*arrays)
-    assert message in str(info.value)
+    return src
+
+
+def _error_arrays():
+    return [np.zeros(64 * 64, np.uint8), np.zeros(64 * 64, np.uint8), np.zeros(32, np.uint8),
+            np.zeros((32, 32), np.float32)]
+
+
+@pytest.fixture(scope="module")
+def interpreter_errors():
+    """Triton 3.9's interpreter on every ERRORS call (one child process)."""
     try:
-        it = run_in_interpreter(src, "kernel", (1,), arrays)
+        results = run_batch([Case(_error_source(call), "kernel", (1,), _error_arrays()) for call in ERRORS])
     except OracleUnavailable as e:
         pytest.skip(f"Triton's interpreter is not available: {e}")
-    assert it.error and message in it.error and kind in it.error, it.error
+    return dict(zip(ERRORS, results))
 
+
+@pytest.mark.parametrize("call", list(ERRORS))
+def test_errors_in_triton_words(call, interpreter_errors):
+    """The refusals minitriton raises (as CompilationError) carry the message Triton 3.9 raises."""
+    import minitriton
+    kind, message = ERRORS[call]
+    with pytest.raises(minitriton.CompilationError) as info:
+        make_kernel(_error_source(call).split("\n\n\n", 1)[1])[(1,)](*_error_arrays())
+    assert message in str(info.value)
+    it = interpreter_errors[call]
+    assert it.error and message in it.error and kind in it.error, it.error
