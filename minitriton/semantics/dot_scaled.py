@@ -1,12 +1,12 @@
-"""`tl.dot_scaled`: the product of two microscaled blocks, as Triton decomposes it on Hopper (sm90).
+"""`tl.dot_scaled`: the product of two microscaled blocks, as Triton decomposes it on Hopper (sm90; S15.36).
 
-Both operands are upcast to the compute type, fp16 when either format is "fp16", else bf16: fp8 ("e4m3",
-"e5m2") as `x.to(...)` converts it, "e2m1" (two per uint8, the first in the low bits, packed along K or, with
-k_pack=False, along M/N) exactly. A scale (one per 32 or 16 K-elements) is an e8m0 byte 2**(s-127) read as bits
-in the compute type (bf16: `s << 7`, so byte 0 is 0.0; fp16: the fp32 value rounded, so 2**16 and up are inf)
-or a float type converted; it multiplies the operand in the compute type (rounded once). Unless fast_math, a
-group whose scale byte is 0xFF (or whose float scale is NaN) is NaN. Then the operands multiply as `tl.dot`'s
-fp16/bf16 do (exact products, fp32 accumulation), plus `acc`.
+Both operands are upcast to the compute type, fp16 when either format is "fp16" (a "bf16" side then fails to
+compile), else bf16: fp8 ("e4m3", "e5m2") as `x.to(...)` converts it, "e2m1" (two per uint8, the first in the
+low bits, packed along K or, with k_pack=False, along M/N) exactly. A scale (one per 32 or 16 K-elements) is an
+e8m0 byte 2**(s-127) read as bits in the compute type (bf16: `s << 7`, so byte 0 is 0.0; fp16: the fp32 value
+rounded, so 2**16 and up are inf) or a float type converted; it multiplies the operand in the compute type
+(rounded once). Unless fast_math, a group whose scale byte is 0xFF (or whose float scale is NaN) is NaN. Then
+the operands multiply as `tl.dot`'s fp16/bf16 do (exact products, fp32 accumulation), plus `acc`.
 """
 from __future__ import annotations
 
@@ -63,6 +63,9 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
         errors.require(scale is None or scale.shape[-2:] == (rows, k_a // factor), "dot_scaled_scale_shape",
                        side=side, rows=rows, cols=k_a // factor, shape=list(scale.shape) if scale is not None else [])
     compute = T.float16 if "fp16" in (fmt_a, fmt_b) else T.bfloat16
+    if compute.is_fp16() and "bf16" in (fmt_a, fmt_b):
+        raise errors.backend_error("PassManager::run failed", "the NVIDIA backend has no conversion from bf16 to "
+                                   "fp16, the type both operands are upcast to when one is fp16")
     va = _upcast(a, sa, fmt_a == "e2m1", -1 if pack_a else -2, -1, compute, factor, fast_math)
     vb = _upcast(b, sb, fmt_b == "e2m1", -2 if pack_b else -1, -2, compute, factor, fast_math)
     group.count_flops(2 * M * N * k_a * (a.shape[0] if len(shape) == 3 else 1))

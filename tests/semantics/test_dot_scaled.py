@@ -6,6 +6,9 @@ texts, and the GPU's outputs recorded by parity.scaled_dot.
 """
 from __future__ import annotations
 
+import json
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -135,6 +138,11 @@ def test_every_format_pair_against_reference(fa, fb):
     b = random_operand(rng, fb, k // PER_BYTE[fb], n)
     sa = rng.integers(lo, hi, (m, k // 32), dtype=np.uint8) if fa not in ("bf16", "fp16") else None
     sb = rng.integers(lo, hi, (n, k // 32), dtype=np.uint8) if fb not in ("bf16", "fp16") else None
+    if {fa, fb} == {"bf16", "fp16"}:   # S15.36: no bf16 -> fp16 conversion on the GPU
+        import minitriton
+        with pytest.raises(minitriton.CompilationError, match="PassManager::run failed"):
+            run(a, sa, fa, b, sb, fb, m, n)
+        return
     c = run(a, sa, fa, b, sb, fb, m, n)
     ra, rb = operand(a, sa, fa, compute, "lhs"), operand(b, sb, fb, compute, "rhs")
     with np.errstate(invalid="ignore"):
@@ -253,3 +261,19 @@ def test_errors_in_triton_words(call, interpreter_errors):
     assert message in str(info.value)
     it = interpreter_errors[call]
     assert it.error and message in it.error and kind in it.error, it.error
+
+
+def test_gpu_record_reproduced():
+    """parity.scaled_dot's run of record (S15.36): every case the GPU and minitriton computed bit-exact (NaN as
+    one pattern) still is, and every case the GPU refused as a compile error minitriton refuses too."""
+    record = json.loads(next((pathlib.Path(scaled_dot.__file__).parent / "results").glob(
+        "cuda-scaled-dot-*.json")).read_text())
+    ours = scaled_dot.run("minitriton")
+    checked = 0
+    for name, verdict in record["cases"].items():
+        if verdict.startswith("bit-exact"):
+            assert scaled_dot.digest(ours[name]) == record["gpu"][name], name
+            checked += 1
+        elif verdict.startswith("GPU:") and "**DIFFERS**" not in verdict:
+            assert isinstance(ours[name], str) and "CompilationError" in ours[name], name
+    assert checked >= 25
