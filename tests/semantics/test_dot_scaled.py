@@ -1,4 +1,4 @@
-"""`tl.dot_scaled` against a float64 reference of its documented semantics (docs/semantics.md S15.x): operands
+"""`tl.dot_scaled` (S15.36) against a float64 reference of its documented semantics (docs/semantics.md S15.x): operands
 decoded from their bits, upcast to bf16 (fp16 when a side is "fp16"), times the e8m0 scale of their group of 32
 (or 16) K-elements, each product rounded to the compute type, 0xFF scales giving NaN unless fast_math; then the
 product of the two in float64. Also Triton 3.9's interpreter (where it computes the same thing), Triton's error
@@ -14,7 +14,7 @@ import pytest
 
 from helpers.dtypes import round_to
 from helpers.kernels import make_kernel
-from helpers.oracle import Case, OracleUnavailable, run_batch
+from helpers.oracle import Case, OracleUnavailable, assert_same_as_interpreter, run_batch
 from parity import scaled_dot
 
 KERNEL = """
@@ -277,3 +277,36 @@ def test_gpu_record_reproduced():
         elif verdict.startswith("GPU:") and "**DIFFERS**" not in verdict:
             assert isinstance(ours[name], str) and "CompilationError" in ours[name], name
     assert checked >= 25
+
+
+@pytest.mark.parametrize("partner", ["bf16", "fp16"])
+def test_fast_math_keeps_x_times_inf_in_a_group_without_zeros(partner):
+    """A 0xFF scale over nonzero positive codes: NaN, or with fast_math the products with inf (+inf sums)."""
+    rng = np.random.default_rng(9)
+    a = (rng.integers(1, 8, (16, 16), dtype=np.uint8) | rng.integers(1, 8, (16, 16), dtype=np.uint8) << 4)
+    ones = np.full((32, 16), scaled_dot.ONE[partner], np.int32).astype(np.int16)
+    sa = np.full((16, 1), 127, np.uint8)
+    sa[3] = 255
+    for fast, special in ((False, np.isnan), (True, np.isposinf)):
+        c = run(a.astype(np.uint8), sa, "e2m1", ones, None, partner, 16, 16, fast=fast)
+        assert special(c[3]).all() and np.isfinite(np.delete(c, 3, axis=0)).all(), (fast, c[3])
+
+
+def test_same_as_triton_39_interpreter_where_it_agrees():
+    """Scales in the normal range and exactly representable scaled values: the interpreter's fp32 upcast equals
+    the GPU's bf16 one, so both sum the same products (k_pack=False, acc and an unscaled side included)."""
+    rng = np.random.default_rng(10)
+    e2m1, e4m3 = rng.integers(0, 256, (32, 32), dtype=np.uint8), random_operand(rng, "e4m3", 64, 32)
+    scales = rng.integers(110, 140, (32, 2), dtype=np.uint8)
+    acc = rng.standard_normal((32, 32)).astype(np.float32)
+    src = "import triton\nimport triton.language as tl\n" + KERNEL
+    common = dict(RA=32, CA=32, M=32, N=32, KS=2, FAST=False, F8_SCALES=False)
+    cases = [("kernel", (1,), [e2m1, scales, e4m3, scales.copy(), None, np.zeros((32, 32), np.float32)],
+              dict(common, RB=64, CB=32, FA="e2m1", FB="e4m3", PACK_A=True, PACK_B=True)),
+             ("kernel", (1,), [e2m1, scales, e2m1.T.copy(), None, acc, np.zeros((32, 64), np.float32)],
+              dict(common, RB=32, CB=32, N=64, KS=1, FA="e2m1", FB="e2m1", PACK_A=False, PACK_B=False))]
+    cases[1][2][1] = rng.integers(110, 140, (64, 1), dtype=np.uint8)
+    cases[1][2][4] = rng.standard_normal((64, 64)).astype(np.float32)
+    cases[1][2][5] = np.zeros((64, 64), np.float32)
+    cases[1][3].update(M=64)
+    assert_same_as_interpreter(src, cases, bitwise_floats=True)
