@@ -23,7 +23,7 @@ Block pointers (`tl.make_block_ptr`, `tl.advance`) and tensor descriptors (`tl.m
 `triton.tools.tensor_descriptor.TensorDescriptor` arguments) load and store blocks with their padding.
 fp8 types (`tl.float8e4nv`, `float8e5`, `float8e4b15`) convert as an H200 does (`triton.reinterpret` passes
 their bytes; torch float8 tensors work too). Settings: `options()` / `set_options(...)` (minitriton.options).
-Not supported: inline asm, `tl.dot_scaled`, multi-CTA features; scheduling hints (num_warps, num_stages, ...)
+Not supported: inline asm, multi-CTA features; scheduling hints (num_warps, num_stages, ...)
 are accepted and have no effect.
 """
 from __future__ import annotations

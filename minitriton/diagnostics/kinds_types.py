@@ -87,6 +87,9 @@ TYPES = {
                           "ru": "операнды tl.dot должны быть одного ранга, не меньше 2"}},
     "dot_batch": {"head": {"en": "input and other must have equal batch shapes",
                            "ru": "у операндов tl.dot должны совпадать пакетные оси"}},
+    "dot_scaled_rank": {"head": {"en": "Both inputs must be either 2D or 3D; (lhs: {left} vs rhs: {right})",
+                                 "ru": "операнды tl.dot_scaled должны быть оба двумерными или оба трёхмерными "
+                                       "(формы {left} и {right})"}},
     "dot_reduction": {"head": {"en": "input and other must have equal reduction dimensions: First input shape "
                                      "({left}) and second input shape {right} are not compatible for matmul (second "
                                      "index of first shape ({k_left}) must be equal to first index of second shape "
@@ -105,6 +108,20 @@ TYPES = {
                                        "ru": "форма аккумулятора tl.dot не совпадает с формой результата"}},
     "dot_imprecise": {"head": {"en": "max_num_imprecise_acc ({given}) must be <= K ({k})",
                                "ru": "max_num_imprecise_acc ({given}) не может быть больше K ({k})"}},
+    "dot_scaled_out_dtype": {"head": {"en": "Only float32 is supported for out_dtype at the moment",
+                                      "ru": "tl.dot_scaled пока считает только в out_dtype=float32"}},
+    "dot_scaled_format": {"head": {"en": "Invalid float format: {format}.",
+                                   "ru": "формат {format} неизвестен: есть e2m1, e4m3, e5m2, bf16 и fp16"}},
+    "dot_scaled_dtype": {"head": {"en": "Unexpected dtype for {format}. Got {dtype}", "ru": "формат {format} "
+                                  "хранится в своём типе или в беззнаковом целом той же ширины, а не в {dtype}"}},
+    "dot_scaled_reduction": {"head": {"en": "Reduction dimension should pack the same number of elements; (lhs: "
+                                            "{left} vs rhs: {right})", "ru": "число элементов по оси K у операндов "
+                                      "разное (формы {left} и {right}; e2m1 хранит два в байте)"}},
+    "dot_scaled_factor": {"head": {"en": "scale factor must be 16 or 32. Got {factor}", "ru": "на один множитель "
+                                   "масштаба приходится {factor} элементов по K, а нужно 16 или 32"}},
+    "dot_scaled_scale_shape": {"head": {"en": "{side}_scale must be a tensor of shape [..., {rows}, {cols}]. Got "
+                                              "{shape}", "ru": "{side}_scale должен иметь форму [..., {rows}, "
+                                        "{cols}], а у него {shape}"}},
     "philox_rounds": {"head": {"en": "n_rounds must be a tl.constexpr int (tl.static_range needs it at compile time), "
                                      "got {given}",
                                "ru": "n_rounds должен быть целой константой tl.constexpr (tl.static_range нужно "

@@ -19,6 +19,7 @@ from minitriton.frontend.kernel_globals import KernelRange as range  # noqa: F40
 from minitriton.semantics import casts as _casts
 from minitriton.semantics import debug as _debug
 from minitriton.semantics import dot as _dot
+from minitriton.semantics import dot_scaled as _dot_scaled
 from minitriton.semantics import elementwise as _elementwise
 from minitriton.semantics import grid as _grid
 from minitriton.semantics import math as _math
@@ -40,7 +41,7 @@ from minitriton.language import extra, math  # noqa: F401
 bool = int1  # noqa: A001 - Triton's alias
 pi32_t = pointer_type(int32)  # Triton's alias
 
-_OP_MODULES = (_casts, _elementwise, _grid, _random, _math, _reduce, _shape, _sorting, _debug, _dot,
+_OP_MODULES = (_casts, _elementwise, _grid, _random, _math, _reduce, _shape, _sorting, _debug, _dot, _dot_scaled,
                _access, _atomics, _block_pointer, _descriptor)
 """The modules whose registered ops make up `tl`."""
 

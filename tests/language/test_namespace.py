@@ -15,9 +15,10 @@ from minitriton.values import registry
 TL_NAMES = [
     "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "abs", "advance", "arange", "argmax", "argmin", "associative_scan",
     "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_poll",
-    "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "bool", "broadcast", "broadcast_to", "cast", "cat",
-    "cdiv", "ceil", "clamp", "constexpr", "core", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert",
-    "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv", "flip",
+    "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "bool", "broadcast", "broadcast_to",
+    "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "core", "cos", "cumprod", "cumsum", "debug_barrier",
+    "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims",
+    "extra", "fdiv", "flip",
     "float16", "float32", "float64", "float8e4b15", "float8e4b8", "float8e4nv", "float8e5", "float8e5b16", "floor", "fma", "full", "gather",
     "histogram", "int1", "int16", "int32", "int64", "int8", "interleave", "item", "join", "load",
     "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor", "math", "max",
