@@ -103,7 +103,8 @@ def markdown(result: dict, classified: dict) -> str:
     lines += ["", "## minitriton's failures by cause", "",
               "Kinds: **gpu** - minitriton does what the GPU does (the docs/semantics.md row measured it); "
               "**missing** - a feature minitriton lacks; **needs-gpu** - the case needs CUDA itself (it fails on "
-              "Triton's interpreter too); **elsewhere** - behaviour being reworked in another part of the project.",
+              "Triton's interpreter too); **elsewhere** - behaviour being reworked in another part of the project; **reference** - the "
+              "test's own reference, computed by CPU torch, is further from float64 than minitriton.",
               "", "| cause | kind | evidence | cases | which |", "|---|---|---|---|---|"]
     for cause, ids in sorted(classified["by_cause"].items(), key=lambda kv: -len(kv[1])):
         lines.append(f"| {cause.explanation} | {cause.kind} | {cause.row or '-'} | {len(ids)} | {_case_list(ids)} |")

@@ -57,6 +57,10 @@ def test_messages_name_paths_inside_the_repository(tmp_path):
 
 
 def test_each_failure_class_has_a_cause():
-    assert causes.classify("test_scaled_dot[32-64-128-False-True-True-e2m1-bf16-4-16-1]", "").name == "dot-scaled"
+    mismatch = "AssertionError: Tensor-likes are not close!\n\nMismatched elements: 1 / 2048 (0.0%)"
+    assert causes.classify("test_scaled_dot[32-64-128-True-True-False-e2m1-e5m2-4-16-1]", mismatch).kind == "reference"
+    # a scaled dot failing otherwise, or another case of it, is not excused by the CPU reference
+    assert causes.classify("test_scaled_dot[32-64-128-True-True-False-e2m1-e5m2-4-16-1]", "CompilationError") is None
+    assert causes.classify("test_scaled_dot[32-64-128-False-True-True-e2m1-bf16-4-16-1]", mismatch) is None
     assert causes.classify("test_tma_load_block_shape_err", "CompilationError: at 2:11").kind == "gpu"
     assert causes.classify("test_dot[1-2-3]", "AssertionError") is None
