@@ -104,3 +104,20 @@ probe("dot_out_bf16_rejected", "S8.2",
           tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a, out_dtype=tl.bfloat16))"""),
       (1,), (np.ones((16, 16), np.float16), np.zeros((16, 16), np.float32)), error=r"out_dtype=bfloat16 is unsupported")
 
+
+# ================================================================ S15.36: tl.dot_scaled (values exact in every upcast)
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
+MX_A = rng.integers(0, 256, (16, 32), dtype=np.uint8)          # e2m1, two per byte along K (low nibble first)
+MX_S = rng.integers(126, 129, (16, 2), dtype=np.uint8)         # e8m0: 2^(s - 127), one per 32 elements of K
+MX_B = (rng.integers(-8, 9, (64, 16)) / 2).astype(np.float16)
+MX_VALUES = np.stack([E2M1[MX_A & 15], E2M1[MX_A >> 4]], axis=2).reshape(16, 64) * np.repeat(
+    2.0 ** (MX_S.astype(np.float64) - 127), 32, axis=1)
+probe("dot_scaled_e2m1_times_fp16", "S15.36",
+      kernel("dot_scaled_mx(a_ptr, s_ptr, b_ptr, c_ptr)", """
+          r = tl.arange(0, 16)
+          a = tl.load(a_ptr + r[:, None] * 32 + tl.arange(0, 32)[None, :])
+          s = tl.load(s_ptr + r[:, None] * 2 + tl.arange(0, 2)[None, :])
+          b = tl.load(b_ptr + tl.arange(0, 64)[:, None] * 16 + r[None, :])
+          tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot_scaled(a, s, "e2m1", b, None, "fp16"))"""),
+      (1,), (MX_A, MX_S, MX_B, np.zeros((16, 16), np.float32)),
+      expect={3: (MX_VALUES @ MX_B.astype(np.float64)).astype(np.float32)})
