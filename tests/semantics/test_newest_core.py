@@ -61,16 +61,15 @@ CAT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "u
               "float16", "float32", "float64"]
 
 
-@pytest.mark.parametrize("dtype_str", CAT_DTYPES)
-def test_cat(dtype_str):
-    """Both can_reorder values concatenate in order, as the interpreter does (num_warps 4 and 8 as test_core)."""
-    x = np.arange(0, 128).astype(dtype_str)
-    y = np.arange(-128, 0).astype(dtype_str)
-    cases = [("kernel", (1,), (x, y, np.zeros(256, dtype_str)),
-              {"N": 128, "num_warps": w, "CAN_REORDER": reorder}) for w in (4, 8) for reorder in (True, False)]
+def test_cat():
+    """Both can_reorder values concatenate in order, as the interpreter does (num_warps 4 and 8 as test_core), for
+    every dtype of test_core's test_cat (one interpreter process for all of them)."""
+    cases = [("kernel", (1,), (np.arange(0, 128).astype(d), np.arange(-128, 0).astype(d), np.zeros(256, d)),
+              {"N": 128, "num_warps": w, "CAN_REORDER": reorder})
+             for d in CAT_DTYPES for w in (4, 8) for reorder in (True, False)]
     assert_same_as_interpreter(CAT_SRC, cases, bitwise_floats=True)
-    for _, _, args, kwargs in cases:   # the interpreter is the reference above; this is test_core's own check
-        z = args[2].copy()
+    for _, _, (x, y, z), kwargs in cases:   # the interpreter is the reference above; this is test_core's own check
+        z = z.copy()
         make_kernel(CAT_SRC.removeprefix(HEADER))[(1,)](x, y, z, **kwargs)
         np.testing.assert_array_equal(z, np.concatenate([x, y]))
 
@@ -142,16 +141,18 @@ def kernel(X, Y, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
 """
 
 
-@pytest.mark.parametrize("M, N, K", [(8, 8, 4), (8, 8, 8), (16, 8, 4), (8, 8, 16)])
-def test_dot_small_fp64(M, N, K):
+def test_dot_small_fp64():
     """test_core's get_test_dot_small_fp64_cases: fp64 needs K >= 4 on NVIDIA (S8.5), not 16."""
-    rng = np.random.default_rng(K)
-    x, y = rng.standard_normal((M, K)), rng.standard_normal((K, N))
-    args = (x, y, np.zeros((M, N)))
-    assert_same_as_interpreter(DOT_SRC, [("kernel", (1,), args, {"M": M, "N": N, "K": K, "num_warps": 1})])
-    z = np.zeros((M, N))
-    make_kernel(DOT_SRC.removeprefix(HEADER))[(1,)](x, y, z, M=M, N=N, K=K, num_warps=1)
-    np.testing.assert_allclose(z, x @ y, rtol=1e-12)
+    cases = []
+    for M, N, K in [(8, 8, 4), (8, 8, 8), (16, 8, 4), (8, 8, 16)]:
+        rng = np.random.default_rng(K)
+        x, y = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+        cases.append(("kernel", (1,), (x, y, np.zeros((M, N))), {"M": M, "N": N, "K": K, "num_warps": 1}))
+    assert_same_as_interpreter(DOT_SRC, cases)
+    for _, _, (x, y, z), kwargs in cases:
+        z = z.copy()
+        make_kernel(DOT_SRC.removeprefix(HEADER))[(1,)](x, y, z, **kwargs)
+        np.testing.assert_allclose(z, x @ y, rtol=1e-12)
 
 
 DOT_F32_SRC = HEADER + """@triton.jit
@@ -163,18 +164,20 @@ def kernel(X, Y, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
 """
 
 
-@pytest.mark.parametrize("M, N", [(16, 8), (16, 16), (64, 32)])
-def test_dot_fp32_k8(M, N):
+def test_dot_fp32_k8():
     """test_core's test_dot with fp32 and K = 8: Triton 3.9's NVIDIA minimum for fp32 is K >= 8 (one TF32 k8
     MMA, S8.5). Small integers are exact in TF32, so the interpreter's fp32 products are the reference."""
-    rng = np.random.default_rng(M + N)
-    x = rng.integers(-8, 8, (M, 8)).astype(np.float32)
-    y = rng.integers(-8, 8, (8, N)).astype(np.float32)
-    assert_same_as_interpreter(DOT_F32_SRC, [("kernel", (1,), (x, y, np.zeros((M, N), np.float32)),
-                                              {"M": M, "N": N, "K": 8})])
-    z = np.zeros((M, N), np.float32)
-    make_kernel(DOT_F32_SRC.removeprefix(HEADER))[(1,)](x, y, z, M=M, N=N, K=8)
-    np.testing.assert_array_equal(z, x @ y)
+    cases = []
+    for M, N in [(16, 8), (16, 16), (64, 32)]:
+        rng = np.random.default_rng(M + N)
+        x = rng.integers(-8, 8, (M, 8)).astype(np.float32)
+        y = rng.integers(-8, 8, (8, N)).astype(np.float32)
+        cases.append(("kernel", (1,), (x, y, np.zeros((M, N), np.float32)), {"M": M, "N": N, "K": 8}))
+    assert_same_as_interpreter(DOT_F32_SRC, cases)
+    for _, _, (x, y, z), kwargs in cases:
+        z = z.copy()
+        make_kernel(DOT_F32_SRC.removeprefix(HEADER))[(1,)](x, y, z, **kwargs)
+        np.testing.assert_array_equal(z, x @ y)
 
 
 def test_dot_fp64_k2_and_fp32_k4_refused():
@@ -294,22 +297,25 @@ def kernel(X, Y, Z, RANK: tl.constexpr, TRANS_A: tl.constexpr, TRANS_B: tl.const
 """
 
 
-@pytest.mark.parametrize("rank", [2, 3, 4, 6])
-@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (False, True)])
-def test_dot_multidim(rank, trans_a, trans_b):
+def test_dot_multidim():
     """test_core's test_dot_multidim (bf16 there, fp16 here: the interpreter has no bf16): the axes before the
     last two are a batch, flattened by core.dot (Triton 3.6 and newer); tl.trans swaps the last two axes."""
-    rng = np.random.default_rng(rank)
-    shape = (2,) * (rank - 2) + (32, 32)
-    a = rng.integers(-4, 5, shape).astype(np.float16)
-    b = rng.integers(-4, 5, shape).astype(np.float16)
-    assert_same_as_interpreter(MULTIDIM_SRC, [("kernel", (1,), (a, b, np.zeros(shape, np.float32)),
-                                               {"RANK": rank, "TRANS_A": trans_a, "TRANS_B": trans_b})])
-    c = np.zeros(shape, np.float32)
-    make_kernel(MULTIDIM_SRC.removeprefix(HEADER))[(1,)](a, b, c, rank, trans_a, trans_b)
-    ta = np.swapaxes(a, -1, -2) if trans_a else a
-    tb = np.swapaxes(b, -1, -2) if trans_b else b
-    np.testing.assert_array_equal(c, np.matmul(ta.astype(np.float32), tb.astype(np.float32)))
+    cases = []
+    for rank in (2, 3, 4, 6):
+        for trans_a, trans_b in [(False, False), (True, False), (False, True)]:
+            rng = np.random.default_rng(rank)
+            shape = (2,) * (rank - 2) + (32, 32)
+            a = rng.integers(-4, 5, shape).astype(np.float16)
+            b = rng.integers(-4, 5, shape).astype(np.float16)
+            cases.append(("kernel", (1,), (a, b, np.zeros(shape, np.float32)),
+                          {"RANK": rank, "TRANS_A": trans_a, "TRANS_B": trans_b}))
+    assert_same_as_interpreter(MULTIDIM_SRC, cases)
+    for _, _, (a, b, c), kw in cases:
+        c = c.copy()
+        make_kernel(MULTIDIM_SRC.removeprefix(HEADER))[(1,)](a, b, c, kw["RANK"], kw["TRANS_A"], kw["TRANS_B"])
+        ta = np.swapaxes(a, -1, -2) if kw["TRANS_A"] else a
+        tb = np.swapaxes(b, -1, -2) if kw["TRANS_B"] else b
+        np.testing.assert_array_equal(c, np.matmul(ta.astype(np.float32), tb.astype(np.float32)))
 
 
 def test_dot_rank_and_batch_shapes_checked():
