@@ -7,8 +7,10 @@ import json
 
 import pytest
 
-from parity.testcore import __main__ as testcore
-from parity.testcore import causes, report
+pytest.importorskip("resource", reason="parity.testcore reads its children's CPU time with the POSIX `resource` "
+                    "module, which wasm32 (Pyodide) lacks")
+from parity.testcore import __main__ as testcore  # noqa: E402
+from parity.testcore import causes, report  # noqa: E402
 
 SKIP = 'pytest.skip("bfloat16 is not supported in the interpreter")'
 ATOMIC_SKIP = 'pytest.skip("Only test atomic bfloat16/float16 ops on GPU")'
