@@ -43,13 +43,16 @@ def _over_budget(signum, frame):
 
 
 def run_statements(path: pathlib.Path, budget: float = 0) -> tuple[dict, list]:
-    """Execute the script's statements in order, each for at most `budget` seconds (0: no limit); an `if` at
+    """Execute the script's statements in order, each for at most `budget` seconds (0, or a platform without an
+    interval timer such as wasm32: no limit); an `if` at
     the top level (`if __name__ == "__main__":` and the `if`s inside the branch taken, recursively) is its
     test, then the statements of the branch it takes. Returns the namespace and one record per statement."""
     source = path.read_text(encoding="utf-8")
     namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": __builtins__}
     records = []
-    signal.signal(signal.SIGALRM, _over_budget)
+    timed = budget > 0 and hasattr(signal, "setitimer")
+    if timed:
+        signal.signal(signal.SIGALRM, _over_budget)
 
     def run(nodes):
         for node in nodes:
@@ -61,7 +64,8 @@ def run_statements(path: pathlib.Path, budget: float = 0) -> tuple[dict, list]:
             start = time.perf_counter()
             record = {"line": node.lineno, "source": ast.get_source_segment(source, node).splitlines()[0][:100]}
             try:
-                signal.setitimer(signal.ITIMER_REAL, budget)
+                if timed:
+                    signal.setitimer(signal.ITIMER_REAL, budget)
                 taken = eval(code, namespace)  # noqa: S307 - the tutorial itself, unmodified
                 record["status"] = "ok"
             except BaseException as e:  # noqa: BLE001 - every failure is a result; KeyboardInterrupt re-raised
@@ -69,7 +73,8 @@ def run_statements(path: pathlib.Path, budget: float = 0) -> tuple[dict, list]:
                     raise
                 record.update(status="error", error=type(e).__name__, message=str(e)[:2000], traceback=_tail(e))
             finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                if timed:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
             record["seconds"] = round(time.perf_counter() - start, 2)
             records.append(record)
             if branch and record["status"] == "ok":
