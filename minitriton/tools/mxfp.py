@@ -12,9 +12,8 @@ import math
 _FP4 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)   # the magnitude of codes 0-7
 
 
-class MXFP4Tensor:
-    """fp4 e2m1 values: `MXFP4Tensor(data=float32 tensor)` (rounded to nearest, ties to even; beyond 6 and inf
-    or NaN clamp to +-6) or `MXFP4Tensor(size=..., device=...).random()`; `.data` holds the codes."""
+class _MXCodes:
+    """An MX tensor's codes: made from float data (`_from_float`) or sized for `random()`."""
 
     def __init__(self, data=None, size=None, device=None):
         self.device = device
@@ -25,6 +24,11 @@ class MXFP4Tensor:
             self.size = size if isinstance(size, tuple) else (size,)
         else:
             raise ValueError("Either parameter data or size must be provided")
+
+
+class MXFP4Tensor(_MXCodes):
+    """fp4 e2m1 values: `MXFP4Tensor(data=float32 tensor)` (rounded to nearest, ties to even; beyond 6 and inf
+    or NaN clamp to +-6) or `MXFP4Tensor(size=..., device=...).random()`; `.data` holds the codes."""
 
     def random(self):
         """Uniform codes: sign, exponent and mantissa drawn in turn, as Triton's helper draws them."""
@@ -77,19 +81,9 @@ def fp8e8m0_to_float32(scale):
     return bits.masked_fill(scale.view(torch.uint8) == 255, 0x7FC00000).view(torch.float32)
 
 
-class MXScaleTensor:
+class MXScaleTensor(_MXCodes):
     """e8m0 scales: `MXScaleTensor(data=float32 tensor)` (2**floor(log2 x); x <= 0, inf and NaN become NaN)
     or `MXScaleTensor(size=...).random(low, high)`; `.data` holds the bytes."""
-
-    def __init__(self, data=None, size=None, device=None):
-        self.device = device
-        if data is not None:
-            self.device = data.device
-            self.data = self._from_float(data)
-        elif size is not None:
-            self.size = size if isinstance(size, tuple) else (size,)
-        else:
-            raise ValueError("Either parameter data or size must be provided")
 
     def random(self, low=None, high=None):
         import torch
