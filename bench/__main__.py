@@ -349,6 +349,7 @@ def main(argv=None):
         "array bytes.",
         "Interpreter: TRITON_INTERPRET=1, torch CPU tensors. minitriton: NumPy arrays"
         + (f" (matmul_bf16: {bf16_arrays})." if bf16_arrays else "."),
+        f"BLAS threads: OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}.",
         f"fp32 tl.dot precision: TRITON_F32_DEFAULT={f32_default} "
         + ("(the interpreter ignores it and always computes plain fp32)." if f32_default != "tf32" else
            "(the GPU default; the interpreter ignores it and computes plain fp32, so fp32 dot workloads "
