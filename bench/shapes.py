@@ -171,6 +171,11 @@ SHAPES = [
       for t in (128, 512)),
 ]
 
+def _row_floor(x):
+    run, outputs = fl.softmax_rows(x[None, :])
+    return run, {"y": outputs["y"][0]}
+
+
 SHAPE_FLOORS = {
     "softmax_persistent": lambda d: fl.softmax_rows(d["ps_x"]),
     "softmax_row_1m": lambda d: _row_floor(d["row_x"]),
@@ -179,11 +184,6 @@ SHAPE_FLOORS = {
     **{f"flash_fp16_{t}": (lambda d, t=t: fl.attention(*(d[f"fa{t}_{n}"] for n in "qkv"), causal=False))
        for t in (128, 512)},
 }
-
-
-def _row_floor(x):
-    run, outputs = fl.softmax_rows(x[None, :])
-    return run, {"y": outputs["y"][0]}
 
 
 BY_NAME = {**wl.BY_NAME, **{w.name: w for w in SHAPES}}
