@@ -133,8 +133,8 @@ def worker_main(backend, names, quick, budget_s, timeout_s, floors=False):
 
     out["versions"] = _versions(backend)
     alarm = hasattr(signal, "alarm")  # not in Pyodide (wasm32): no per-workload time limit there
-    if floors:
-        # runtime comparison (bench/runtimes.py): one untimed launch of every workload first, since V8 keeps
+    if floors and sys.platform == "emscripten":
+        # in Pyodide (bench/runtimes.py): one untimed launch of every workload first, since V8 keeps
         # optimising Pyodide's WebAssembly in the background during its first seconds
         for name in names:
             try:
