@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from bench.settings import (BACKENDS, DEFAULT_BUDGET_S, GEOMEAN_SET, KNOWN_INTERPRETER_BUGS, MAX_TIMED, MIN_TIMED, PROGRAMS,
-                            REPO_ROOT, RESULT_MARK, RESULTS_DIR, TARGET_GEOMEAN, TARGET_MATMUL, TARGET_MEM, TOLERANCE,
-                            WORKLOAD_NAMES)
+                            REPO_ROOT, RESULT_MARK, RESULTS_DIR, SUITES, TARGET_GEOMEAN, TARGET_MATMUL, TARGET_MEM,
+                            TARGET_VS_FLOOR, TARGET_VS_INTERPRETER, TOLERANCE)
 from bench.worker import _jsonable, _log, _num, worker_main
 
 
@@ -40,6 +40,8 @@ def run_worker(backend, names, args):
            "--max-seconds", str(args.max_seconds), "--timeout", str(args.timeout)]
     if args.quick:
         cmd.append("--quick")
+    if backend == "minitriton":
+        cmd.append("--floors")      # the NumPy floor of each workload, timed in the same process
     env = dict(os.environ)
     if backend == "interpreter":
         env["TRITON_INTERPRET"] = "1"
@@ -121,8 +123,12 @@ def _result(name, ri, rm):
     return "pass†" if si == "known bug" else "pass"
 
 
-def _fmt_s(x):
-    return "—" if x is None else f"{x:.4g}"
+def _fmt_ms(x):
+    return "—" if x is None else f"{x * 1e3:.3g}"
+
+
+def _goal(value, met):
+    return "—" if value is None else "met" if met else "NO"
 
 
 def _fmt_us(x):
@@ -139,21 +145,30 @@ def _fmt_err(x):
 def summarize(reports, names):
     """Rows of the table, the target lines, the ratios and a one-line headline (the speed ratios of the
     interpreter over minitriton and the worst peak memory; tools/main.sh's summary shows it)."""
-    rows, ratios = [], {}
+    rows, ratios, floor_ratios = [], {}, {}
     for name in names:
         ri = reports.get("interpreter", {}).get("results", {}).get(name)
         rm = reports.get("minitriton", {}).get("results", {}).get(name)
         mi = ri.get("median_s") if ri else None
         mm = rm.get("median_s") if rm else None
+        mf = (rm.get("floor") or {}).get("median_s") if rm else None
         ratio = mi / mm if mi and mm else None
+        over_floor = mm / mf if mm and mf else None
         if ratio is not None:
             ratios[name] = ratio
+        if over_floor is not None:
+            floor_ratios[name] = over_floor
         rows.append({
-            "workload": name + ("*" if name not in GEOMEAN_SET else ""),
+            "workload": name + ("*" if name in KNOWN_INTERPRETER_BUGS else ""),
             "programs": PROGRAMS[name],
-            "interp s": _fmt_s(mi),
-            "mt s": _fmt_s(mm),
-            "ratio": "—" if ratio is None else f"{ratio:.1f}x",
+            "interp ms": _fmt_ms(mi),
+            "mt ms": _fmt_ms(mm),
+            "NumPy ms": _fmt_ms(mf),
+            "vs interp": "—" if ratio is None else f"{ratio:.1f}x",
+            "vs NumPy": "—" if over_floor is None else f"{over_floor:.1f}x",
+            f">={TARGET_VS_INTERPRETER:.0f}x interp": _goal(ratio, ratio is not None and ratio >= TARGET_VS_INTERPRETER),
+            f"<={TARGET_VS_FLOOR:.0f}x NumPy": _goal(over_floor, over_floor is not None
+                                                     and over_floor <= TARGET_VS_FLOOR),
             "tol": _fmt_err(TOLERANCE[name]),
             "interp err": _fmt_err(ri.get("max_abs_error") if ri else None),
             "mt err": _fmt_err(rm.get("max_abs_error") if rm else None),
@@ -170,14 +185,14 @@ def summarize(reports, names):
         targets.append(f"geomean speed ratio{partial}: {gm:.1f}x  (target >= {TARGET_GEOMEAN:.0f}x: "
                        f"{'MET' if gm >= TARGET_GEOMEAN else 'not met'})")
         heads.append(f"geomean {gm:.1f}x{partial}" + ("" if gm >= TARGET_GEOMEAN else " (target NOT MET)"))
-    else:
+    elif wanted:
         targets.append(f"geomean speed ratio: — (needs both backends; target >= {TARGET_GEOMEAN:.0f}x)")
     if "matmul_fp32" in ratios:
         r = ratios["matmul_fp32"]
         targets.append(f"matmul_fp32 512^3 ratio: {r:.1f}x  (target >= {TARGET_MATMUL:.0f}x: "
                        f"{'MET' if r >= TARGET_MATMUL else 'not met'})")
         heads.append(f"matmul_fp32 {r:.1f}x" + ("" if r >= TARGET_MATMUL else " (target NOT MET)"))
-    else:
+    elif "matmul_fp32" in names:
         targets.append(f"matmul_fp32 512^3 ratio: —  (target >= {TARGET_MATMUL:.0f}x)")
     mems = {n: r["mem_ratio"] for n, r in reports.get("minitriton", {}).get("results", {}).items()
             if r.get("mem_ratio") is not None}
@@ -193,6 +208,12 @@ def summarize(reports, names):
         targets.append(f"matmul_bf16 ratio (shown, not in the geomean): {ratios['matmul_bf16']:.1f}x")
     targets_met = all("not met" not in t for t in targets)
     headline = ", ".join(heads) + (" (targets met)" if heads and targets_met else "")
+    if ratios:
+        met = sum(r >= TARGET_VS_INTERPRETER for r in ratios.values())
+        targets.append(f"per workload, >= {TARGET_VS_INTERPRETER:.0f}x the interpreter: {met} of {len(ratios)}")
+    if floor_ratios:
+        met = sum(r <= TARGET_VS_FLOOR for r in floor_ratios.values())
+        targets.append(f"per workload, <= {TARGET_VS_FLOOR:.0f}x the NumPy floor: {met} of {len(floor_ratios)}")
     return rows, targets, ratios, headline
 
 
@@ -229,12 +250,19 @@ def _problems(reports):
                     known.append(f"{line}: the interpreter's known bug ({bug})")
                 else:
                     problems.append(f"{line} (outside the tolerance); per output {r['error_per_output']}")
+            floor = r.get("floor")
+            if floor and not floor["passed"]:
+                problems.append(f"the NumPy floor of {name}: max abs error {_fmt_err(floor['max_abs_error'])} > "
+                                f"{_fmt_err(r['tol'])}")
     return problems, known
 
 
 def _parse(argv):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    p.add_argument("--only", help="comma-separated workload names (default: all seven)")
+    p.add_argument("--suite", choices=list(SUITES), default="lesson",
+                   help="lesson: the lesson's seven workloads (the default, what tools/main.sh runs); shapes: the "
+                        "eight shapes of bench/shapes.py; all: both")
+    p.add_argument("--only", help="comma-separated workload names, of any suite (default: the suite's)")
     p.add_argument("--backend", choices=["interpreter", "minitriton", "both"], default="both")
     p.add_argument("--quick", action="store_true", help="1 timed launch per workload (smoke test)")
     p.add_argument("--max-seconds", type=float, default=DEFAULT_BUDGET_S,
@@ -248,8 +276,8 @@ def _parse(argv):
                         "GPU's default, which minitriton emulates; env: leave the environment alone)")
     p.add_argument("--json", metavar="PATH", help="write the run's data (times, errors, versions) to PATH")
     p.add_argument("--save", action="store_true",
-                   help="a run of record: write bench/results/<date>-<time>-<machine>.json and latest.md "
-                        "(a full run only: all workloads, both backends, not --quick)")
+                   help="a run of record: write bench/results/<date>-<time>-<machine>[-<suite>].json and "
+                        "latest.md (shapes.md, all.md) (a full run only: a whole suite, both backends, not --quick)")
     p.add_argument("--no-save", action="store_true", help=argparse.SUPPRESS)  # the default; kept for callers
     p.add_argument("--runtime", choices=["cpython", "pyodide"], default="cpython",
                    help="pyodide: minitriton and the NumPy floor inside Pyodide (Node) beside CPython, see "
@@ -257,12 +285,13 @@ def _parse(argv):
     p.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     p.add_argument("--floors", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    args.names = WORKLOAD_NAMES if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
-    unknown = [n for n in args.names if n not in WORKLOAD_NAMES]
+    suite = SUITES[args.suite]
+    args.names = suite if not args.only else [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in args.names if n not in SUITES["all"]]
     if unknown:
-        p.error(f"unknown workload(s) {unknown}; choose from {WORKLOAD_NAMES}")
-    if args.save and (args.quick or args.backend != "both" or args.names != WORKLOAD_NAMES):
-        p.error("--save records full runs only: all workloads, both backends, without --quick")
+        p.error(f"unknown workload(s) {unknown}; choose from {SUITES['all']}")
+    if args.save and (args.quick or args.backend != "both" or args.names != suite):
+        p.error("--save records full runs only: a whole suite, both backends, without --quick")
     return args
 
 
@@ -314,10 +343,13 @@ def main(argv=None):
             load_note += "  -- WARNING: the machine was busy; times are inflated and ratios less reliable."
     bf16_arrays = reports.get("minitriton", {}).get("results", {}).get("matmul_bf16", {}).get("arrays")
     notes = [
-        "s = median seconds per launch; ratio = interpreter s / minitriton s; err = max abs error vs a float64 "
-        "NumPy reference; mt mem = (array bytes + tracemalloc peak of one extra launch) / array bytes.",
+        "ms = median milliseconds per launch; NumPy = the same work as vectorised NumPy (the floor, timed in the "
+        "minitriton worker); vs interp = interpreter / minitriton; vs NumPy = minitriton / floor; err = max abs "
+        "error vs a float64 NumPy reference; mt mem = (array bytes + tracemalloc peak of one extra launch) / "
+        "array bytes.",
         "Interpreter: TRITON_INTERPRET=1, torch CPU tensors. minitriton: NumPy arrays"
         + (f" (matmul_bf16: {bf16_arrays})." if bf16_arrays else "."),
+        f"BLAS threads: OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}.",
         f"fp32 tl.dot precision: TRITON_F32_DEFAULT={f32_default} "
         + ("(the interpreter ignores it and always computes plain fp32)." if f32_default != "tf32" else
            "(the GPU default; the interpreter ignores it and computes plain fp32, so fp32 dot workloads "
@@ -355,7 +387,9 @@ def main(argv=None):
         Path(args.json).write_text(json.dumps(_jsonable(payload), indent=1) + "\n")
     if args.save:
         RESULTS_DIR.mkdir(exist_ok=True)
-        path = RESULTS_DIR / f"{started:%Y-%m-%d-%H%M}-{machine_tag(info)}.json"
+        suffix = "" if args.suite == "lesson" else f"-{args.suite}"
+        path = RESULTS_DIR / f"{started:%Y-%m-%d-%H%M}-{machine_tag(info)}{suffix}.json"
+        summary = RESULTS_DIR / ("latest.md" if args.suite == "lesson" else f"{args.suite}.md")
         path.write_text(json.dumps(_jsonable(payload), indent=1) + "\n")
         md = [
             "# minitriton speed benchmark: latest run of record",
@@ -377,8 +411,8 @@ def main(argv=None):
         if problems:
             md += ["Problems:", "", *[f"- {line}" for line in problems], ""]
         md += notes + [""]
-        (RESULTS_DIR / "latest.md").write_text("\n".join(md))
-        print(f"\nwrote {path.relative_to(REPO_ROOT)} and {(RESULTS_DIR / 'latest.md').relative_to(REPO_ROOT)}")
+        summary.write_text("\n".join(md))
+        print(f"\nwrote {path.relative_to(REPO_ROOT)} and {summary.relative_to(REPO_ROOT)}")
     return 1 if problems else 0
 
 

@@ -118,10 +118,11 @@ def worker_main(backend, names, quick, budget_s, timeout_s, floors=False):
 
             minitriton.install()
             out["minitriton_version"] = getattr(minitriton, "__version__", None)
+        from bench import shapes
         from bench import workloads as wl
 
         ar = wl.TorchArrays() if backend == "interpreter" else wl.NumpyArrays()
-        data = wl.make_data()
+        data = shapes.make_data()
     except BaseException as exc:                         # noqa: BLE001 -- report, do not crash
         out["fatal"] = _error_text(exc)
         _log(f"{backend}: cannot start: {out['fatal']}")
@@ -132,18 +133,18 @@ def worker_main(backend, names, quick, budget_s, timeout_s, floors=False):
 
     out["versions"] = _versions(backend)
     alarm = hasattr(signal, "alarm")  # not in Pyodide (wasm32): no per-workload time limit there
-    if floors:
-        # runtime comparison (bench/runtimes.py): one untimed launch of every workload first, since V8 keeps
+    if floors and sys.platform == "emscripten":
+        # in Pyodide (bench/runtimes.py): one untimed launch of every workload first, since V8 keeps
         # optimising Pyodide's WebAssembly in the background during its first seconds
         for name in names:
             try:
-                wl.BY_NAME[name].setup(data, ar).launch()
+                shapes.BY_NAME[name].setup(data, ar).launch()
             except Exception:                            # noqa: BLE001 -- reported by the timed run below
                 pass
     if alarm:
         signal.signal(signal.SIGALRM, _on_alarm)
     for name in names:
-        w = wl.BY_NAME[name]
+        w = shapes.BY_NAME[name]
         _log(f"{backend}: {name} ...")
         if alarm:
             signal.alarm(int(timeout_s) if timeout_s else 0)
@@ -152,7 +153,8 @@ def worker_main(backend, names, quick, budget_s, timeout_s, floors=False):
             if floors:
                 from bench import floors as fl
 
-                res["floor"] = fl.measure(name, data, lambda run: _time_launches(run, quick, budget_s))
+                res["floor"] = fl.measure(w, shapes.FLOORS[name], data,
+                                          lambda run: _time_launches(run, quick, budget_s))
         except BaseException as exc:                     # noqa: BLE001 -- one workload failing is data
             if isinstance(exc, KeyboardInterrupt):
                 raise

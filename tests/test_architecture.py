@@ -196,7 +196,8 @@ TOOL_LAYERS = {
     "bench": [
         ("bench.settings",),
         ("bench.workloads", "bench.worker"),
-        ("bench.floors", "bench.observed"),
+        ("bench.floors",),
+        ("bench.shapes", "bench.observed"),
         ("bench",),
     ],
 }

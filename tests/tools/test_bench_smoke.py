@@ -4,6 +4,7 @@ No timing is asserted anywhere: speed is what ``python -m bench`` reports, not w
 """
 
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -16,28 +17,37 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def wl():
-    """bench.workloads for its data and reference functions; its kernels are never launched here.
+def _import_for_data(module_name):
+    """`module_name` (a bench module) for its data and reference functions; its kernels are never launched here.
 
-    The module imports `triton` at top. If this session has no `triton` yet, a throwaway stub stands in
+    The bench modules import `triton` at top. If this session has no `triton` yet, a throwaway stub stands in
     during the import and everything the import added is removed again, so this test neither loads real
     Triton (which would make a later `minitriton.install()` refuse) nor leaves minitriton installed.
     """
     if "triton" in sys.modules:
-        return importlib.import_module("bench.workloads")
+        return importlib.import_module(module_name)
     stub = types.ModuleType("triton")
     stub.jit = lambda fn=None, **kwargs: fn if fn is not None else (lambda f: f)
     stub.language = types.ModuleType("triton.language")
     before = set(sys.modules)
     sys.modules["triton"], sys.modules["triton.language"] = stub, stub.language
     try:
-        module = importlib.import_module("bench.workloads")
+        module = importlib.import_module(module_name)
     finally:
         for name in set(sys.modules) - before:
-            if name.startswith("triton") or name == "bench.workloads":
+            if name.startswith(("triton", "bench.")):
                 del sys.modules[name]
     return module
+
+
+@pytest.fixture(scope="module")
+def wl():
+    return _import_for_data("bench.workloads")
+
+
+@pytest.fixture(scope="module")
+def shapes():
+    return _import_for_data("bench.shapes")
 
 
 def test_data_follows_the_baseline_draw_order(wl):
@@ -157,3 +167,78 @@ def test_minitriton_backend_quick_run():
          "--only", "vector_add,matmul_fp32,flash_fwd_causal", "--timeout", "300"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+
+
+# ---- the shapes suite (bench/shapes.py)
+
+def test_shape_references_satisfy_simple_identities(shapes):
+    d = shapes.make_shape_data()
+    persistent = shapes.SHAPES[0].reference(d)["y"]
+    np.testing.assert_allclose(persistent.sum(axis=1), 1.0, rtol=1e-12)
+    row = shapes.BY_NAME["softmax_row_1m"].reference(d)["y"]
+    assert row.shape == (1_000_000,)
+    np.testing.assert_allclose(row.sum(), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(np.log(row[1] / row[0]), float(d["row_x"][1]) - float(d["row_x"][0]), rtol=1e-9)
+    for n in (128, 256):
+        c16 = shapes.BY_NAME[f"matmul_fp16_{n}"].reference(d)["c"]
+        a, b = d[f"mm{n}_a16"].astype(np.float64), d[f"mm{n}_b16"].astype(np.float64)
+        np.testing.assert_allclose(c16[7, 3], np.dot(a[7], b[:, 3]), rtol=1e-12)
+        c32 = shapes.BY_NAME[f"matmul_fp32_{n}"].reference(d)["c"]
+        assert 0 < np.abs(c16 - c32).max() < 0.5           # the fp16 inputs are the fp32 ones, rounded
+    for t in (128, 512):
+        ref = shapes.BY_NAME[f"flash_fp16_{t}"].reference(d)
+        q, k, v = (d[f"fa{t}_{n}"].astype(np.float64) for n in "qkv")
+        p = np.exp(q @ k.transpose(0, 2, 1) / 8.0 - ref["lse"][..., None])   # lse normalises every row
+        np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-12)
+        np.testing.assert_allclose(ref["o"], p @ v, rtol=1e-10, atol=1e-12)
+
+
+def test_shape_table_matches_the_settings(shapes):
+    from bench import settings
+
+    assert [w.name for w in shapes.SHAPES] == settings.SHAPE_NAMES
+    assert {w.name: w.programs for w in shapes.SHAPES} == {n: settings.PROGRAMS[n] for n in settings.SHAPE_NAMES}
+    assert {w.name: w.tol for w in shapes.SHAPES} == {n: settings.TOLERANCE[n] for n in settings.SHAPE_NAMES}
+    assert set(shapes.FLOORS) == set(settings.SUITES["all"]) == set(shapes.BY_NAME)
+    assert {"softmax_persistent": 64, "softmax_row_1m": 1, "matmul_fp32_128": 4, "matmul_fp32_256": 16,
+            "flash_fp16_128": 8, "flash_fp16_512": 32}.items() <= settings.PROGRAMS.items()
+
+
+# Every shape launched once on minitriton (full size: the suite is small) and its floor run once, both checked
+# against the float64 references, in a child process (minitriton.install() aliases `triton` for good).
+_SHAPES_ON_MINITRITON = """
+import json
+import minitriton
+minitriton.install()
+from bench import floors, shapes, workloads
+data, arrays, out = shapes.make_data(), workloads.NumpyArrays(), {}
+for w in shapes.SHAPES:
+    prepared = w.setup(data, arrays)
+    prepared.launch()
+    err, per_output = workloads.max_abs_error(prepared, w.reference(data), arrays)
+    floor = floors.measure(w, shapes.FLOORS[w.name], data, lambda run: [0.0])
+    out[w.name] = {"error": err, "per_output": per_output, "floor_error": floor["max_abs_error"]}
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def shapes_on_minitriton():
+    if _MT_ERROR is not None:
+        pytest.skip(f"minitriton cannot be imported yet ({_MT_ERROR})")
+    env = dict(os.environ, TRITON_F32_DEFAULT="ieee", PYTHONPATH=str(REPO))
+    env.pop("TRITON_INTERPRET", None)
+    proc = subprocess.run([sys.executable, "-c", _SHAPES_ON_MINITRITON], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", ["softmax_persistent", "softmax_row_1m", "matmul_fp32_128", "matmul_fp32_256",
+                                  "matmul_fp16_128", "matmul_fp16_256", "flash_fp16_128", "flash_fp16_512"])
+def test_shape_kernel_and_floor_match_the_float64_reference(shapes_on_minitriton, name):
+    from bench.settings import TOLERANCE
+
+    got = shapes_on_minitriton[name]
+    assert got["error"] <= TOLERANCE[name], got
+    assert got["floor_error"] <= TOLERANCE[name], got
