@@ -23,6 +23,8 @@ import linecache
 import sys
 import warnings
 
+import numpy as np
+
 from minitriton import errors
 from minitriton.diagnostics import Edit, Suggestion
 from minitriton.semantics import dtypes as T
@@ -92,16 +94,21 @@ def if_test(snap: Snapshot, test):
     return test
 
 
-def while_test(test):
-    """A `while` condition, as the bool the loop takes. Triton 3.6 hands it to `scf.condition`, which takes
-    only an int1 scalar (a comparison or a bool); any other tensor fails MLIR verification (offline sm_90
-    compile). A condition that differs between the programs of the group splits the group, those leaving
-    the loop first; every iteration is reported to the group, which tells a loop waiting for other programs
-    (a spin lock) from one that computes (runtime/spinning.py)."""
+def _check_condition(test):
+    """Triton 3.6 hands a `while` condition to `scf.condition`, which takes only an int1 scalar (a comparison
+    or a bool); any other tensor fails MLIR verification (offline sm_90 compile)."""
     if isinstance(test, tensor) and (test.shape or test.dtype.name != "int1"):
         raise errors.backend_error(
             "error encountered during parsing",
             f"'scf.condition' op operand #0 must be 1-bit signless integer, but got '{_ir_type(test)}'")
+
+
+def while_test(test):
+    """The condition of a `while` loop that may wait for other programs (rewrite.py, `_may_wait`), as the bool
+    the loop takes. A condition that differs between the programs of the group splits the group, those
+    leaving the loop first (a lock's holder goes on to release it); every iteration is reported to the group,
+    which tells a loop waiting for other programs (a spin lock) from one that computes (runtime/spinning.py)."""
+    _check_condition(test)
     try:
         going_on = bool(test)
     except programs.Diverged as d:
@@ -112,6 +119,76 @@ def while_test(test):
         if group is not None:
             group.loop_iteration(sys._getframe(1))
     return going_on
+
+
+class Lockstep:
+    """One run of a non-static loop whose trip count may differ between the programs of the group: the group
+    iterates while any program's condition holds, and `group.active` names the programs still in the loop
+    (None: all of the loop's programs). A program that left sits out the remaining iterations: its memory ops,
+    prints and asserts are masked off (memory/access.py, semantics/debug.py), and at the end of each
+    iteration (`carry`) its loop-carried variables get back what they held when it left. `range` bounds that
+    differ set the mask themselves (kernel_globals.KernelRange); a `while` condition sets it in `test`."""
+
+    __slots__ = ("group", "outer", "names", "held")
+
+    def __init__(self, names: tuple):
+        self.group = programs.active()
+        self.outer = self.group.active if self.group is not None else None   # the enclosing loop's mask
+        self.names, self.held = names, None
+
+    def test(self, test) -> bool:
+        """A `while` condition: the programs whose condition holds stay in the loop; False when none does."""
+        _check_condition(test)
+        group = self.group
+        if group is None or not isinstance(test, tensor) or test.data.shape[0] == 1:
+            going = bool(test)
+        else:
+            on = test.data.reshape(-1) != 0
+            if group.active is not None:
+                on &= group.active
+            going = bool(on.any())
+            if going:
+                outer = self.outer
+                group.active = outer if on.all() or outer is not None and (on == outer).all() else on
+        if not going:
+            self.end()
+        elif group is not None:
+            group.loop_iteration(sys._getframe(1))
+        return going
+
+    def end(self):
+        """The loop is over (its condition, or a `break`): the enclosing loop's programs run on."""
+        if self.group is not None:
+            self.group.active = self.outer
+
+    def partial(self) -> bool:
+        """Whether some program of the loop sits this iteration out."""
+        return self.group is not None and self.group.active is not self.outer
+
+    def begin(self, local_vars: dict):
+        """An iteration starts: what the carried variables hold now is what a program leaving now keeps."""
+        if self.partial():
+            self.held = {n: local_vars[n] for n in self.names if n in local_vars}
+
+    def carry(self, local_vars: dict) -> tuple:
+        """The carried variables at the end of an iteration: the running programs' new values, the others'
+        held ones. Values that cannot be merged per program split the group instead (`Diverged`)."""
+        on = self.group.active
+        out = []
+        for name in self.names:
+            new, old = local_vars.get(name, _UNBOUND), self.held.get(name, _UNBOUND)
+            if new is old or old is _UNBOUND and new is not _UNBOUND:
+                out.append(new)
+            elif isinstance(new, tensor) and isinstance(old, tensor) and new.dtype == old.dtype and \
+                    new.shape == old.shape and new.alloc is old.alloc:
+                keep = on.reshape((-1,) + (1,) * len(new.shape))
+                out.append(tensor(np.where(keep, new.data, old.data), new.dtype, new.shape, new.alloc))
+            else:
+                raise programs.Diverged(on, loop=True)
+        return tuple(out)
+
+
+_UNBOUND = object()
 
 
 def not_(value):
@@ -246,4 +323,4 @@ def value_of(obj):
 CALLS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
          PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test, PREFIX + "not_": not_,
          PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_, PREFIX + "assigned": assigned,
-         PREFIX + "value_of": value_of}
+         PREFIX + "value_of": value_of, PREFIX + "lockstep": Lockstep, PREFIX + "loop_test": Lockstep.test}

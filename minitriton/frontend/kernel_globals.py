@@ -20,6 +20,7 @@ from minitriton.semantics import dtypes as T
 from minitriton.semantics.debug import device_print
 from minitriton.semantics.constexpr import constexpr, unwrap
 from minitriton.semantics.elementwise import maximum, minimum
+from minitriton.values import programs
 from minitriton.values.tensor import tensor
 
 
@@ -138,13 +139,41 @@ class KernelRange:
         values = [unwrap(a) for a in args]
         _check_range_types(values)
         wide = any(isinstance(v, tensor) and v.dtype.primitive_bitwidth == 64 for v in values)
-        self.ints = [int(v) if isinstance(v, tensor) else v for v in values]
-        self.dtype = T.int64 if wide or any(not -2**31 <= v < 2**31 for v in self.ints) else T.int32
+        try:
+            self.ints, self.bounds = [int(v) if isinstance(v, tensor) else v for v in values], None
+        except programs.Diverged:   # bounds that differ between the programs: a lockstep loop
+            self.ints, self.bounds = None, [v.data.astype(np.int64) if isinstance(v, tensor) else v for v in values]
+        known = self.ints or [int(b.min()) if isinstance(b, np.ndarray) else b for b in self.bounds] + \
+            [int(b.max()) for b in self.bounds if isinstance(b, np.ndarray)]
+        self.dtype = T.int64 if wide or any(not -2**31 <= v < 2**31 for v in known) else T.int32
 
     def __iter__(self):
         ty = self.dtype.np_compute
+        if self.ints is None:
+            yield from self._lockstep(ty)
+            return
         for i in builtins.range(*self.ints):
             yield tensor(np.array([i], ty), self.dtype, ())
+
+    def _lockstep(self, ty):
+        """The iterations while any program's counter is in its range: the group's `active` programs are those
+        whose counter is; the others sit out until the loop ends (frontend/inserted_calls.py, Lockstep)."""
+        group = programs.current("range")
+        start, end, step = (0, self.bounds[0], 1) if len(self.bounds) == 1 else (*self.bounds, 1)[:3]
+        g, outer = group.size, group.active
+        i, end, step = (np.broadcast_to(np.asarray(b, np.int64).reshape(-1), (g,)) for b in (start, end, step))
+        if not step[outer if outer is not None else slice(None)].all():
+            builtins.range(0, 1, 0)   # Python's "range() arg 3 must not be zero"
+        while True:
+            going = np.where(step > 0, i < end, i > end)
+            if outer is not None:
+                going &= outer
+            if not going.any():
+                break
+            group.active = outer if going.all() or outer is not None and (going == outer).all() else going
+            yield tensor(i.astype(ty), self.dtype, ())
+            i = i + step
+        group.active = outer   # (not on an error: the scheduler reads which programs were running)
 
 
 def _kernel_minmax(np_name):

@@ -50,6 +50,23 @@ def _is_static_loop(node: ast.For) -> bool:
     return name == "static_range"
 
 
+def _may_wait(node: ast.While) -> bool:
+    """Whether a `while` loop may wait for other programs (a lock, a flag): its condition loads, calls an
+    atomic or a helper, or its body calls an atomic or loads with `volatile`. Such a loop splits its group
+    where programs differ (the programs leaving it first) instead of running in lockstep."""
+    def called(n):
+        name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "?")
+        return name if isinstance(n.func, ast.Attribute) or name in _PURE else "?"
+
+    test = [called(n) for n in ast.walk(node.test) if isinstance(n, ast.Call)]
+    body = [n for n in ast.walk(node) if isinstance(n, (ast.Call, ast.keyword))]
+    return any(c in ("load", "?") or c.startswith("atomic_") for c in test) or any(
+        called(n).startswith("atomic_") if isinstance(n, ast.Call) else n.arg == "volatile" for n in body)
+
+
+_PURE = {"min", "max", "int", "float", "bool", "len", "abs"}
+
+
 def _store_chains(func) -> dict:
     """name -> for each of its assignments (and parameters: ()), the ids of the non-static loops around it.
     Triton discards a loop body's scope when the loop ends, so only an assignment outside every loop that does
@@ -205,16 +222,42 @@ class _Rewriter(ast.NodeTransformer):
         node.orelse = self._block(node.orelse)
         names = [n for n in _stored_names(node.body)
                  if not (isinstance(node, ast.For) and n in _stored_names([node.target])) and self._visible(n, outer)]
-        if not names:
-            return node
+        lockstep = isinstance(node, ast.While) and not _may_wait(node)
+        out, body = [node], list(node.body)
+        if names:
+            var = self._var()
+            before = ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
+                                value=_call("snapshot", _locals(), _names_tuple(names)))
+            node.body.append(ast.Expr(_call("check_loop", ast.Name(id=var, ctx=ast.Load()), _locals(), *_site(node))))
+            out.insert(0, before)
+        if names or lockstep:
+            self._lockstep(node, names, out)
+        elif isinstance(node, ast.While):
+            node.test = _call("while_test", node.test)
+        tests = [node.test] if isinstance(node, ast.While) else []
+        for new in [s for s in out + node.body if s is not node and s not in body] + tests:
+            ast.copy_location(new, node)   # a `while` condition's errors are reported at the `while`, as 3.6 does
+        return out
+
+    def _lockstep(self, node, names, out):
+        """The loop as a `Lockstep` (inserted_calls.py) runs it: a `while` condition through its `test`, its
+        carried variables kept per program at the end of each iteration, its mask ended after the loop."""
         var = self._var()
-        before = ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
-                            value=_call("snapshot", _locals(), _names_tuple(names)))
-        check = ast.Expr(_call("check_loop", ast.Name(id=var, ctx=ast.Load()), _locals(), *_site(node)))
-        node.body.append(check)
-        for new in (before, check):
-            ast.copy_location(new, node)
-        return [before, node]
+        steps = ast.Name(id=var, ctx=ast.Load())
+
+        def method(name, *args):
+            return ast.Call(func=ast.Attribute(value=steps, attr=name, ctx=ast.Load()), args=list(args), keywords=[])
+
+        out.insert(len(out) - 1, ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
+                                            value=_call("lockstep", _names_tuple(names))))
+        out.append(ast.Expr(method("end")))
+        if isinstance(node, ast.While):   # (a plain call: a method call's line would be the loop's last)
+            node.test = _call("loop_test", steps, node.test)
+        if names:
+            carried = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in names], ctx=ast.Store())
+            node.body.insert(0, ast.Expr(method("begin", _locals())))
+            node.body.append(ast.If(test=method("partial"), orelse=[], body=[
+                ast.Assign(targets=[carried], value=method("carry", _locals()))]))
 
     def visit_For(self, node):
         if _is_static_loop(node):
@@ -224,7 +267,6 @@ class _Rewriter(ast.NodeTransformer):
         return self._loop(node)
 
     def visit_While(self, node):
-        node.test = ast.copy_location(_call("while_test", node.test), node)   # 3.6 reports the `while`
         self.count += 1
         return self._loop(node)
 

@@ -25,6 +25,9 @@ class Group:
         self.quiet = False                   # a replay: its prints were shown already
         self.observers = launch.observers    # counters and sanitizer, given every event of the pass
         self.spins = None                    # the pass's `while` loops (SpinWatch), once one runs
+        # programs still running the innermost lockstep loop (bool per program), or None when all run: the others
+        # left it and sit out its iterations (frontend/inserted_calls.py, Lockstep)
+        self.active = None
 
     def emit(self, event):
         """Hand an event (memory.events) to every observer of the launch."""
@@ -34,7 +37,7 @@ class Group:
     def count_flops(self, per_program: int):
         """Record `tl.dot` FLOPs done by every program of the group."""
         if self.observers:
-            self.emit(Flops(per_program))
+            self.emit(Flops(per_program if self.active is None else per_program * self.active))
 
     def loop_iteration(self, frame):
         """A `while` loop in `frame` goes round again (raises Blocked when it waits for other programs)."""

@@ -249,10 +249,15 @@ def _run_group(group: Group, call):
         return "smaller", None
     except Blocked as b:
         group.rollback()
+        if group.active is not None:   # waiting in a lockstep loop that some programs left: they run first
+            return "split", Diverged(group.active, loop=True)
         return "blocked", b
     except errors.KernelRuntimeError as e:
         group.rollback()
-        return "error", (e, int(group.pids[int(e.positions[0])]))
+        failing = e.positions if group.active is None else [p for p in e.positions if group.active[p]]
+        if not len(failing):   # only programs that had left a lockstep loop failed: they run apart
+            return "split", Diverged(group.active, loop=True)
+        return "error", (e, int(group.pids[int(failing[0])]))
     except KeyboardInterrupt as e:   # Ctrl-C, the sandbox's Stop: ends the launch, saying where it was
         raise interrupted(group.launch, e, group.pids.tolist()) from None
     except Exception as e:

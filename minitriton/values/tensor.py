@@ -157,6 +157,9 @@ class tensor:
             return data[0]
         if what == "condition":
             data = data != 0
+        group = programs._current
+        if group is not None and group.active is not None:
+            data = data[group.active]   # programs that left a lockstep loop do not take part
         first = data[0]
         if (data == first).all():
             return first
