@@ -158,10 +158,9 @@ class tensor:
         if what == "condition":
             data = data != 0
         group = programs._current
-        if group is not None and group.active is not None:
-            data = data[group.active]   # programs that left a lockstep loop do not take part
-        first = data[0]
-        if (data == first).all():
+        running = data if group is None or group.active is None else data[group.active]
+        first = running[0]   # (programs that left a lockstep loop do not take part)
+        if (running == first).all():
             return first
         raise programs.Diverged(data)
 
