@@ -122,59 +122,46 @@ def while_test(test):
 
 
 class Lockstep:
-    """One run of a non-static loop whose trip count may differ between the programs of the group: the group
-    iterates while any program's condition holds, and `group.active` names the programs still in the loop
-    (None: all of the loop's programs). A program that left sits out the remaining iterations: its memory ops,
-    prints and asserts are masked off (memory/access.py, semantics/debug.py), and at the end of each
-    iteration (`carry`) its loop-carried variables get back what they held when it left. `range` bounds that
-    differ set the mask themselves (kernel_globals.KernelRange); a `while` condition sets it in `test`."""
+    """A non-static loop whose trip count may differ between the programs of the group: the group iterates
+    while any program's condition holds, `group.active` naming the programs still in the loop (None: all of
+    the enclosing loop's). The others sit out the remaining iterations: their memory ops, prints and asserts
+    are masked off (memory/access.py, semantics/debug.py), and `carry` gives their loop-carried variables
+    back what they held when they left. `range` bounds set the mask in kernel_globals.KernelRange, a `while`
+    condition in `test`."""
 
     __slots__ = ("group", "outer", "names", "held")
 
     def __init__(self, names: tuple):
-        self.group = programs.active()
-        self.outer = self.group.active if self.group is not None else None   # the enclosing loop's mask
-        self.names, self.held = names, None
+        self.group = programs.current("while")
+        self.outer, self.names, self.held = self.group.active, names, None   # the enclosing loop's mask
 
     def test(self, test) -> bool:
         """A `while` condition: the programs whose condition holds stay in the loop; False when none does."""
         _check_condition(test)
-        group = self.group
-        if group is None or not isinstance(test, tensor) or test.data.shape[0] == 1:
+        group, outer = self.group, self.outer
+        if not isinstance(test, tensor) or test.data.shape[0] == 1:
             going = bool(test)
         else:
-            on = test.data.reshape(-1) != 0
-            if group.active is not None:
-                on &= group.active
+            on = (test.data.reshape(-1) != 0) & (True if group.active is None else group.active)
             going = bool(on.any())
             if going:
-                outer = self.outer
                 group.active = outer if on.all() or outer is not None and (on == outer).all() else on
         if not going:
-            self.end()
-        elif group is not None:
-            group.loop_iteration(sys._getframe(1))
-        return going
+            group.active = outer
+            return False
+        group.loop_iteration(sys._getframe(1))
+        return True
 
-    def end(self):
-        """The loop is over (its condition, or a `break`): the enclosing loop's programs run on."""
-        if self.group is not None:
-            self.group.active = self.outer
+    def partial(self) -> bool:   # whether some program of the loop sits this iteration out
+        return self.group.active is not self.outer
 
-    def partial(self) -> bool:
-        """Whether some program of the loop sits this iteration out."""
-        return self.group is not None and self.group.active is not self.outer
-
-    def begin(self, local_vars: dict):
-        """An iteration starts: what the carried variables hold now is what a program leaving now keeps."""
-        if self.partial():
-            self.held = {n: local_vars[n] for n in self.names if n in local_vars}
+    def begin(self, local_vars: dict):   # such an iteration starts: they keep what the carried variables hold
+        self.held = {n: local_vars[n] for n in self.names if n in local_vars}
 
     def carry(self, local_vars: dict) -> tuple:
-        """The carried variables at the end of an iteration: the running programs' new values, the others'
+        """The carried variables at the end of such an iteration: the running programs' new values, the others'
         held ones. Values that cannot be merged per program split the group instead (`Diverged`)."""
-        on = self.group.active
-        out = []
+        on, out = self.group.active, []
         for name in self.names:
             new, old = local_vars.get(name, _UNBOUND), self.held.get(name, _UNBOUND)
             if new is old or old is _UNBOUND and new is not _UNBOUND:

@@ -51,20 +51,14 @@ def _is_static_loop(node: ast.For) -> bool:
 
 
 def _may_wait(node: ast.While) -> bool:
-    """Whether a `while` loop may wait for other programs (a lock, a flag): its condition loads, calls an
-    atomic or a helper, or its body calls an atomic or loads with `volatile`. Such a loop splits its group
-    where programs differ (the programs leaving it first) instead of running in lockstep."""
-    def called(n):
-        name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "?")
-        return name if isinstance(n.func, ast.Attribute) or name in _PURE else "?"
-
-    test = [called(n) for n in ast.walk(node.test) if isinstance(n, ast.Call)]
-    body = [n for n in ast.walk(node) if isinstance(n, (ast.Call, ast.keyword))]
-    return any(c in ("load", "?") or c.startswith("atomic_") for c in test) or any(
-        called(n).startswith("atomic_") if isinstance(n, ast.Call) else n.arg == "volatile" for n in body)
-
-
-_PURE = {"min", "max", "int", "float", "bool", "len", "abs"}
+    """Whether a `while` loop may wait for other programs (a lock, a flag): its condition loads, calls an atomic
+    or a @jit helper, or its body calls an atomic or loads `volatile`. Where its programs differ, such a loop
+    splits its group (those leaving first) instead of running in lockstep."""
+    calls = [(n.func.attr if isinstance(n.func, ast.Attribute) else "?" if getattr(n.func, "id", "?") not in
+              ("min", "max") else "", n) for n in ast.walk(node) if isinstance(n, ast.Call)]
+    test = {id(n) for n in ast.walk(node.test)}
+    return any(name.startswith("atomic_") or id(n) in test and name in ("load", "?") or
+               any(k.arg == "volatile" for k in n.keywords) for name, n in calls)
 
 
 def _store_chains(func) -> dict:
@@ -222,42 +216,33 @@ class _Rewriter(ast.NodeTransformer):
         node.orelse = self._block(node.orelse)
         names = [n for n in _stored_names(node.body)
                  if not (isinstance(node, ast.For) and n in _stored_names([node.target])) and self._visible(n, outer)]
-        lockstep = isinstance(node, ast.While) and not _may_wait(node)
         out, body = [node], list(node.body)
         if names:
             var = self._var()
-            before = ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
-                                value=_call("snapshot", _locals(), _names_tuple(names)))
+            out.insert(0, ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
+                                     value=_call("snapshot", _locals(), _names_tuple(names))))
             node.body.append(ast.Expr(_call("check_loop", ast.Name(id=var, ctx=ast.Load()), _locals(), *_site(node))))
-            out.insert(0, before)
-        if names or lockstep:
-            self._lockstep(node, names, out)
-        elif isinstance(node, ast.While):
+        if isinstance(node, ast.While) and _may_wait(node):
             node.test = _call("while_test", node.test)
+        elif names or isinstance(node, ast.While):   # run as a `Lockstep` (inserted_calls.py)
+            var = self._var()
+            steps = ast.Name(id=var, ctx=ast.Load())
+            out.insert(-1, ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
+                                      value=_call("lockstep", _names_tuple(names))))
+            if isinstance(node, ast.While):   # (a plain call: a method call's line would be the loop's last)
+                node.test = _call("loop_test", steps, node.test)
+            if names:
+                def method(name, *args):
+                    return ast.Call(func=ast.Attribute(value=steps, attr=name, ctx=ast.Load()), args=list(args),
+                                    keywords=[])
+                carried = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in names], ctx=ast.Store())
+                node.body.insert(0, ast.If(test=method("partial"), orelse=[], body=[ast.Expr(method("begin", _locals()))]))
+                node.body.append(ast.If(test=method("partial"), orelse=[], body=[
+                    ast.Assign(targets=[carried], value=method("carry", _locals()))]))
         tests = [node.test] if isinstance(node, ast.While) else []
         for new in [s for s in out + node.body if s is not node and s not in body] + tests:
             ast.copy_location(new, node)   # a `while` condition's errors are reported at the `while`, as 3.6 does
         return out
-
-    def _lockstep(self, node, names, out):
-        """The loop as a `Lockstep` (inserted_calls.py) runs it: a `while` condition through its `test`, its
-        carried variables kept per program at the end of each iteration, its mask ended after the loop."""
-        var = self._var()
-        steps = ast.Name(id=var, ctx=ast.Load())
-
-        def method(name, *args):
-            return ast.Call(func=ast.Attribute(value=steps, attr=name, ctx=ast.Load()), args=list(args), keywords=[])
-
-        out.insert(len(out) - 1, ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
-                                            value=_call("lockstep", _names_tuple(names))))
-        out.append(ast.Expr(method("end")))
-        if isinstance(node, ast.While):   # (a plain call: a method call's line would be the loop's last)
-            node.test = _call("loop_test", steps, node.test)
-        if names:
-            carried = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in names], ctx=ast.Store())
-            node.body.insert(0, ast.Expr(method("begin", _locals())))
-            node.body.append(ast.If(test=method("partial"), orelse=[], body=[
-                ast.Assign(targets=[carried], value=method("carry", _locals()))]))
 
     def visit_For(self, node):
         if _is_static_loop(node):

@@ -68,13 +68,10 @@ def _prepare(op: str, pointer, mask, extra: dict):
 
 
 def _running(group, mask):
-    """`mask` narrowed to the programs still running a lockstep loop (`group.active`): the others, which left
-    the loop, neither touch memory nor fail (a mask of their lanes all off); `mask` itself when all run."""
+    """`mask` and the programs still running a lockstep loop (`group.active`): those that left touch nothing."""
     on = group.active
-    if on is None:
-        return mask
-    if mask is None:
-        return tensor(on, T.int1, ())
+    if on is None or mask is None:
+        return mask if on is None else tensor(on, T.int1, ())
     return tensor(mask.data & on.reshape((-1,) + (1,) * len(mask.shape)), T.int1, mask.shape)
 
 
@@ -125,9 +122,7 @@ def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m, masked: bool = Fal
             _out_of_bounds(op, group, alloc, elem, idx, None, n, masked)
         return alloc, idx
     safe = np.where(m, idx, 0)
-    if safe.size and n and (safe.min() < 0 or safe.max() >= n):  # n == 0: the safe index 0 is itself out
-        _out_of_bounds(op, group, alloc, elem, idx, m, n, masked)
-    if n == 0 and m.any():
+    if safe.size and n and (safe.min() < 0 or safe.max() >= n) or n == 0 and m.any():  # n == 0: 0 is out too
         _out_of_bounds(op, group, alloc, elem, idx, m, n, masked)
     return alloc, safe
 

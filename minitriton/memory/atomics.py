@@ -109,9 +109,7 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
     timed = np.zeros(g, bool) if timeout is None else np.broadcast_to(timeout.data != 0, (g,))
     one_load = np.zeros(g, bool) if timeout is None else ~timed          # timeout_ns=0: this load decides
     expired = np.isin(group.pids, list(group.launch.timed_out)) & timed
-    waiting = ~(matched | one_load | expired)
-    if m is not None:
-        waiting &= m   # programs that left a lockstep loop wait for nothing
+    waiting = ~(matched | one_load | expired) & (True if m is None else m)   # (not programs that left a loop)
     if waiting.any():
         if not waiting.all():   # the others go on first
             raise Diverged(waiting, loop=True)

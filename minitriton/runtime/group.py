@@ -25,9 +25,7 @@ class Group:
         self.quiet = False                   # a replay: its prints were shown already
         self.observers = launch.observers    # counters and sanitizer, given every event of the pass
         self.spins = None                    # the pass's `while` loops (SpinWatch), once one runs
-        # programs still running the innermost lockstep loop (bool per program), or None when all run: the others
-        # left it and sit out its iterations (frontend/inserted_calls.py, Lockstep)
-        self.active = None
+        self.active = None                   # the programs still in a lockstep loop (inserted_calls.Lockstep), None: all
 
     def emit(self, event):
         """Hand an event (memory.events) to every observer of the launch."""

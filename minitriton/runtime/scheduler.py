@@ -254,8 +254,8 @@ def _run_group(group: Group, call):
         return "blocked", b
     except errors.KernelRuntimeError as e:
         group.rollback()
-        failing = e.positions if group.active is None else [p for p in e.positions if group.active[p]]
-        if not len(failing):   # only programs that had left a lockstep loop failed: they run apart
+        failing = [p for p in e.positions if group.active is None or group.active[p]]
+        if not failing:   # only programs that had left a lockstep loop failed: they run apart
             return "split", Diverged(group.active, loop=True)
         return "error", (e, int(group.pids[int(failing[0])]))
     except KeyboardInterrupt as e:   # Ctrl-C, the sandbox's Stop: ends the launch, saying where it was

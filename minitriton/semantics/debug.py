@@ -83,7 +83,6 @@ def device_print(prefix, *args, hex=False):
     """`tl.device_print`: one line per program and element, as the GPU prints them."""
     group = programs.current("device_print")
     prefix = _format_prefix(str(unwrap(prefix)), bool(args))
-    # the programs that print: those still running the innermost lockstep loop
     running = range(group.size) if group.active is None else np.flatnonzero(group.active).tolist()
     if not args:
         for p in running:
