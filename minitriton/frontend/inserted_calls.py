@@ -6,8 +6,9 @@
   runtime `if` and re-assigned in a branch keeps its type ("initial value for `v` is of type int32[], but
   the then block redefines it as fp32[]"); one defined in both branches has one type ("Mismatched type for v
   between then block (fp32) and else block (fp16)").
-* `while_test`: a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32 or a
-  block); each iteration is reported to the running group, which tells a spin loop from one that computes.
+* `while_test`, `lockstep`: a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32
+  or a block); each iteration is reported to the running group, which tells a spin loop from one that computes.
+  A loop whose trip count differs between the programs runs in lockstep (`Lockstep`), unless it may wait.
 * `not_`, `bool_op`: `not x`, `a and b`, `a or b`, which Python cannot overload; on tensors they are
   elementwise int1 operations, as Triton compiles them.
 * `assert_`: an `assert` statement, which Triton compiles to `tl.device_assert`.

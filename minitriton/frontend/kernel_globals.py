@@ -160,8 +160,7 @@ class KernelRange:
         return (tensor(np.array([i], ty), dtype, ()) for i in builtins.range(*self.ints))
 
     def _lockstep(self, ty):
-        """The iterations while any program's counter is in its range: the group's `active` programs are those
-        whose counter is; the others sit out until the loop ends (frontend/inserted_calls.py, Lockstep)."""
+        """The iterations while any program's counter is in its range, `group.active` naming those (Lockstep)."""
         group = programs.current("range")
         outer = group.active
         i, end, step = (0, self.bounds[0], 1) if len(self.bounds) == 1 else (*self.bounds, 1)[:3]
