@@ -47,6 +47,8 @@ def ragged(start_ptr, end_ptr, step_ptr, x_ptr, u_ptr, out_ptr, acc_ptr, count_p
             j += 1
         acc += v
         total += i
+        for _ in range(0, (i + pid) % 2):                            # a nested range, its own bounds
+            total += 100
         row = tl.where(hit & (bad_kind == 3), 0, i)                  # 3: a store into another program's row
         tl.store(out_ptr + row * BLOCK + offs, v * 2 + pid)
         tl.atomic_add(count_ptr + pid, 1)
@@ -110,7 +112,7 @@ def _reference(trips, start, step, x):
             i = int(start[p] + k * step[p])
             acc[p] += np.float32((i + p) % 3)
             acc[p] += x[i]
-            total[p] += i
+            total[p] += i + 100 * ((i + p) % 2)
             out[i] = x[i] * 2 + p
         count[p] = trips[p]
     return dict(out=out, acc=acc, count=count, total=total)
