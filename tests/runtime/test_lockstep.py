@@ -2,8 +2,8 @@
 
 Each kernel runs grouped (the group iterates while any program's loop goes on, the programs that left sit out)
 and with other group sizes down to one program per pass; outputs must be bit-identical, the counter records
-equal, and an error's diagnostic record (an out-of-bounds access, an uninitialised read, a race in the k-th
-iteration of program p) the same. Outputs are also checked against a NumPy reference, and a spy on the
+equal, and an error's diagnostic record (an out-of-bounds access, an uninitialised read, a race, a failing
+`tl.device_assert` in the k-th iteration of program p) the same. Outputs are also checked against a NumPy reference, and a spy on the
 engine checks that the grouped run kept its groups whole (no pass was rolled back and split).
 """
 import numpy as np
@@ -52,6 +52,7 @@ def ragged(start_ptr, end_ptr, step_ptr, x_ptr, u_ptr, out_ptr, acc_ptr, count_p
         row = tl.where(hit & (bad_kind == 3), 0, i)                  # 3: a store into another program's row
         tl.store(out_ptr + row * BLOCK + offs, v * 2 + pid)
         tl.atomic_add(count_ptr + pid, 1)
+        tl.device_assert(~(hit & (bad_kind == 4)), "iteration k of program p")   # 4: a failing assert
         k += 1
     tl.store(acc_ptr + pid * BLOCK + offs, acc)
     tl.store(total_ptr + pid, total)
@@ -91,7 +92,7 @@ def _run(trips, steps, group_size, bad=(0, 0, 0), sanitize=False):
     spy = engine._run_group = _Spy()
     error = None
     try:
-        with minitriton.set_options(group_size=group_size, sanitize=sanitize):
+        with minitriton.set_options(group_size=group_size, sanitize=sanitize, debug=True):
             if sanitize:
                 sanitizer.registry.register(u)
             with minitriton.record() as rec:
@@ -110,7 +111,8 @@ def _reference(trips, start, step, x):
     for p in range(n):
         for k in range(trips[p]):
             i = int(start[p] + k * step[p])
-            acc[p] += np.float32((i + p) % 3)
+            for _ in range((i + p) % 3):
+                acc[p] += np.float32(1)
             acc[p] += x[i]
             total[p] += i + 100 * ((i + p) % 2)
             out[i] = x[i] * 2 + p
@@ -148,13 +150,13 @@ def test_an_error_in_iteration_k_of_program_p_is_reported_as_alone(data):
     trips = data.draw(st.lists(st.integers(0, MAX_TRIPS), min_size=n, max_size=n))
     steps = data.draw(st.lists(st.sampled_from([1, 2, -1]), min_size=n, max_size=n))
     bad = (data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, MAX_TRIPS - 1)),
-           data.draw(st.sampled_from([1, 2, 3])))
-    sanitize = bad[2] != 1 or data.draw(st.booleans())
+           data.draw(st.sampled_from([1, 2, 3, 4])))
+    sanitize = bad[2] in (2, 3) or data.draw(st.booleans())
     found = [_run(trips, steps, g, bad, sanitize)[:3] for g in (None, 1, data.draw(st.integers(2, n)))]
     (ref_out, ref_rec, ref_err), others = found[0], found[1:]
-    if bad[2] in (1, 2) and trips[bad[0]] > bad[1]:   # an out-of-bounds load, an unwritten read: program p's
+    if bad[2] != 3 and trips[bad[0]] > bad[1]:   # an out-of-bounds load, an unwritten read, an assert: p's
         assert ref_err is not None and ref_err[1]["program"] == [bad[0]]
-    elif bad[2] in (1, 2):
+    elif bad[2] != 3:
         assert ref_err is None
     for out, rec, err in others:
         assert err == ref_err
