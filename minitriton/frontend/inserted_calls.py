@@ -6,8 +6,9 @@
   runtime `if` and re-assigned in a branch keeps its type ("initial value for `v` is of type int32[], but
   the then block redefines it as fp32[]"); one defined in both branches has one type ("Mismatched type for v
   between then block (fp32) and else block (fp16)").
-* `while_test`: a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32 or a
-  block); each iteration is reported to the running group, which tells a spin loop from one that computes.
+* `while_test`, `lockstep`: a `while` condition is an int1 scalar (`scf.condition` refuses `while i:` on an int32
+  or a block); each iteration is reported to the running group, which tells a spin loop from one that computes.
+  A loop whose trip count differs between the programs runs in lockstep (`Lockstep`), unless it may wait.
 * `not_`, `bool_op`: `not x`, `a and b`, `a or b`, which Python cannot overload; on tensors they are
   elementwise int1 operations, as Triton compiles them.
 * `assert_`: an `assert` statement, which Triton compiles to `tl.device_assert`.
@@ -22,6 +23,8 @@ import ast
 import linecache
 import sys
 import warnings
+
+import numpy as np
 
 from minitriton import errors
 from minitriton.diagnostics import Edit, Suggestion
@@ -92,16 +95,21 @@ def if_test(snap: Snapshot, test):
     return test
 
 
-def while_test(test):
-    """A `while` condition, as the bool the loop takes. Triton 3.6 hands it to `scf.condition`, which takes
-    only an int1 scalar (a comparison or a bool); any other tensor fails MLIR verification (offline sm_90
-    compile). A condition that differs between the programs of the group splits the group, those leaving
-    the loop first; every iteration is reported to the group, which tells a loop waiting for other programs
-    (a spin lock) from one that computes (runtime/spinning.py)."""
+def _check_condition(test):
+    """Triton 3.6 hands a `while` condition to `scf.condition`, which takes only an int1 scalar (a comparison
+    or a bool); any other tensor fails MLIR verification (offline sm_90 compile)."""
     if isinstance(test, tensor) and (test.shape or test.dtype.name != "int1"):
         raise errors.backend_error(
             "error encountered during parsing",
             f"'scf.condition' op operand #0 must be 1-bit signless integer, but got '{_ir_type(test)}'")
+
+
+def while_test(test):
+    """The condition of a `while` loop that may wait for other programs (rewrite.py, `_may_wait`), as the bool
+    the loop takes. A condition that differs between the programs of the group splits the group, those
+    leaving the loop first (a lock's holder goes on to release it); every iteration is reported to the group,
+    which tells a loop waiting for other programs (a spin lock) from one that computes (runtime/spinning.py)."""
+    _check_condition(test)
     try:
         going_on = bool(test)
     except programs.Diverged as d:
@@ -112,6 +120,63 @@ def while_test(test):
         if group is not None:
             group.loop_iteration(sys._getframe(1))
     return going_on
+
+
+class Lockstep:
+    """A non-static loop whose trip count may differ between the programs of the group: the group iterates
+    while any program's condition holds, `group.active` naming the programs still in the loop (None: all of
+    the enclosing loop's). The others sit out the remaining iterations: their memory ops, prints and asserts
+    are masked off (memory/access.py, semantics/debug.py), and `carry` gives their loop-carried variables
+    back what they held when they left. `range` bounds set the mask in kernel_globals.KernelRange, a `while`
+    condition in `test`."""
+
+    __slots__ = ("group", "outer", "names", "held")
+
+    def __init__(self, names: tuple):
+        self.group = programs.current("while")
+        self.outer, self.names, self.held = self.group.active, names, None   # the enclosing loop's mask
+
+    def test(self, test) -> bool:
+        """A `while` condition: the programs whose condition holds stay in the loop; False when none does."""
+        _check_condition(test)
+        group, outer = self.group, self.outer
+        if not isinstance(test, tensor) or test.data.shape[0] == 1:
+            going = bool(test)
+        else:
+            on = (test.data.reshape(-1) != 0) & (True if group.active is None else group.active)
+            going = bool(on.any())
+            if going:
+                group.active = outer if on.all() or outer is not None and (on == outer).all() else on
+        if not going:
+            group.active = outer
+            return False
+        group.loop_iteration(sys._getframe(1))
+        return True
+
+    def partial(self) -> bool:   # whether some program of the loop sits this iteration out
+        return self.group.active is not self.outer
+
+    def begin(self, local_vars: dict):   # such an iteration starts: they keep what the carried variables hold
+        self.held = {n: local_vars[n] for n in self.names if n in local_vars}
+
+    def carry(self, local_vars: dict) -> tuple:
+        """The carried variables at the end of such an iteration: the running programs' new values, the others'
+        held ones. Values that cannot be merged per program split the group instead (`Diverged`)."""
+        on, out = self.group.active, []
+        for name in self.names:
+            new, old = local_vars.get(name, _UNBOUND), self.held.get(name, _UNBOUND)
+            if new is old or old is _UNBOUND and new is not _UNBOUND:
+                out.append(new)
+            elif isinstance(new, tensor) and isinstance(old, tensor) and new.dtype == old.dtype and \
+                    new.shape == old.shape and new.alloc is old.alloc:
+                keep = on.reshape((-1,) + (1,) * len(new.shape))
+                out.append(tensor(np.where(keep, new.data, old.data), new.dtype, new.shape, new.alloc))
+            else:
+                raise programs.Diverged(on, loop=True)
+        return tuple(out)
+
+
+_UNBOUND = object()
 
 
 def not_(value):
@@ -246,4 +311,4 @@ def value_of(obj):
 CALLS = {PREFIX + "snapshot": snapshot, PREFIX + "if_test": if_test, PREFIX + "check_loop": check_loop,
          PREFIX + "check_branch": check_branch, PREFIX + "while_test": while_test, PREFIX + "not_": not_,
          PREFIX + "bool_op": bool_op, PREFIX + "assert_": assert_, PREFIX + "assigned": assigned,
-         PREFIX + "value_of": value_of}
+         PREFIX + "value_of": value_of, PREFIX + "lockstep": Lockstep, PREFIX + "loop_test": Lockstep.test}

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import builtins
 import functools
+import sys
 import types
 
 import numpy as np
 
 from minitriton import errors
+from minitriton.frontend.inserted_calls import PREFIX
 from minitriton.options import options
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.debug import device_print
 from minitriton.semantics.constexpr import constexpr, unwrap
 from minitriton.semantics.elementwise import maximum, minimum
+from minitriton.values import programs
 from minitriton.values.tensor import tensor
 
 
@@ -138,13 +141,39 @@ class KernelRange:
         values = [unwrap(a) for a in args]
         _check_range_types(values)
         wide = any(isinstance(v, tensor) and v.dtype.primitive_bitwidth == 64 for v in values)
-        self.ints = [int(v) if isinstance(v, tensor) else v for v in values]
-        self.dtype = T.int64 if wide or any(not -2**31 <= v < 2**31 for v in self.ints) else T.int32
+        try:
+            self.ints = known = [int(v) if isinstance(v, tensor) else v for v in values]
+        except programs.Diverged:   # bounds that differ between the programs: a lockstep loop
+            if not any(n.startswith(PREFIX) for n in sys._getframe(1).f_code.co_names):
+                raise   # a kernel run without the rewrite could not keep its carried variables per program
+            group = programs.current("range")
+            self.ints, self.bounds = None, [np.broadcast_to(np.asarray(getattr(v, "data", v), np.int64).reshape(-1),
+                                                            (group.size,)) for v in values]
+            on = ... if group.active is None else group.active
+            known = [int(f(b[on])) for b in self.bounds for f in (np.min, np.max)]
+        self.dtype = T.int64 if wide or any(not -2**31 <= v < 2**31 for v in known) else T.int32
 
     def __iter__(self):
-        ty = self.dtype.np_compute
-        for i in builtins.range(*self.ints):
-            yield tensor(np.array([i], ty), self.dtype, ())
+        ty, dtype = self.dtype.np_compute, self.dtype
+        if self.ints is None:
+            return self._lockstep(ty)
+        return (tensor(np.array([i], ty), dtype, ()) for i in builtins.range(*self.ints))
+
+    def _lockstep(self, ty):
+        """The iterations while any program's counter is in its range, `group.active` naming those (Lockstep)."""
+        group = programs.current("range")
+        outer = group.active
+        i, end, step = (0, self.bounds[0], 1) if len(self.bounds) == 1 else (*self.bounds, 1)[:3]
+        if not np.broadcast_to(step, (group.size,))[... if outer is None else outer].all():
+            builtins.range(0, 1, 0)   # Python's "range() arg 3 must not be zero"
+        while True:
+            going = np.where(step > 0, i < end, i > end) & (True if outer is None else outer)
+            if not going.any():
+                break
+            group.active = outer if going.all() or outer is not None and (going == outer).all() else going
+            yield tensor(np.broadcast_to(i, going.shape).astype(ty), self.dtype, ())
+            i = i + step
+        group.active = outer   # (not on an error: the scheduler reads which programs were running)
 
 
 def _kernel_minmax(np_name):

@@ -50,6 +50,17 @@ def _is_static_loop(node: ast.For) -> bool:
     return name == "static_range"
 
 
+def _may_wait(node: ast.While) -> bool:
+    """Whether a `while` loop may wait for other programs (a lock, a flag): its condition loads, calls an atomic
+    or a @jit helper, or its body calls an atomic or loads `volatile`. Where its programs differ, such a loop
+    splits its group (those leaving first) instead of running in lockstep."""
+    calls = [(n.func.attr if isinstance(n.func, ast.Attribute) else "?" if getattr(n.func, "id", "?") not in
+              ("min", "max") else "", n) for n in ast.walk(node) if isinstance(n, ast.Call)]
+    test = {id(n) for n in ast.walk(node.test)}
+    return any(name.startswith("atomic_") or id(n) in test and name in ("load", "?") or
+               any(k.arg == "volatile" for k in n.keywords) for name, n in calls)
+
+
 def _store_chains(func) -> dict:
     """name -> for each of its assignments (and parameters: ()), the ids of the non-static loops around it.
     Triton discards a loop body's scope when the loop ends, so only an assignment outside every loop that does
@@ -205,16 +216,33 @@ class _Rewriter(ast.NodeTransformer):
         node.orelse = self._block(node.orelse)
         names = [n for n in _stored_names(node.body)
                  if not (isinstance(node, ast.For) and n in _stored_names([node.target])) and self._visible(n, outer)]
-        if not names:
-            return node
-        var = self._var()
-        before = ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
-                            value=_call("snapshot", _locals(), _names_tuple(names)))
-        check = ast.Expr(_call("check_loop", ast.Name(id=var, ctx=ast.Load()), _locals(), *_site(node)))
-        node.body.append(check)
-        for new in (before, check):
-            ast.copy_location(new, node)
-        return [before, node]
+        out, body = [node], list(node.body)
+        if names:
+            var = self._var()
+            out.insert(0, ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
+                                     value=_call("snapshot", _locals(), _names_tuple(names))))
+            node.body.append(ast.Expr(_call("check_loop", ast.Name(id=var, ctx=ast.Load()), _locals(), *_site(node))))
+        if isinstance(node, ast.While) and _may_wait(node):
+            node.test = _call("while_test", node.test)
+        elif names or isinstance(node, ast.While):   # run as a `Lockstep` (inserted_calls.py)
+            var = self._var()
+            steps = ast.Name(id=var, ctx=ast.Load())
+            out.insert(-1, ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
+                                      value=_call("lockstep", _names_tuple(names))))
+            if isinstance(node, ast.While):   # (a plain call: a method call's line would be the loop's last)
+                node.test = _call("loop_test", steps, node.test)
+            if names:
+                def method(name, *args):
+                    return ast.Call(func=ast.Attribute(value=steps, attr=name, ctx=ast.Load()), args=list(args),
+                                    keywords=[])
+                carried = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in names], ctx=ast.Store())
+                node.body.insert(0, ast.If(test=method("partial"), orelse=[], body=[ast.Expr(method("begin", _locals()))]))
+                node.body.append(ast.If(test=method("partial"), orelse=[], body=[
+                    ast.Assign(targets=[carried], value=method("carry", _locals()))]))
+        tests = [node.test] if isinstance(node, ast.While) else []
+        for new in [s for s in out + node.body if s is not node and s not in body] + tests:
+            ast.copy_location(new, node)   # a `while` condition's errors are reported at the `while`, as 3.6 does
+        return out
 
     def visit_For(self, node):
         if _is_static_loop(node):
@@ -224,7 +252,6 @@ class _Rewriter(ast.NodeTransformer):
         return self._loop(node)
 
     def visit_While(self, node):
-        node.test = ast.copy_location(_call("while_test", node.test), node)   # 3.6 reports the `while`
         self.count += 1
         return self._loop(node)
 

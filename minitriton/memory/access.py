@@ -67,6 +67,14 @@ def _prepare(op: str, pointer, mask, extra: dict):
     return ptr, mask, values, shape
 
 
+def _running(group, mask):
+    """`mask` and the programs still running a lockstep loop (`group.active`): those that left touch nothing."""
+    on = group.active
+    if on is None or mask is None:
+        return mask if on is None else tensor(on, T.int1, ())
+    return tensor(mask.data & on.reshape((-1,) + (1,) * len(mask.shape)), T.int1, mask.shape)
+
+
 def _mask_lanes(mask, shape):
     """The mask's array broadcast to `shape` (program axis first), or None when every lane is on."""
     # the common case: nothing masked off in this group (count_nonzero: no ufunc reduction, several x faster)
@@ -114,10 +122,8 @@ def _resolve(op: str, group, ptr: tensor, idx: np.ndarray, m, masked: bool = Fal
             _out_of_bounds(op, group, alloc, elem, idx, None, n, masked)
         return alloc, idx
     safe = np.where(m, idx, 0)
-    if safe.size and n and (safe.min() < 0 or safe.max() >= n):  # n == 0: the safe index 0 is itself out
-        _out_of_bounds(op, group, alloc, elem, idx, m, n)
-    if n == 0 and m.any():
-        _out_of_bounds(op, group, alloc, elem, idx, m, n)
+    if safe.size and n and (safe.min() < 0 or safe.max() >= n) or n == 0 and m.any():  # n == 0: 0 is out too
+        _out_of_bounds(op, group, alloc, elem, idx, m, n, masked)
     return alloc, safe
 
 
@@ -168,7 +174,7 @@ def _first_bad(addr, m):
     return np.arange(addr.shape[0])[:1]
 
 
-def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
+def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked):
     bad = (idx < 0) | (idx >= n)
     if m is not None:
         bad &= m
@@ -189,7 +195,7 @@ def _out_of_bounds(op, group, alloc, elem, idx, m, n, masked=True):
         "out_of_bounds", op=kind, call=op, tensor=alloc.name,
         side="past" if offsets.max() > high else "before", bad=int(lane_bad.sum()), total=int(lane_bad.size),
         lane=first_lane[0] if len(first_lane) == 1 else first_lane, lanes=_lane_runs(lane_bad),
-        offsets=offsets, n=n, low=low, high=high, masked=bool(m is not None or masked),
+        offsets=offsets, n=n, low=low, high=high, masked=bool(masked),
         extreme=int(offsets.min() if offsets.min() < low else offsets.max()))
     error = errors.KernelRuntimeError(errors.OutOfBoundsError, record, positions)
     # the access it attempted, for a recording of the launch (observers/counters.py, `fail`)
@@ -336,6 +342,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if unwrap(mask) is None and unwrap(other) is not None:
         raise errors.python_error(ValueError, errors.diagnostic("other_without_mask"))
     ptr, mask, vals, shape = _prepare("load", pointer, mask, {"other": other})
+    masked, mask = mask is not None, _running(group, mask)
     elem = ptr.dtype.element_ty
     raw = _load_tile(group, ptr, mask, shape, elem)
     if raw is not None:
@@ -346,7 +353,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
             m = np.broadcast_to(m, (g,) + shape)
     else:
         idx, m = _lanes(group, ptr, mask, shape)
-        alloc, safe = _resolve("load", group, ptr, idx, m, mask is not None)
+        alloc, safe = _resolve("load", group, ptr, idx, m, masked)
         flat = alloc.flat(elem)
         _emit(group, "load", alloc, elem, safe, idx, m, shape)
         if flat.shape[0] == 0:
@@ -384,6 +391,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if unwrap(boundary_check):  # Triton 3.6 _store_legacy
         raise errors.python_error(ValueError, errors.diagnostic("store_boundary_check"))
     ptr, mask, vals, shape = _prepare("store", pointer, mask, {"value": value})
+    masked, mask = mask is not None, _running(group, mask)
     elem = ptr.dtype.element_ty
     if elem.is_bool():
         # Triton 3.6 stores through *i1 as *i8 and casts the value straight to int8 (not `!= 0` first): 0.5 stores
@@ -393,7 +401,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if _store_tile(group, ptr, mask, shape, elem, val):
         return None
     idx, m = _lanes(group, ptr, mask, shape)
-    alloc, safe = _resolve("store", group, ptr, idx, m, mask is not None)
+    alloc, safe = _resolve("store", group, ptr, idx, m, masked)
     if not alloc.writeable:
         raise errors.python_error(ValueError, errors.diagnostic("read_only_store", op="store",
                                                                 tensor=alloc.name))
@@ -443,7 +451,7 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
     elem = ptr.dtype.element_ty
     _check_rmw_type(elem, op)
     v = cast(vals["val"], elem)
-    return _atomic_apply(group, op, ptr, mask, shape, elem, broadcast_data(v, shape))
+    return _atomic_apply(group, op, ptr, mask, shape, elem, broadcast_data(v, shape), mask is not None)
 
 
 @builtin(method=True)
@@ -458,12 +466,12 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     c = broadcast_data(cast(vals["cmp"], elem), shape)
     v = broadcast_data(cast(vals["val"], elem), shape)
     both = np.stack(np.broadcast_arrays(c, v), axis=-1)
-    return _atomic_apply(group, "cas", ptr, None, shape, elem, both)
+    return _atomic_apply(group, "cas", ptr, None, shape, elem, both, False)
 
 
-def _atomic_apply(group, op, ptr, mask, shape, elem, operand):
-    idx, m = _lanes(group, ptr, mask, shape)
-    alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m, mask is not None)
+def _atomic_apply(group, op, ptr, mask, shape, elem, operand, masked):
+    idx, m = _lanes(group, ptr, _running(group, mask), shape)
+    alloc, safe = _resolve(f"atomic_{op}", group, ptr, idx, m, masked)
     if not alloc.writeable:
         raise errors.python_error(ValueError, errors.diagnostic("read_only_atomic", op=f"atomic_{op}",
                                                                 tensor=alloc.name))

@@ -13,7 +13,7 @@ import numpy as np
 from minitriton import errors
 from minitriton.diagnostics import loops
 from minitriton.diagnostics.loops import LoopSite
-from minitriton.memory.access import _emit, _lanes, _resolve, atomic_rmw
+from minitriton.memory.access import _emit, _lanes, _resolve, _running, atomic_rmw
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import to_tensor, unwrap
@@ -100,16 +100,16 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
     if timeout is not None and (timeout.shape or not timeout.dtype.is_int()):
         raise errors.python_error(ValueError, errors.diagnostic("atomic_poll_timeout_type"))
     g = group.size
-    idx, _ = _lanes(group, ptr, None, ())
-    alloc, safe = _resolve("atomic_poll", group, ptr, idx, None)
+    idx, m = _lanes(group, ptr, _running(group, None), ())
+    alloc, safe = _resolve("atomic_poll", group, ptr, idx, m)
     safe = np.broadcast_to(safe, (g,))
-    _emit(group, "atomic", alloc, elem, safe, idx, None, (), "poll")
+    _emit(group, "atomic", alloc, elem, safe, idx, m, (), "poll")
     value = alloc.flat(elem)[safe]
     matched = value == np.broadcast_to(expected.data, (g,))
     timed = np.zeros(g, bool) if timeout is None else np.broadcast_to(timeout.data != 0, (g,))
     one_load = np.zeros(g, bool) if timeout is None else ~timed          # timeout_ns=0: this load decides
     expired = np.isin(group.pids, list(group.launch.timed_out)) & timed
-    waiting = ~(matched | one_load | expired)
+    waiting = ~(matched | one_load | expired) & (True if m is None else m)   # (not programs that left a loop)
     if waiting.any():
         if not waiting.all():   # the others go on first
             raise Diverged(waiting, loop=True)

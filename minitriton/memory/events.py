@@ -111,8 +111,9 @@ def prefix_counts(parts, shape: tuple):
     return tuple(counts)
 
 
-def lanes(pids: np.ndarray, index: np.ndarray, mask):
-    """(offsets, linear program ids) of the active lanes of an access, and of the masked-off ones."""
+def lanes(pids: np.ndarray, index: np.ndarray, mask, running=None):
+    """(offsets, linear program ids) of the active lanes of an access, and of the masked-off ones (of the
+    `running` programs only, when given: those that left a lockstep loop ran no access)."""
     g = pids.shape[0]
     full = (g,) + index.shape[1:]
     index = np.broadcast_to(index, full)
@@ -120,4 +121,5 @@ def lanes(pids: np.ndarray, index: np.ndarray, mask):
     if mask is None:
         return index.reshape(-1), prog.reshape(-1), None, None
     mask = np.broadcast_to(mask, full)
-    return index[mask], prog[mask], index[~mask], prog[~mask]
+    off = ~mask if running is None else ~mask & running.reshape(prog.shape[:1] + (1,) * (prog.ndim - 1))
+    return index[mask], prog[mask], index[off], prog[off]

@@ -171,7 +171,10 @@ class LaunchCounters:
                 else:
                     active = lanes if m is None else np.count_nonzero(form.mask, axis=1)
                 self.last_lanes = (idx, m, shape, form, active)
-        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, lanes - active, form))
+        masked = lanes - active
+        if group.active is not None:   # programs that left a lockstep loop ran no access: none of their lanes
+            masked = masked * group.active
+        self.pending.append((event.kind, event.alloc, event.elem.itemsize, active, masked, form))
         if self.accesses:
             self._keep_accesses(group, event)
 
@@ -182,7 +185,7 @@ class LaunchCounters:
         size, unit = event.elem.itemsize, alloc.dtype.itemsize
         for pid in self.traced:
             position = int(np.searchsorted(group.pids, pid))
-            if position >= g or group.pids[position] != pid:
+            if position >= g or group.pids[position] != pid or group.active is not None and not group.active[position]:
                 continue
             row = min(position, event.index.shape[0] - 1)
             index = np.broadcast_to(event.index[row], event.shape).reshape(-1)

@@ -98,7 +98,7 @@ class LaunchSanitizer:
         elif event.kind == "store":
             masked_idx = masked_prog = None
             if event.mask is not None:
-                _, _, masked_idx, masked_prog = lanes(group.pids, event.raw, event.mask)
+                _, _, masked_idx, masked_prog = lanes(group.pids, event.raw, event.mask, group.active)
                 masked_idx = _units(masked_idx, elem, alloc)
             self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
         else:

@@ -25,6 +25,7 @@ class Group:
         self.quiet = False                   # a replay: its prints were shown already
         self.observers = launch.observers    # counters and sanitizer, given every event of the pass
         self.spins = None                    # the pass's `while` loops (SpinWatch), once one runs
+        self.active = None                   # the programs still in a lockstep loop (inserted_calls.Lockstep), None: all
 
     def emit(self, event):
         """Hand an event (memory.events) to every observer of the launch."""
@@ -34,7 +35,7 @@ class Group:
     def count_flops(self, per_program: int):
         """Record `tl.dot` FLOPs done by every program of the group."""
         if self.observers:
-            self.emit(Flops(per_program))
+            self.emit(Flops(per_program if self.active is None else per_program * self.active))
 
     def loop_iteration(self, frame):
         """A `while` loop in `frame` goes round again (raises Blocked when it waits for other programs)."""

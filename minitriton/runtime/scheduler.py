@@ -4,9 +4,10 @@ Programs are numbered x-outermost, z-fastest (Triton's interpreter order). The f
 large its values get (the largest, and all those held at once); the rest run in equal groups sized so one
 value fits in cache and the group's values stay within a share of the launch's array bytes.
 
-* Python control flow that differs between the programs of a group raises `Diverged`: the group's stores
-  are rolled back (they are journaled) and it is split by that value, the parts re-run in program order;
-  at a `while` condition the programs leaving the loop run first (a lock's holder goes on to release it).
+* Python control flow that differs between the programs of a group raises `Diverged` (a loop runs in lockstep
+  instead, frontend/inserted_calls.py): the group's stores are rolled back (they are journaled) and it is split
+  by that value, the parts re-run in program order; at a `while` condition, or where the programs still in a
+  lockstep loop wait or fail alone, the programs that left the loop run first (a lock's holder releases it).
 * A group whose programs all wait in a `while` loop (or a `tl.atomic_poll`) for memory only other programs
   can change raises `Blocked` (runtime/spinning.py, memory/atomics.py): it is rolled back and set aside, and
   the other programs run, as a GPU runs other programs while some spin. Set-aside groups run again once a
@@ -249,10 +250,15 @@ def _run_group(group: Group, call):
         return "smaller", None
     except Blocked as b:
         group.rollback()
+        if group.active is not None:   # waiting in a lockstep loop that some programs left: they run first
+            return "split", Diverged(group.active, loop=True)
         return "blocked", b
     except errors.KernelRuntimeError as e:
         group.rollback()
-        return "error", (e, int(group.pids[int(e.positions[0])]))
+        failing = [p for p in e.positions if group.active is None or group.active[p]]
+        if not failing:   # only programs that had left a lockstep loop failed: they run apart
+            return "split", Diverged(group.active, loop=True)
+        return "error", (e, int(group.pids[int(failing[0])]))
     except KeyboardInterrupt as e:   # Ctrl-C, the sandbox's Stop: ends the launch, saying where it was
         raise interrupted(group.launch, e, group.pids.tolist()) from None
     except Exception as e:

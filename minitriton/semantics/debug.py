@@ -83,15 +83,17 @@ def device_print(prefix, *args, hex=False):
     """`tl.device_print`: one line per program and element, as the GPU prints them."""
     group = programs.current("device_print")
     prefix = _format_prefix(str(unwrap(prefix)), bool(args))
+    running = range(group.size) if group.active is None else np.flatnonzero(group.active).tolist()
     if not args:
-        for x, y, z in zip(*(np.broadcast_to(a, (group.size,)) for a in group.program_ids)):
+        for p in running:
+            x, y, z = (int(a[p]) for a in group.program_ids)
             group.prints.append(f"pid ({x}, {y}, {z}){prefix}")
         return None
     tensors = [to_tensor(a) for a in args]
     for k, t in enumerate(tensors):
         data = np.broadcast_to(t.data, (group.size,) + t.shape)
         label = prefix if len(tensors) == 1 else f"{prefix}(operand {k}) "
-        for p in range(group.size):
+        for p in running:
             x, y, z = (int(a[p]) for a in group.program_ids)
             flat = data[p].reshape(-1)
             for i, v in enumerate(flat):
@@ -124,6 +126,8 @@ def device_assert(cond, msg="", mask=None):
         shape = broadcast_shapes(shape, m.shape)
         failed = broadcast_data(tensor(failed, T.int1, c.shape), shape) & broadcast_data(m, shape)
     failed = np.broadcast_to(failed, (group.size,) + tuple(failed.shape[1:]))
+    if group.active is not None:   # programs that left a lockstep loop assert nothing
+        failed = failed & group.active.reshape((-1,) + (1,) * (failed.ndim - 1))
     per_program = failed.reshape(group.size, -1).any(axis=1)
     if per_program.any():
         positions = np.nonzero(per_program)[0]

@@ -5,7 +5,7 @@ constants, `tl.arange`, scalar arguments) or of the group's size; the rest of it
 `shape`. Pointer values carry the allocation they were derived from (`alloc`) and are then stored as element
 offsets into it; pointers of unknown provenance are absolute addresses (`alloc is None`).
 Python control flow on a tensor (`if`, `while`, `range(n)`, `int(x)`) asks for its value, which must be the
-same in every program of the group: when it is not, the engine splits the group (`programs.Diverged`).
+same in every program of the group still running: when it is not, the engine splits the group (`Diverged`).
 The methods and operators (`x + y`, `x.to(...)`, `x.sum()`) are the ops' own functions, put on the class by
 `minitriton.language` from the op table (`minitriton.values.registry`).
 """
@@ -157,8 +157,10 @@ class tensor:
             return data[0]
         if what == "condition":
             data = data != 0
-        first = data[0]
-        if (data == first).all():
+        group = programs._current
+        running = data if group is None or group.active is None else data[group.active]
+        first = running[0]   # (programs that left a lockstep loop do not take part)
+        if (running == first).all():
             return first
         raise programs.Diverged(data)
 
