@@ -31,7 +31,9 @@ def user_frames(tb):
 def _rebuilt(entries):
     tb_next = None
     for tb in reversed(entries):
-        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+        # an entry may have no line (an instruction without one, as a signal can interrupt in 3.11)
+        line = tb.tb_lineno if tb.tb_lineno is not None else tb.tb_frame.f_code.co_firstlineno
+        tb_next = types.TracebackType(tb_next, tb.tb_frame, tb.tb_lasti, line)
     return tb_next
 
 
