@@ -333,7 +333,7 @@ def may_spin(kernel, constexprs: dict) -> bool:
 
 
 def _is_jit(obj) -> bool:
-    return hasattr(obj, "source") and hasattr(obj, "kernel_fn")
+    return hasattr(obj, "source") and hasattr(type(obj), "kernel_fn")  # not the instance's: that builds it
 
 
 def _has_while(jit_fn, seen: set) -> bool:
