@@ -343,7 +343,7 @@ def _has_while(jit_fn, seen: set) -> bool:
     func = jit_fn.source.func
     if func is None:
         return False  # no source: no rewrite, no loop reports
-    nodes = list(ast.walk(func))
+    nodes = jit_fn.source.nodes
     if any(isinstance(node, ast.While) or isinstance(node, ast.Attribute) and node.attr == "atomic_poll"
            for node in nodes):
         return True
