@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from minitriton.diagnostics import Diagnostic, Edit, Suggestion
 from minitriton.frontend import kernel_source as S
-from minitriton.values.running import RunningLaunch
 
 WORD_FIELDS = {"op", "axis", "side"}   # fields looked up in the catalogue's word tables, not code
 BUILTINS = {"tl", "triton", "min", "max", "range", "float", "int", "len", "None", "True", "False"}
@@ -37,7 +36,7 @@ class Site:
         return S.text_of(node, self.filename)
 
 
-def site_of(record: Diagnostic, launch: RunningLaunch | None, op: str) -> Site | None:
+def site_of(record: Diagnostic, launch, op: str) -> Site | None:
     """The record's access in the kernel source, or None when the source does not show it."""
     if op not in S.MEMORY_CALLS:
         op = "atomic_add"
