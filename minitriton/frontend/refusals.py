@@ -109,4 +109,6 @@ def first_refusal(source: KernelSource, constexpr_params) -> Refusal | None:
     parameters."""
     if source.func is None:
         return None
+    if not any(_refusal(n, constexpr_params) for n in source.nodes[1:]):   # nothing anywhere: no order to find
+        return _chained_comparison(source)
     return _chained_comparison(source) or _unsupported_construct(source, constexpr_params)

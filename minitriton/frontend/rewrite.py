@@ -99,14 +99,24 @@ def _names_tuple(names) -> ast.expr:
     return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
 
 
+def _logic(node) -> bool:
+    """Whether `node` is an expression the logic rewrite replaces."""
+    return isinstance(node, ast.BoolOp) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) or \
+        isinstance(node, ast.Attribute) and node.attr == "value" and isinstance(node.ctx, ast.Load)
+
+
 class _LogicRewriter(ast.NodeTransformer):
     """`not x`, `a and b`, `a or b` as calls of `not_` / `bool_op` (Python cannot overload them), so tensors
     get Triton's elementwise meaning; assigned values go through `assigned`; nested functions and lambdas
     stay Python."""
 
-    def __init__(self, rewriter: _Rewriter):
+    def __init__(self, rewriter: _Rewriter, expressions: bool = True):
         self.rewriter = rewriter
         self.depth = 0
+        self.expressions = expressions   # whether an expression holds `not`, `and`, `or` or `.value`
+
+    def generic_visit(self, node):
+        return node if not self.expressions and isinstance(node, ast.expr) else super().generic_visit(node)
 
     def visit_FunctionDef(self, node):
         self.depth += 1
@@ -282,7 +292,7 @@ def instrument(source: KernelSource, kernel, kernel_globals: dict) -> types.Func
     if func.args.kwarg:
         func.args.kwarg.annotation = None
     rewriter = _Rewriter()
-    _LogicRewriter(rewriter).visit(func)
+    _LogicRewriter(rewriter, any(map(_logic, source.nodes))).visit(func)
     rewriter.chains = _store_chains(func)
     rewriter.visit(func)
     if not rewriter.count:
