@@ -29,7 +29,7 @@ LAYERS = [
 ]
 OPTIONAL = {"torch", "hypothesis", "ml_dtypes"}   # may be imported where first needed
 MODULE_LINES = 500
-EMULATOR_LINES = 12470                            # minitriton/ without testing/, picture/ and diagnostics/ (docs/architecture.md)
+EMULATOR_LINES = 12620                            # minitriton/ without testing/, picture/ and diagnostics/ (docs/architecture.md)
 DIAGNOSTICS_LINES = 3056                          # the records, their texts in two languages, the fixes
 # The diagnostics' modules: records and texts, and the fixes read from the kernel source (in frontend/, the layer
 # that reads source); they count against DIAGNOSTICS_LINES, not the emulator's budget.
@@ -165,6 +165,62 @@ def test_layer_rule_finds_an_upward_import(tmp_path):
     bad.write_text("from minitriton.runtime import launch\n")
     imports = list(_imports(bad, "minitriton.values.bad"))
     assert imports and layer_of(imports[0][0]) > layer_of("minitriton.values.bad")
+
+
+# ---- the runtime's contract (docs/architecture.md, "The runtime's contract")
+
+CONTRACT = PACKAGE / "values" / "running.py"
+CLASS_DICTS = {"minitriton.values.factored"}      # reads a class's slot descriptor, not an object's state
+
+
+def _protocol_members(name: str) -> set:
+    """The attributes and methods the protocol `name` of values/running.py declares, its bases' included."""
+    classes = {c.name: c for c in ast.parse(CONTRACT.read_text()).body if isinstance(c, ast.ClassDef)}
+    members, todo = set(), [name]
+    while todo:
+        cls = classes[todo.pop()]
+        todo += [b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in classes]
+        members |= {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign)}
+        members |= {s.name for s in cls.body if isinstance(s, ast.FunctionDef)}
+    return members
+
+
+def _contract_breaches(module: str, text: str) -> list:
+    """Where code below runtime/ reaches past the contract: a group's or launch's attribute the protocols do not
+    declare, `.launch` on anything but the object's own, an object's `__dict__`."""
+    group, launch = _protocol_members("RunningGroup"), _protocol_members("RunningLaunch")
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.Attribute):
+            continue
+        base = node.value
+        own_launch = isinstance(base, ast.Attribute) and base.attr == "launch" and \
+            isinstance(base.value, ast.Name) and base.value.id == "self"
+        named = base.id if isinstance(base, ast.Name) else None
+        if node.attr == "__dict__" and module not in CLASS_DICTS:
+            found.append(f"{module}:{node.lineno} reads `__dict__`")
+        elif node.attr == "launch" and named != "self":
+            found.append(f"{module}:{node.lineno} reads `.launch` of {named or 'an expression'}")
+        elif named == "group" and node.attr not in group:
+            found.append(f"{module}:{node.lineno} reads `group.{node.attr}`, which RunningGroup does not declare")
+        elif (named == "launch" or own_launch) and node.attr not in launch:
+            found.append(f"{module}:{node.lineno} reads `launch.{node.attr}`, which RunningLaunch does not declare")
+    return found
+
+
+def test_code_below_the_runtime_reads_groups_and_launches_through_their_contract():
+    found = [breach for module, path in MODULES.items() if layer_of(module) < layer_of("minitriton.runtime")
+             for breach in _contract_breaches(module, path.read_text())]
+    assert not found, "\n".join(found)
+
+
+def test_contract_check_finds_a_breach():
+    """The checker itself: reading the launch through a group, or its `__dict__`, is reported."""
+    text = ("def op(group, launch):\n    a = group.launch.grid\n    b = group.launch.__dict__\n"
+            "    c = group.grid, group.secret, launch.grid, launch.options\n")
+    found = _contract_breaches("minitriton.semantics.bad", text)
+    assert sorted(int(f.split(" ", 1)[0].rsplit(":", 1)[1]) for f in found) == [2, 3, 3, 4, 4]
+    assert any("`group.secret`" in f for f in found) and any("`launch.options`" in f for f in found)
 
 
 # ---- the tools beside the emulator (docs/architecture.md, "The tools")

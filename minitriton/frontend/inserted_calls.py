@@ -272,7 +272,7 @@ def check_branch(snap: Snapshot, local_vars: dict, kernel, line: int, col: int, 
     group = programs.active()
     if group is None or not new_names:
         return
-    seen = group.launch.__dict__.setdefault("branch_types", {})
+    seen = group.branch_types
     other = "else" if branch == "then" else "then"
     for name in new_names:
         if name in snap.types or name not in local_vars:

@@ -71,7 +71,7 @@ def _chained_comparison(source: KernelSource) -> Refusal | None:
     """The first chained comparison (`a < b < c`) of the body. Triton 3.6's `visit_Compare` rejects one before
     evaluating either side, constexprs included; checked over the whole body, so one in a branch a constexpr
     condition skips is reported too."""
-    found = [n for n in ast.walk(source.func) if isinstance(n, ast.Compare) and len(n.ops) > 1]
+    found = [n for n in source.nodes if isinstance(n, ast.Compare) and len(n.ops) > 1]
     if not found:
         return None
     lineno, col = min(source.position(n) for n in found)
@@ -109,4 +109,6 @@ def first_refusal(source: KernelSource, constexpr_params) -> Refusal | None:
     parameters."""
     if source.func is None:
         return None
+    if not any(_refusal(n, constexpr_params) for n in source.nodes[1:]):   # nothing anywhere: no order to find
+        return _chained_comparison(source)
     return _chained_comparison(source) or _unsupported_construct(source, constexpr_params)

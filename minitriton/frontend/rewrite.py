@@ -80,6 +80,19 @@ def _store_chains(func) -> dict:
     return chains
 
 
+def _placed(new, at):
+    """`new`, with the nodes the rewrite made in it (those without a position) at the position of `at`: a
+    traceback through the rewritten kernel shows the user's line."""
+    todo = [new]
+    while todo:
+        node = todo.pop()
+        if not hasattr(node, "lineno"):
+            if isinstance(node, (ast.stmt, ast.expr)):
+                ast.copy_location(node, at)
+            todo.extend(ast.iter_child_nodes(node))
+    return new
+
+
 def _call(fn: str, *args) -> ast.expr:
     return ast.Call(func=ast.Name(id=PREFIX + fn, ctx=ast.Load()), args=list(args), keywords=[])
 
@@ -97,14 +110,24 @@ def _names_tuple(names) -> ast.expr:
     return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
 
 
+def _logic(node) -> bool:
+    """Whether `node` is an expression the logic rewrite replaces."""
+    return isinstance(node, ast.BoolOp) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) or \
+        isinstance(node, ast.Attribute) and node.attr == "value" and isinstance(node.ctx, ast.Load)
+
+
 class _LogicRewriter(ast.NodeTransformer):
     """`not x`, `a and b`, `a or b` as calls of `not_` / `bool_op` (Python cannot overload them), so tensors
     get Triton's elementwise meaning; assigned values go through `assigned`; nested functions and lambdas
     stay Python."""
 
-    def __init__(self, rewriter: _Rewriter):
+    def __init__(self, rewriter: _Rewriter, expressions: bool = True):
         self.rewriter = rewriter
         self.depth = 0
+        self.expressions = expressions   # whether an expression holds `not`, `and`, `or` or `.value`
+
+    def generic_visit(self, node):
+        return node if not self.expressions and isinstance(node, ast.expr) else super().generic_visit(node)
 
     def visit_FunctionDef(self, node):
         self.depth += 1
@@ -121,7 +144,7 @@ class _LogicRewriter(ast.NodeTransformer):
     def visit_Assign(self, node):
         self.generic_visit(node)
         self.rewriter.count += 1
-        node.value = ast.copy_location(_call("assigned", node.value), node.value)
+        node.value = _placed(_call("assigned", node.value), node.value)
         return node
 
     def visit_AnnAssign(self, node):
@@ -130,7 +153,7 @@ class _LogicRewriter(ast.NodeTransformer):
         if node.value is None or getattr(ann, "attr", getattr(ann, "id", None)) == "constexpr":
             return node
         self.rewriter.count += 1
-        node.value = ast.copy_location(_call("assigned", node.value), node.value)
+        node.value = _placed(_call("assigned", node.value), node.value)
         return node
 
     def visit_AugAssign(self, node):
@@ -139,29 +162,29 @@ class _LogicRewriter(ast.NodeTransformer):
             return node
         self.rewriter.count += 1
         value = ast.BinOp(left=ast.Name(id=node.target.id, ctx=ast.Load()), op=node.op, right=node.value)
-        ast.copy_location(value, node)
-        new = ast.Assign(targets=[node.target], value=ast.copy_location(_call("assigned", value), node))
-        return ast.copy_location(new, node)
+        _placed(value, node)
+        new = ast.Assign(targets=[node.target], value=_placed(_call("assigned", value), node))
+        return _placed(new, node)
 
     def visit_Assert(self, node):
         self.generic_visit(node)
         self.rewriter.count += 1
         args = [node.test] + ([node.msg] if node.msg is not None else [])
-        return ast.copy_location(ast.Expr(_call("assert_", *args)), node)
+        return _placed(ast.Expr(_call("assert_", *args)), node)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if not isinstance(node.op, ast.Not):
             return node
         self.rewriter.count += 1
-        return ast.copy_location(_call("not_", node.operand), node)
+        return _placed(_call("not_", node.operand), node)
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if node.attr != "value" or not isinstance(node.ctx, ast.Load):
             return node
         self.rewriter.count += 1
-        return ast.copy_location(_call("value_of", node.value), node)
+        return _placed(_call("value_of", node.value), node)
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -169,7 +192,7 @@ class _LogicRewriter(ast.NodeTransformer):
         thunks = [ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
                              body=v) for v in node.values]
         method = "and" if isinstance(node.op, ast.And) else "or"
-        return ast.copy_location(_call("bool_op", ast.Constant(method), *_site(node), *thunks), node)
+        return _placed(_call("bool_op", ast.Constant(method), *_site(node), *thunks), node)
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -195,6 +218,10 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Lambda(self, node):
         return node
+
+    def generic_visit(self, node):
+        # loops and branches sit in statement bodies only: no expression holds one
+        return node if isinstance(node, ast.expr) else super().generic_visit(node)
 
     def _block(self, stmts):
         out = []
@@ -241,7 +268,7 @@ class _Rewriter(ast.NodeTransformer):
                     ast.Assign(targets=[carried], value=method("carry", _locals()))]))
         tests = [node.test] if isinstance(node, ast.While) else []
         for new in [s for s in out + node.body if s is not node and s not in body] + tests:
-            ast.copy_location(new, node)   # a `while` condition's errors are reported at the `while`, as 3.6 does
+            _placed(new, node)   # a `while` condition's errors are reported at the `while`, as 3.6 does
         return out
 
     def visit_For(self, node):
@@ -266,15 +293,12 @@ class _Rewriter(ast.NodeTransformer):
         var = self._var()
         before = ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
                             value=_call("snapshot", _locals(), _names_tuple(names)))
-        node.test = _call("if_test", ast.Name(id=var, ctx=ast.Load()), node.test)
+        node.test = _placed(_call("if_test", ast.Name(id=var, ctx=ast.Load()), node.test), node)
         for branch, body in (("then", node.body), ("else", node.orelse)):
             if body:
-                body.append(ast.Expr(_call("check_branch", ast.Name(id=var, ctx=ast.Load()), _locals(),
-                                           *_site(node), ast.Constant(branch), _names_tuple(both))))
-        ast.copy_location(before, node)
-        for n in ast.walk(node):
-            if not hasattr(n, "lineno") and isinstance(n, (ast.stmt, ast.expr)):
-                ast.copy_location(n, node)
+                body.append(_placed(ast.Expr(_call("check_branch", ast.Name(id=var, ctx=ast.Load()), _locals(),
+                                                   *_site(node), ast.Constant(branch), _names_tuple(both))), node))
+        _placed(before, node)
         return [before, node]
 
 
@@ -295,12 +319,12 @@ def instrument(source: KernelSource, kernel, kernel_globals: dict) -> types.Func
     if func.args.kwarg:
         func.args.kwarg.annotation = None
     rewriter = _Rewriter()
-    _LogicRewriter(rewriter).visit(func)
+    _LogicRewriter(rewriter, any(map(_logic, source.nodes))).visit(func)
     rewriter.chains = _store_chains(func)
     rewriter.visit(func)
     if not rewriter.count:
         return None
-    module = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
+    module = ast.Module(body=[func], type_ignores=[])
     code = compile(module, source.file_name, "exec")
     inner = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
     kernel_globals.update(CALLS)

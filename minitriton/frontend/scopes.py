@@ -153,8 +153,8 @@ def find_loop_scoped_names(source: KernelSource) -> list[LoopScopedName]:
     loop the read lies after. ``[]`` when the source is unavailable or is not a plain ``def``.
     """
     func = source.func
-    if func is None:
-        return []
+    if func is None or not any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in source.nodes):
+        return []   # no loop, no name that lives only in one
     a = func.args
     params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x}
     known = set(getattr(source.fn, "__globals__", {})) | set(dir(builtins))

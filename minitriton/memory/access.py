@@ -151,10 +151,10 @@ def _find_allocation(op, group, ptr, addr, m):
     launch's (virtual addresses) or the host arrays whose address the script took (memory/host.py)."""
     live = addr if m is None else addr[np.broadcast_to(m, addr.shape)]
     slots = distinct(live >> SLOT_SHIFT) if live.size else np.array([1], np.int64)
-    allocs = group.launch.allocations
+    allocs = group.allocations
     size = ptr.dtype.element_ty.itemsize
     if live.size and not (len(slots) == 1 and 1 <= int(slots[0]) <= len(allocs)):
-        found = host.resolve(group.launch, int(live.min()), size)  # a host address the script took
+        found = host.resolve(group, int(live.min()), size)  # a host address the script took
         if found is not None:
             alloc, start = found
             if ((live - start) % size).any():

@@ -108,7 +108,7 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
     matched = value == np.broadcast_to(expected.data, (g,))
     timed = np.zeros(g, bool) if timeout is None else np.broadcast_to(timeout.data != 0, (g,))
     one_load = np.zeros(g, bool) if timeout is None else ~timed          # timeout_ns=0: this load decides
-    expired = np.isin(group.pids, list(group.launch.timed_out)) & timed
+    expired = np.isin(group.pids, list(group.timed_out)) & timed
     waiting = ~(matched | one_load | expired) & (True if m is None else m)   # (not programs that left a loop)
     if waiting.any():
         if not waiting.all():   # the others go on first
@@ -122,7 +122,7 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
         blocked = Blocked(1, True)
         blocked.site, blocked.timeouts = site, group.pids[timed].tolist()
         raise blocked
-    group.launch.timed_out.difference_update(group.pids[expired].tolist())
+    group.timed_out.difference_update(group.pids[expired].tolist())
     return tensor(np.array(matched), T.int1, ())
 
 

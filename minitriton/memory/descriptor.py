@@ -21,6 +21,7 @@ import contextlib
 import numpy as np
 
 from minitriton.values import programs
+from minitriton.values.running import LaunchMemory
 from minitriton import errors
 from minitriton.diagnostics import Suggestion
 from minitriton.semantics import dtypes as T
@@ -349,7 +350,7 @@ def _check_alignment(group, base: tensor, strides: tuple, elem_size: int):
             raise errors.KernelRuntimeError(errors.DescriptorError, record, bad)
 
 
-def from_host(name: str, desc, launch):
+def from_host(name: str, desc, launch: LaunchMemory):
     """A host `TensorDescriptor` argument as the kernel's descriptor value (its base becomes an allocation)."""
     array, elem = as_array(desc.base)
     alloc = launch.add_allocation(name, array, elem, desc.base)

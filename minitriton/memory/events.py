@@ -7,8 +7,11 @@ tile shortcuts included, so counting or sanitizing never changes how memory is r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from minitriton.values.running import RunningGroup
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,3 +126,24 @@ def lanes(pids: np.ndarray, index: np.ndarray, mask, running=None):
     mask = np.broadcast_to(mask, full)
     off = ~mask if running is None else ~mask & running.reshape(prog.shape[:1] + (1,) * (prog.ndim - 1))
     return index[mask], prog[mask], index[off], prog[off]
+
+
+@runtime_checkable
+class Observer(Protocol):
+    """What watches a launch (the sanitizer, the counters of `record()`; attached in runtime.launch.Launch).
+
+    Events in: every `Access` and `Flops` of every pass, the tile shortcuts' included, then the pass's fate.
+    Findings out: an error found at an event is raised there (a KernelRuntimeError carrying its record), a
+    warning when the launch's last pass commits, a report the runtime asks for when the launch ends."""
+
+    def on_event(self, group: RunningGroup, event: Access | Flops) -> None:
+        """One event of the running pass."""
+
+    def commit(self, group: RunningGroup) -> None:
+        """The pass finished: its events stand."""
+
+    def discard(self, group: RunningGroup) -> None:
+        """The pass was rolled back (it runs again, split or later): its events never happened."""
+
+    def reset(self) -> None:
+        """The launch runs again from its first program: forget everything."""

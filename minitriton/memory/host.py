@@ -20,6 +20,7 @@ import sys
 import weakref
 
 from minitriton.memory.allocation import _span, as_array
+from minitriton.values.running import LaunchMemory
 
 try:
     from numpy._core import _internal as _numpy_internal
@@ -71,7 +72,7 @@ def _address(raw) -> int:
     return raw.__array_interface__["data"][0] if raw.size else 0
 
 
-def resolve(launch, address: int, size: int):
+def resolve(launch: LaunchMemory, address: int, size: int):
     """The launch's allocation holding the `size` bytes at host `address` (made from a recorded array if
     need be) and the host address of that allocation's first byte; None when no known array holds them."""
     high = address + size - 1

@@ -18,6 +18,7 @@ from minitriton.memory.events import Flops
 from minitriton.observers.unique import Lanes, TileChain, UniqueBytes, has_runs, lane_runs, offsets_of, tile_runs
 from minitriton.semantics.numerics import bf16_bits_to_f32
 from minitriton.values.programs import kernel_line
+from minitriton.values.running import RunningLaunch
 
 MAX_VALUES = 65536  # elements of a tensor whose values a record with accesses=True keeps
 
@@ -266,7 +267,7 @@ class LaunchCounters:
                                               index[bad]))
         self.commit(group)
         self.error = {"type": type(error).__name__, "kind": record.kind, "line": record.line,
-                      "program": list(group.launch.pid_tuple(pid))}
+                      "program": list(group.pid_tuple(pid))}
 
     def _trace(self, pids, alloc, kind, itemsize, form):
         for pid, found in self.traced.items():
@@ -275,7 +276,7 @@ class LaunchCounters:
                 offsets = offsets_of(form, position) * itemsize // alloc.dtype.itemsize - alloc.base_offset
                 found.setdefault((alloc.index, kind), []).append(offsets)
 
-    def report(self, launch) -> dict:
+    def report(self, launch: RunningLaunch) -> dict:
         """The JSON-serialisable launch record."""
         tensors = {}
         for alloc in launch.allocations:

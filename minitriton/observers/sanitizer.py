@@ -26,6 +26,7 @@ import numpy as np
 from minitriton import errors
 from minitriton.memory.events import Access, lanes
 from minitriton.memory.initialization import NO_PROGRAM, registry
+from minitriton.values.running import RunningLaunch
 
 _NONE, _SEVERAL = NO_PROGRAM, -2
 _LOCK_OPS = ("cas", "xchg")
@@ -44,7 +45,7 @@ class UnwrittenOutputWarning(UserWarning):
 class LaunchSanitizer:
     """Shadow state of one launch."""
 
-    def __init__(self, launch):
+    def __init__(self, launch: RunningLaunch):
         self.launch = launch
         self.writer, self.reader = {}, {}
         self.saved = {}      # allocation index -> copies of its shadow at the start of the launch

@@ -9,7 +9,8 @@ from minitriton.values.programs import Meter
 
 
 class Group:
-    """One pass over the kernel body for `pids` (linear program indices, ascending)."""
+    """One pass over the kernel body for `pids` (linear program indices, ascending): a
+    values.running.RunningGroup."""
 
     def __init__(self, launch, pids: np.ndarray, limit: int, journal: bool = False):
         self.launch = launch
@@ -26,6 +27,11 @@ class Group:
         self.observers = launch.observers    # counters and sanitizer, given every event of the pass
         self.spins = None                    # the pass's `while` loops (SpinWatch), once one runs
         self.active = None                   # the programs still in a lockstep loop (inserted_calls.Lockstep), None: all
+        # the launch's facts the ops read (values.running.RunningGroup), shared with the launch
+        self.grid, self.debug, self.f32_default = launch.grid, launch.debug, launch.f32_default
+        self.constexprs, self.kernel_cache, self.branch_types = launch.constexprs, launch.kernel.cache, launch.branch_types
+        self.allocations, self.timed_out = launch.allocations, launch.timed_out
+        self.add_allocation, self.pid_tuple = launch.add_allocation, launch.pid_tuple
 
     def emit(self, event):
         """Hand an event (memory.events) to every observer of the launch."""

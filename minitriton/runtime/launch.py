@@ -21,7 +21,7 @@ MAX_GRID = (2**31 - 1, 65535, 65535)
 
 
 class Launch:
-    """One kernel launch: grid, allocations, counters."""
+    """One kernel launch: grid, allocations, counters; a values.running.RunningLaunch."""
 
     def __init__(self, kernel, grid: tuple, constexprs: dict):
         self.kernel = kernel
@@ -43,8 +43,8 @@ class Launch:
         self.options = options()             # read once per launch, as Triton reads its settings per compile
         self.debug = bool(kernel.debug) or self.options.debug
         self.f32_default = self.options.f32_default
-        self.static_printed = set()
         self.timed_out = set()               # programs whose waiting tl.atomic_poll has run out of time
+        self.branch_types = {}               # (kernel, line, col, name, branch) -> the type it took (inserted_calls)
         self.sanitizer = None
         if self.options.sanitize:
             self.sanitizer = LaunchSanitizer(self)

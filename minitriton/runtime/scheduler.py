@@ -339,7 +339,7 @@ def may_spin(kernel, constexprs: dict) -> bool:
 
 
 def _is_jit(obj) -> bool:
-    return hasattr(obj, "source") and hasattr(obj, "kernel_fn")
+    return hasattr(obj, "source") and hasattr(type(obj), "kernel_fn")  # not the instance's: that builds it
 
 
 def _has_while(jit_fn, seen: set) -> bool:
@@ -349,7 +349,7 @@ def _has_while(jit_fn, seen: set) -> bool:
     func = jit_fn.source.func
     if func is None:
         return False  # no source: no rewrite, no loop reports
-    nodes = list(ast.walk(func))
+    nodes = jit_fn.source.nodes
     if any(isinstance(node, ast.While) or isinstance(node, ast.Attribute) and node.attr == "atomic_poll"
            for node in nodes):
         return True

@@ -21,7 +21,7 @@ def program_id(axis):
     axis = unwrap(axis)
     if isinstance(axis, tensor) or axis not in (0, 1, 2):   # a run-time axis cannot pick a grid axis either
         raise errors.python_error(ValueError, errors.diagnostic("program_axis", op="program_id", axis=axis))
-    if group.launch.grid[axis] == 1:
+    if group.grid[axis] == 1:
         return tensor(np.zeros(1, np.int32), T.int32, ())
     return tensor(group.program_ids[axis], T.int32, ())
 
@@ -33,7 +33,7 @@ def num_programs(axis):
     axis = unwrap(axis)
     if isinstance(axis, tensor) or axis not in (0, 1, 2):
         raise errors.python_error(ValueError, errors.diagnostic("program_axis", op="num_programs", axis=axis))
-    return tensor(np.array([group.launch.grid[axis]], np.int32), T.int32, ())
+    return tensor(np.array([group.grid[axis]], np.int32), T.int32, ())
 
 
 @builtin("multiple_of")
@@ -116,7 +116,7 @@ def _fmt(v, ty):
 def device_assert(cond, msg="", mask=None):
     """`tl.device_assert`: checked only in debug mode (TRITON_DEBUG=1, jit(debug=True) or options.debug)."""
     group = programs.current("device_assert")
-    if not group.launch.debug:
+    if not group.debug:
         return None
     c = to_tensor(cond)
     failed = ~(c.data.astype(bool))
@@ -154,8 +154,8 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False):
     """`tl.static_print`: printed once per compiled specialization, like Triton's compile-time print."""
     group = programs.current("static_print")
     caller = _kernel_frame()
-    key = (caller.f_code, caller.f_lasti, tuple(sorted((k, repr(v)) for k, v in group.launch.constexprs.items())))
-    cache = group.launch.kernel.cache.setdefault("static_print", set())
+    key = (caller.f_code, caller.f_lasti, tuple(sorted((k, repr(v)) for k, v in group.constexprs.items())))
+    cache = group.kernel_cache.setdefault("static_print", set())
     if key in cache:
         return None
     cache.add(key)

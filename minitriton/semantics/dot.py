@@ -42,7 +42,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     if a.shape and b.shape and a.dtype.is_fp8() and b.dtype.is_fp8():
         a, b = _fp8_operands(a, b, unwrap(max_num_imprecise_acc))
     precision, ret, shape = _check(a, b, acc, unwrap(input_precision), unwrap(allow_tf32), unwrap(out_dtype),
-                                   group.launch.f32_default)
+                                   group.f32_default)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = int(np.prod(a.shape[:-2]))
     group.count_flops(2 * M * N * K * batch)

@@ -3,6 +3,7 @@ kernel's line with a caret); minitriton's and runpy's frames only with `run --tr
 Run as the user runs a script: `python -m minitriton run script.py`, `python script.py`, pytest."""
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
@@ -148,3 +149,23 @@ def test_a_grid_callables_error_keeps_its_own_frame():
         names.append(tb.tb_frame.f_code.co_name)
         tb = tb.tb_next
     assert names[-1] == "grid" and "normalize_grid" not in names
+
+
+@triton.jit
+def _retyped_in_a_branch(x_ptr, n):
+    x = tl.load(x_ptr)
+    if n > 0:
+        for i in range(n):
+            x = x.to(tl.float16)
+    tl.store(x_ptr, x)
+
+
+def test_a_loops_check_inside_a_branch_shows_the_loops_line():
+    """The rewrite's inserted check of a loop's variables stands at the loop's line, also inside an `if`."""
+    exc = _caught(lambda: _retyped_in_a_branch[(1,)](np.ones(1, np.float32), 3))
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    lines, start = inspect.getsourcelines(_retyped_in_a_branch.fn)
+    assert tb.tb_frame.f_code.co_name == "_retyped_in_a_branch"
+    assert lines[tb.tb_lineno - start].strip() == "for i in range(n):"
