@@ -14,6 +14,10 @@ clock into it (Triton's default semantic, acq_rel; a CAS that fails still writes
 store to such an element releases too, and every access carries its program's epoch (vector clocks, as in
 FastTrack). Shadow updates are journaled with the group's stores, so a group that is split or replayed
 leaves no trace, and the findings do not depend on the grouping.
+
+While an allocation's accesses come as runs of consecutive elements and no lock atomic has run, its
+`writer`/`reader` arrays are not built: a `Footprint` (observers/footprints.py) clears the accesses that
+touch no element of another program's, and the arrays are built from its log when one may.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import numpy as np
 from minitriton import errors
 from minitriton.memory.events import Access, lanes
 from minitriton.memory.initialization import NO_PROGRAM, registry
+from minitriton.observers.footprints import Footprint
 
 _NONE, _SEVERAL = NO_PROGRAM, -2
 _LOCK_OPS = ("cas", "xchg")
@@ -54,6 +59,7 @@ class LaunchSanitizer:
         self.locks = {}      # allocation index -> {element: the clock its lock atomics released}
         self.wepoch, self.repoch = {}, {}   # allocation index -> epoch of each element's writer / reader
         self.synced = False  # a lock atomic ran: clocks and epochs are kept from now on
+        self.footprints = {}  # allocation index -> its Footprint, while it has no writer/reader arrays
 
     def _save(self, alloc):
         if alloc.shadow is not None and alloc.index not in self.saved:
@@ -72,6 +78,7 @@ class LaunchSanitizer:
         for table in (self.writer, self.reader, self.clocks, self.locks, self.wepoch, self.repoch):
             table.clear()
         self.synced, self.done = False, 0
+        self.footprints.clear()
         for index, (written, masked_by) in self.saved.items():
             shadow = self.launch.allocations[index - 1].shadow
             shadow.written[...] = written
@@ -81,41 +88,84 @@ class LaunchSanitizer:
         """Shadow arrays were updated as accesses happened; after the launch's last program, report the tracked
         outputs it left partly unwritten."""
         self.done += group.size
+        for footprint in self.footprints.values():
+            footprint.commit()
         if self.done == self.launch.n:
             self.report_unwritten()
 
     def discard(self, group):
-        """Nothing to drop: the group's journal restores the shadow arrays with its stores."""
+        """The group's journal restores the shadow arrays with its stores; footprints drop its accesses."""
+        for footprint in self.footprints.values():
+            footprint.discard()
 
     def on_event(self, group, event):
         """Check and record one memory op of the group (`memory.events.Access`); other events are ignored."""
         if not isinstance(event, Access):
             return
         alloc, elem = event.alloc, event.elem
+        cleared = event.kind != "atomic" and self._cleared(group, event)
+        if cleared and alloc.shadow is None:
+            return
         idx, prog, _, _ = lanes(group.pids, event.index, event.mask)
         if event.kind == "load":
-            self.on_load(group, alloc, _units(idx, elem, alloc), prog, None)
+            self.on_load(group, alloc, _units(idx, elem, alloc), prog, None, cleared)
         elif event.kind == "store":
             masked_idx = masked_prog = None
             if event.mask is not None:
                 _, _, masked_idx, masked_prog = lanes(group.pids, event.raw, event.mask)
                 masked_idx = _units(masked_idx, elem, alloc)
-            self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
+            self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog, cleared)
         else:
             self.on_atomic(group, alloc, _units(idx, elem, alloc), prog, event.op)
 
-    def on_load(self, group, alloc, idx, prog, shape):
-        """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`."""
+    def _cleared(self, group, event) -> bool:
+        """Whether the allocation's footprint cleared a load or store of conflicts and recorded it; when it
+        cannot, its accesses so far are replayed into writer/reader arrays, which check this one."""
+        alloc = event.alloc
+        footprint = self.footprints.get(alloc.index)
+        if not self.synced and alloc.index not in self.writer and event.elem.itemsize == alloc.dtype.itemsize:
+            if footprint is None:
+                footprint = self.footprints[alloc.index] = Footprint(alloc.numel(alloc.dtype))
+            if (footprint.load if event.kind == "load" else footprint.store)(group, event):
+                return True
+        if footprint is not None:
+            self._replay(group, alloc)
+        return False
+
+    def _replay(self, group, alloc):
+        """Build the writer/reader arrays of an allocation from its footprint's log (the running group's
+        accesses journaled with it)."""
+        footprint = self.footprints.pop(alloc.index)
+        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
+        committed = footprint.saved[0]
+        for i, entry in enumerate(footprint.log):
+            idx, prog = entry.lanes()
+            at = group if i >= committed else None
+            if entry.kind == "load":
+                self._read(at, alloc, r, idx, prog)
+            else:
+                self._journal(at, w, idx, w[idx])
+                w[idx] = prog
+
+    def on_load(self, group, alloc, idx, prog, shape, cleared=False):
+        """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`
+        (`cleared`: the footprint checked and recorded them, the initialisation is left)."""
         if idx.size == 0:
             return
-        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
-        self._conflict(group, "order", alloc, idx, prog, w[idx], self.wepoch)
+        if not cleared:
+            w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
+            self._conflict(group, "order", alloc, idx, prog, w[idx], self.wepoch)
         shadow = alloc.shadow
         if shadow is not None:
             self._save(alloc)
             unset = ~shadow.written[idx]
             if unset.any():
                 self._raise(group, prog[unset], "uninit", alloc, idx[unset])
+        if not cleared:
+            self._read(group, alloc, r, idx, prog)
+
+    def _read(self, group, alloc, r, idx, prog):
+        """Record loads of elements `idx` by programs `prog` in the reader array `r`."""
         old = r[idx]
         # One reader is remembered per element (several readers within one op: the last one in program order), or
         # "several" once two readers are unordered: enough to catch a later write by any other program.
@@ -126,10 +176,10 @@ class LaunchSanitizer:
         r[idx] = new
         self._stamp(group, self.repoch, alloc, idx, prog)
 
-    def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None):
-        """Check and record stores (no atomics) of elements `idx` by programs `prog`."""
-        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
-        if idx.size:
+    def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None, cleared=False):
+        """Check and record stores (no atomics) of elements `idx` by programs `prog` (`cleared`: see on_load)."""
+        if idx.size and not cleared:
+            w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
             writers = w[idx]
             self._conflict(group, "race", alloc, idx, prog, writers, self.wepoch)
             self._conflict(group, "order", alloc, idx, prog, r[idx], self.repoch, reader_first=True)
@@ -161,6 +211,8 @@ class LaunchSanitizer:
         count as writes for initialisation; `tl.atomic_cas` / `tl.atomic_xchg` (and any atomic on an element
         they used: a lock) order their program with the earlier atomics on their element."""
         if idx.size and (op in _LOCK_OPS or alloc.index in self.locks):
+            for index in list(self.footprints):  # epochs are kept from now on: every access is checked by element
+                self._replay(group, self.launch.allocations[index - 1])
             self._lock(group, alloc, idx, prog, op)
         shadow = alloc.shadow
         if shadow is not None and idx.size:
@@ -260,7 +312,7 @@ class LaunchSanitizer:
 
     @staticmethod
     def _journal(group, array, idx, old):
-        if group.journal is not None:
+        if group is not None and group.journal is not None:
             group.journal.append((array, idx, np.array(old, copy=True)))
 
     def _conflict(self, group, kind, alloc, idx, prog, earlier, epochs, reader_first=False):

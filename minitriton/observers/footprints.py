@@ -1,0 +1,196 @@
+"""The sanitizer's state of an allocation as runs of consecutive elements, while its accesses come in that form.
+
+Tiles and lane accesses whose rows are consecutive elements (observers/unique.py) touch a few runs per
+program: checking them against the runs earlier programs touched costs a sort of runs, not a pass over every
+element. A `Footprint` keeps, for one allocation in one launch, the elements written and the elements touched
+(written or read) as sorted disjoint segments, each owned by one program or by several, and the accesses in
+order. It decides only that an access can raise no finding; when it cannot tell (an overlap with another
+program's segment, a scatter of no run shape), the sanitizer replays the accesses into its per-element
+arrays (`replay`) and checks that access element by element, so findings have one definition.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minitriton.memory.events import lanes
+from minitriton.observers.unique import Lanes, lane_runs, tile_runs
+
+SEVERAL = -2       # a segment several programs touched
+_SCATTER_RUNS = 4096  # largest lane access of no run shape taken as one run per lane
+_EMPTY = np.zeros(0, np.int64)
+
+
+class Segments:
+    """Sorted disjoint half-open segments [starts, ends) and the program owning each (SEVERAL: several)."""
+
+    __slots__ = ("starts", "ends", "owners")
+
+    def __init__(self, starts=_EMPTY, ends=_EMPTY, owners=_EMPTY):
+        self.starts, self.ends, self.owners = starts, ends, owners
+
+    def foreign(self, prog, starts, ends) -> bool:
+        """Whether a run [starts, ends) of program `prog` overlaps a segment another program (or several) owns."""
+        if self.starts.size == 0 or starts.size == 0:
+            return False
+        first = np.searchsorted(self.ends, starts, "right")   # the first segment ending after the run starts
+        stop = np.searchsorted(self.starts, ends, "left")     # past the last one starting before it ends
+        hit = stop > first
+        if not hit.any():
+            return False
+        first, stop, prog = first[hit], stop[hit], prog[hit]
+        owners = self.owners
+        if (owners[first] != prog).any():
+            return True
+        changes = np.zeros(owners.size, np.int64)
+        np.cumsum(owners[1:] != owners[:-1], out=changes[1:])
+        return bool((changes[stop - 1] != changes[first]).any())
+
+    def merged(self, prog, starts, ends) -> Segments:
+        """These segments and the runs, overlapping ones joined into one segment (owned by SEVERAL when
+        programs differ)."""
+        if starts.size == 0:
+            return self
+        s = np.concatenate((self.starts, starts))
+        e = np.concatenate((self.ends, ends))
+        p = np.concatenate((self.owners, prog))
+        if not (s[1:] >= s[:-1]).all():
+            order = np.argsort(s, kind="stable")
+            s, e, p = s[order], e[order], p[order]
+        reach = np.maximum.accumulate(e)
+        new = np.ones(s.size, bool)
+        np.greater_equal(s[1:], reach[:-1], out=new[1:])
+        first = np.flatnonzero(new)
+        if first.size == s.size:
+            return Segments(s, e, p)
+        low, high = np.minimum.reduceat(p, first), np.maximum.reduceat(p, first)
+        last = np.append(first[1:] - 1, s.size - 1)
+        return Segments(s[first], reach[last], np.where(low == high, low, SEVERAL))
+
+
+def crossed(prog, starts, ends) -> bool:
+    """Whether runs of different programs overlap (sorted by start, a run overlapping any earlier one has a
+    different program from the run just before it exactly when some pair of different programs overlaps)."""
+    if starts.size < 2 or (starts[1:] >= ends[:-1]).all():
+        return False
+    order = np.argsort(starts, kind="stable")
+    s, e, p = starts[order], ends[order], prog[order]
+    reach = np.maximum.accumulate(e)
+    return bool(((s[1:] < reach[:-1]) & (p[1:] != p[:-1])).any())
+
+
+class Entry:
+    """One access of a group to the allocation: its kind, and its lanes as runs (program, start, end) in
+    program order, or the event itself until they are needed."""
+
+    __slots__ = ("kind", "pids", "event", "runs")
+
+    def __init__(self, kind, pids, event, runs=None):
+        self.kind, self.pids, self.event, self.runs = kind, pids, event, runs
+
+    def as_runs(self):
+        """The runs (None when the access has no run shape); the event is dropped once they are known."""
+        if self.runs is None and self.event is not None:
+            self.runs = runs_of(self.event, self.pids)
+            if self.runs is not None:
+                self.event = None
+        return self.runs
+
+    def lanes(self):
+        """(element offsets, programs) of the active lanes, lane by lane in program order."""
+        if self.runs is None:
+            event = self.event
+            return lanes(self.pids, event.index, event.mask)[:2]
+        prog, starts, ends = self.runs
+        lengths = ends - starts
+        shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        return np.arange(int(lengths.sum()), dtype=np.int64) + shift, np.repeat(prog, lengths)
+
+
+def runs_of(event, pids):
+    """(programs, starts, ends) of an access's active lanes as runs of consecutive elements, empty runs
+    left out, in program order; None when its lanes have no such form."""
+    g, shape = len(pids), event.shape
+    tile = event.tile
+    if tile is not None:
+        found = tile_runs(tile, shape, g)
+    elif shape and shape[-1] > 1:
+        idx, m = event.index, event.mask
+        n = math.prod(shape)
+        rows = np.broadcast_to(idx, idx.shape[:1] + shape).reshape(-1, n)
+        found = lane_runs(Lanes(rows, None if m is None else np.broadcast_to(m, m.shape[:1] + shape).reshape(-1, n)),
+                          shape[-1], g)
+        found = None if found is None else found[0]
+    else:
+        found = None
+    if found is None:
+        if g * math.prod(shape) > _SCATTER_RUNS:
+            return None
+        idx, prog = lanes(pids, event.index, event.mask)[:2]
+        idx = idx.astype(np.int64)
+        return prog.astype(np.int64), idx, idx + 1
+    prog, starts, ends = pids[found.pos], found.starts, found.ends
+    keep = ends > starts
+    if not keep.all():
+        prog, starts, ends = prog[keep], starts[keep], ends[keep]
+    return prog, starts, ends
+
+
+class Footprint:
+    """What the programs of a launch did to one allocation so far (see the module docstring); `log`: every
+    access in order, `merged`: how many of them `touched` holds (loads join it when a store needs it)."""
+
+    def __init__(self, numel: int):
+        self.written, self.touched = Segments(), Segments()
+        self.log: list = []
+        self.merged = 0
+        self.held = 0   # lanes of logged lane accesses not yet turned into runs
+        self.budget = max(numel, 2**20)
+        self.saved = (0, self.written, self.touched, 0)
+
+    def load(self, group, event) -> bool:
+        """Log a load; False when it may read an element another program wrote (the caller checks it)."""
+        entry = Entry("load", group.pids, event)
+        if self.written.starts.size:
+            runs = entry.as_runs()
+            if runs is None or self.written.foreign(*runs):
+                return False
+        elif event.tile is None:
+            self.held += len(group.pids) * math.prod(event.shape)
+            if self.held > self.budget:
+                if not self._convert():
+                    return False
+        self.log.append(entry)
+        return True
+
+    def store(self, group, event) -> bool:
+        """Log a store; False when it may touch an element another program touched (the caller checks it)."""
+        entry = Entry("store", group.pids, event)
+        runs = entry.as_runs()
+        if runs is None or crossed(*runs):
+            return False
+        touched = self.touched
+        for earlier in self.log[self.merged:]:
+            earlier_runs = earlier.as_runs()
+            if earlier_runs is None:
+                return False
+            touched = touched.merged(*earlier_runs)
+        if touched.foreign(*runs):
+            return False
+        self.held = 0
+        self.log.append(entry)
+        self.written, self.touched, self.merged = self.written.merged(*runs), touched.merged(*runs), len(self.log)
+        return True
+
+    def _convert(self) -> bool:
+        """Turn the logged lane accesses into runs (they hold arrays as large as the access)."""
+        self.held = 0
+        return all(entry.as_runs() is not None for entry in self.log[self.merged:])
+
+    def commit(self):
+        self.saved = (len(self.log), self.written, self.touched, self.merged)
+
+    def discard(self):
+        n, self.written, self.touched, self.merged = self.saved
+        del self.log[n:]
