@@ -167,13 +167,16 @@ class LaunchSanitizer:
     def _read(self, group, alloc, r, idx, prog):
         """Record loads of elements `idx` by programs `prog` in the reader array `r`."""
         old = r[idx]
-        # One reader is remembered per element (several readers within one op: the last one in program order), or
-        # "several" once two readers are unordered: enough to catch a later write by any other program.
+        # One reader is remembered per element, or "several" once two readers are unordered (two programs in
+        # one op are, as when they run one after the other): enough to catch a later write by any other program.
         other = (old >= 0) & (old != prog)
         later = other & ~self._unordered(other, alloc, idx, prog, old, self.repoch)  # ordered after that reader
         new = np.where((old == _NONE) | (old == prog) | later, prog, _SEVERAL).astype(np.int32, copy=False)
         self._journal(group, r, idx, old)
         r[idx] = new
+        shared = r[idx] != new  # lanes of one element that disagree: several programs read it in this op
+        if shared.any():
+            r[idx[shared]] = _SEVERAL
         self._stamp(group, self.repoch, alloc, idx, prog)
 
     def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None, cleared=False):
