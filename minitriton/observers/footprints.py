@@ -19,6 +19,7 @@ from minitriton.observers.unique import Lanes, lane_runs, tile_runs
 
 SEVERAL = -2       # a segment several programs touched
 _SCATTER_RUNS = 4096  # largest lane access of no run shape taken as one run per lane
+_HELD_LANES = 2**20   # loads logged as events (not yet runs) may hold this many lanes, or the array's size
 _EMPTY = np.zeros(0, np.int64)
 
 
@@ -52,6 +53,10 @@ class Segments:
         programs differ)."""
         if starts.size == 0:
             return self
+        if self.starts.size == 0 or starts[0] >= self.ends[-1]:
+            if starts.size < 2 or (starts[1:] >= ends[:-1]).all():  # after these, in order: appended
+                return Segments(np.concatenate((self.starts, starts)), np.concatenate((self.ends, ends)),
+                                np.concatenate((self.owners, prog)))
         s = np.concatenate((self.starts, starts))
         e = np.concatenate((self.ends, ends))
         p = np.concatenate((self.owners, prog))
@@ -142,11 +147,11 @@ class Footprint:
     access in order, `merged`: how many of them `touched` holds (loads join it when a store needs it)."""
 
     def __init__(self, numel: int):
-        self.written, self.touched = Segments(), Segments()
+        self.written = self.touched = Segments()
         self.log: list = []
         self.merged = 0
-        self.held = 0   # lanes of logged lane accesses not yet turned into runs
-        self.budget = max(numel, 2**20)
+        self.held = 0   # lanes of logged loads not yet turned into runs (a lane access holds arrays that large)
+        self.budget = max(numel, _HELD_LANES)
         self.saved = (0, self.written, self.touched, 0)
 
     def load(self, group, event) -> bool:
@@ -156,7 +161,7 @@ class Footprint:
             runs = entry.as_runs()
             if runs is None or self.written.foreign(*runs):
                 return False
-        elif event.tile is None:
+        else:
             self.held += len(group.pids) * math.prod(event.shape)
             if self.held > self.budget:
                 if not self._convert():
@@ -180,11 +185,13 @@ class Footprint:
             return False
         self.held = 0
         self.log.append(entry)
-        self.written, self.touched, self.merged = self.written.merged(*runs), touched.merged(*runs), len(self.log)
+        written = self.written.merged(*runs)
+        self.touched = written if touched is self.written else touched.merged(*runs)  # no loads yet: the same
+        self.written, self.merged = written, len(self.log)
         return True
 
     def _convert(self) -> bool:
-        """Turn the logged lane accesses into runs (they hold arrays as large as the access)."""
+        """Turn the logged loads into runs."""
         self.held = 0
         return all(entry.as_runs() is not None for entry in self.log[self.merged:])
 

@@ -1,6 +1,6 @@
 """The sanitizer's footprints (runs of elements) against the per-lane definition of a finding.
 
-A kernel makes random accesses to one array: each program's tile starts at a random offset (affine in the
+A kernel makes random accesses to one array (zeros, or unwritten as `minitriton.testing.empty` makes it): each program's tile starts at a random offset (affine in the
 program id, or loaded), with random row strides and masks (prefix rectangles, or any lanes), loads and stores
 in a random order, some unmasked, under random groupings. The findings must be those of the sanitizer checking every lane
 (its writer/reader arrays from the first access) and those of a reference written here lane by lane: programs
@@ -14,7 +14,7 @@ import minitriton
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.errors import SanitizerError
-from minitriton.observers import sanitizer
+from minitriton.observers import footprints, sanitizer
 
 N = 64  # elements of the array every program reads and writes
 
@@ -73,13 +73,15 @@ def launches(draw):
                               np.int32),
                 cols=np.array(draw(st.lists(st.integers(0, c), min_size=programs * ops, max_size=programs * ops)),
                               np.int32),
-                group_size=draw(st.sampled_from([None, 1, 2, 3])))
+                group_size=draw(st.sampled_from([None, 1, 2, 3])), held_lanes=draw(st.sampled_from([0, 2**20])),
+                tracked=draw(st.booleans()))
 
 
 def run(case):
     """(kind of the finding, program, its fields) or None, and the array after the launch."""
-    x = np.zeros(N, np.float32)
-    with minitriton.set_options(sanitize=True, group_size=case["group_size"]):
+    x = minitriton.testing.empty(N) if case["tracked"] else np.zeros(N, np.float32)
+    with minitriton.set_options(sanitize=True, group_size=case["group_size"]), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(footprints, "_HELD_LANES", case["held_lanes"])  # 0: loads become runs as soon as N lanes
         try:
             accesses[(case["programs"],)](
                 x, case["starts"], case["rows"], case["cols"], case["masks"], STORES=case["stores"],
@@ -89,8 +91,8 @@ def run(case):
             record = e.diagnostic
             fields = {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v)
                       for k, v in vars(record).items() if k not in ("traceback", "frames")}
-            return (record.kind, e.program, repr(fields)), x
-    return None, x
+            return (record.kind, e.program, repr(fields)), np.array(x)
+    return None, np.array(x)
 
 
 def lanes_of(case, p, i):
@@ -129,6 +131,8 @@ def reference(case):
             else:
                 if any(writer.get(e, p) != p for e in elements):
                     return "order_read", p
+                if case["tracked"] and any(e not in writer for e in elements):
+                    return "uninitialized", p
                 for e in elements:
                     readers.setdefault(e, set()).add(p)
     return None
