@@ -59,6 +59,11 @@ class Access:
         return self._tile
 
     @property
+    def lanes_only(self) -> bool:
+        """Whether the access has no tile form (its lanes, built already, are as large as the access)."""
+        return self._tile is None
+
+    @property
     def index(self) -> np.ndarray:
         return self._built()[0]
 

@@ -19,7 +19,7 @@ from minitriton.observers.unique import Lanes, lane_runs, tile_runs
 
 SEVERAL = -2       # a segment several programs touched
 _SCATTER_RUNS = 4096  # largest lane access of no run shape taken as one run per lane
-_HELD_LANES = 2**20   # loads logged as events (not yet runs) may hold this many lanes, or the array's size
+_HELD_LANES = 2**20   # lane loads logged as events (not yet runs) may hold this many lanes, or the array's size
 _EMPTY = np.zeros(0, np.int64)
 
 
@@ -150,7 +150,7 @@ class Footprint:
         self.written = self.touched = Segments()
         self.log: list = []
         self.merged = 0
-        self.held = 0   # lanes of logged loads not yet turned into runs (a lane access holds arrays that large)
+        self.held = 0   # lanes of logged lane loads not yet turned into runs (they hold arrays that large)
         self.budget = max(numel, _HELD_LANES)
         self.saved = (0, self.written, self.touched, 0)
 
@@ -161,7 +161,7 @@ class Footprint:
             runs = entry.as_runs()
             if runs is None or self.written.foreign(*runs):
                 return False
-        else:
+        elif event.lanes_only:
             self.held += len(group.pids) * math.prod(event.shape)
             if self.held > self.budget:
                 if not self._convert():
