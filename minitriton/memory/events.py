@@ -34,9 +34,10 @@ class Access:
     `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None.
     `op`: an atomic's operation ("add", "cas", "xchg", ...); None for loads and stores.
     Either form may be given as a function that builds it, called when an observer first reads it.
+    `shared`: what one observer derived from the lanes, kept for the next (observers/unique.py, lane_form).
     """
 
-    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes", "op")
+    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes", "op", "shared")
 
     def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile=None, op=None):
         self.kind = kind      # "load", "store" or "atomic"
@@ -46,6 +47,7 @@ class Access:
         self.shape = shape
         self._tile = tile     # a Tile, None, or a function returning one of them
         self._lanes = lanes   # (index, raw, mask), or a function that builds them
+        self.shared = None
 
     def _built(self) -> tuple:
         if callable(self._lanes):

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from minitriton.memory.events import lanes
-from minitriton.observers.unique import Lanes, lane_runs, tile_runs
+from minitriton.observers.unique import lane_form, tile_runs
 
 SEVERAL = -2       # a segment several programs touched
 _SCATTER_RUNS = 4096  # largest lane access of no run shape taken as one run per lane
@@ -120,15 +120,9 @@ def runs_of(event, pids):
     tile = event.tile
     if tile is not None:
         found = tile_runs(tile, shape, g)
-    elif shape and shape[-1] > 1:
-        idx, m = event.index, event.mask
-        n = math.prod(shape)
-        rows = np.broadcast_to(idx, idx.shape[:1] + shape).reshape(-1, n)
-        found = lane_runs(Lanes(rows, None if m is None else np.broadcast_to(m, m.shape[:1] + shape).reshape(-1, n)),
-                          shape[-1], g)
-        found = None if found is None else found[0]
     else:
-        found = None
+        found = lane_form(event, g)[1]
+        found = None if found is None else found[0]
     if found is None:
         if g * math.prod(shape) > _SCATTER_RUNS:
             return None
