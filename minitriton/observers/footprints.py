@@ -15,11 +15,12 @@ import math
 import numpy as np
 
 from minitriton.memory.events import lanes
+from minitriton.memory.initialization import NO_PROGRAM
 from minitriton.observers.unique import lane_form, tile_runs
 
 SEVERAL = -2       # a segment several programs touched
 _SCATTER_RUNS = 4096  # largest lane access of no run shape taken as one run per lane
-_HELD_LANES = 2**20   # lane loads logged as events (not yet runs) may hold this many lanes, or the array's size
+_HELD_LANES = 2**20   # lane accesses logged as events (not yet runs) may hold this many lanes, or the array's size
 _EMPTY = np.zeros(0, np.int64)
 
 
@@ -137,61 +138,64 @@ def runs_of(event, pids):
 
 
 class Footprint:
-    """What the programs of a launch did to one allocation so far (see the module docstring); `log`: every
-    access in order, `merged`: how many of them `touched` holds (loads join it when a store needs it)."""
+    """What the programs of a launch did to one allocation so far (see the module docstring). `log`: every
+    access in order; `folded`: how many of them `written` and `touched` hold (the others wait as events while
+    nothing needs them: no other program has touched the allocation, or nothing stored into it yet);
+    `owner`: the one program that touched it (SEVERAL: more; NO_PROGRAM: none yet)."""
 
     def __init__(self, numel: int):
         self.written = self.touched = Segments()
         self.log: list = []
-        self.merged = 0
-        self.held = 0   # lanes of logged lane loads not yet turned into runs (they hold arrays that large)
+        self.folded = 0
+        self.owner, self.stored = NO_PROGRAM, False
+        self.held = 0   # lanes of logged lane accesses not yet turned into runs (they hold arrays that large)
         self.budget = max(numel, _HELD_LANES)
-        self.saved = (0, self.written, self.touched, 0)
+        self.commit()
 
-    def load(self, group, event) -> bool:
-        """Log a load; False when it may read an element another program wrote (the caller checks it)."""
-        entry = Entry("load", group.pids, event)
-        if self.written.starts.size:
+    def access(self, group, event) -> bool:
+        """Log a load or store; False when it may touch an element another program touched (a store), or wrote
+        (a load): the caller checks it element by element."""
+        pids, kind = group.pids, event.kind
+        entry = Entry(kind, pids, event)
+        alone = len(pids) == 1 and self.owner in (NO_PROGRAM, pids[0])
+        if not alone and (kind == "store" or self.stored):
             runs = entry.as_runs()
-            if runs is None or self.written.foreign(*runs):
+            if runs is None or not self._fold():
+                return False
+            if kind == "store" and (crossed(*runs) or self.touched.foreign(*runs)):
+                return False
+            if kind == "load" and self.written.foreign(*runs):
                 return False
         elif event.lanes_only:
-            self.held += len(group.pids) * math.prod(event.shape)
-            if self.held > self.budget:
-                if not self._convert():
-                    return False
+            self.held += len(pids) * math.prod(event.shape)
         self.log.append(entry)
+        if self.held > self.budget and not self._fold():
+            self.log.pop()
+            return False
+        self.owner = pids[0] if alone else SEVERAL
+        self.stored = self.stored or kind == "store"
         return True
 
-    def store(self, group, event) -> bool:
-        """Log a store; False when it may touch an element another program touched (the caller checks it)."""
-        entry = Entry("store", group.pids, event)
-        runs = entry.as_runs()
-        if runs is None or crossed(*runs):
+    def _fold(self) -> bool:
+        """Take the waiting accesses into `written` and `touched`; False when one has no run form."""
+        runs = [entry.as_runs() for entry in self.log[self.folded:]]
+        if any(r is None for r in runs):
             return False
-        touched = self.touched
-        for earlier in self.log[self.merged:]:
-            earlier_runs = earlier.as_runs()
-            if earlier_runs is None:
-                return False
-            touched = touched.merged(*earlier_runs)
-        if touched.foreign(*runs):
-            return False
-        self.held = 0
-        self.log.append(entry)
-        written = self.written.merged(*runs)
-        self.touched = written if touched is self.written else touched.merged(*runs)  # no loads yet: the same
-        self.written, self.merged = written, len(self.log)
+        stores = [r for r, entry in zip(runs, self.log[self.folded:]) if entry.kind == "store"]
+        if stores:
+            written = self.written.merged(*map(np.concatenate, zip(*stores)))
+        else:
+            written = self.written
+        if len(stores) == len(runs) and self.touched is self.written:  # no loads yet: the same segments
+            self.touched = written
+        elif runs:
+            self.touched = self.touched.merged(*map(np.concatenate, zip(*runs)))
+        self.written, self.folded, self.held = written, len(self.log), 0
         return True
-
-    def _convert(self) -> bool:
-        """Turn the logged loads into runs."""
-        self.held = 0
-        return all(entry.as_runs() is not None for entry in self.log[self.merged:])
 
     def commit(self):
-        self.saved = (len(self.log), self.written, self.touched, self.merged)
+        self.saved = (len(self.log), self.written, self.touched, self.folded, self.owner, self.stored)
 
     def discard(self):
-        n, self.written, self.touched, self.merged = self.saved
+        n, self.written, self.touched, self.folded, self.owner, self.stored = self.saved
         del self.log[n:]

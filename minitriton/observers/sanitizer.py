@@ -126,7 +126,7 @@ class LaunchSanitizer:
         if not self.synced and alloc.index not in self.writer and event.elem.itemsize == alloc.dtype.itemsize:
             if footprint is None:
                 footprint = self.footprints[alloc.index] = Footprint(alloc.numel(alloc.dtype))
-            if (footprint.load if event.kind == "load" else footprint.store)(group, event):
+            if footprint.access(group, event):
                 return True
         if footprint is not None:
             self._replay(group, alloc)
