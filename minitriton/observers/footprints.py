@@ -75,25 +75,14 @@ class Segments:
         return Segments(s[first], reach[last], np.where(low == high, low, SEVERAL))
 
 
-def crossed(prog, starts, ends) -> bool:
-    """Whether runs of different programs overlap (sorted by start, a run overlapping any earlier one has a
-    different program from the run just before it exactly when some pair of different programs overlaps)."""
-    if starts.size < 2 or (starts[1:] >= ends[:-1]).all():
-        return False
-    order = np.argsort(starts, kind="stable")
-    s, e, p = starts[order], ends[order], prog[order]
-    reach = np.maximum.accumulate(e)
-    return bool(((s[1:] < reach[:-1]) & (p[1:] != p[:-1])).any())
-
-
 class Entry:
     """One access of a group to the allocation: its kind, and its lanes as runs (program, start, end) in
     program order, or the event itself until they are needed."""
 
     __slots__ = ("kind", "pids", "event", "runs")
 
-    def __init__(self, kind, pids, event, runs=None):
-        self.kind, self.pids, self.event, self.runs = kind, pids, event, runs
+    def __init__(self, kind, pids, event):
+        self.kind, self.pids, self.event, self.runs = kind, pids, event, None
 
     def as_runs(self):
         """The runs (None when the access has no run shape); the event is dropped once they are known."""
@@ -162,9 +151,10 @@ class Footprint:
             runs = entry.as_runs()
             if runs is None or not self._fold():
                 return False
-            if kind == "store" and (crossed(*runs) or self.touched.foreign(*runs)):
-                return False
             if kind == "load" and self.written.foreign(*runs):
+                return False
+            # a store: two of its programs writing one element (a segment of several) or an element touched before
+            if kind == "store" and ((Segments().merged(*runs).owners == SEVERAL).any() or self.touched.foreign(*runs)):
                 return False
         elif event.lanes_only:
             self.held += len(pids) * math.prod(event.shape)
