@@ -21,6 +21,7 @@ from minitriton.observers.unique import lane_form, tile_runs
 SEVERAL = -2       # a segment several programs touched
 _SCATTER_RUNS = 4096  # largest lane access of no run shape taken as one run per lane
 _HELD_LANES = 2**20   # lane accesses logged as events (not yet runs) may hold this many lanes, or the array's size
+_LOGGED = 2**14       # accesses a footprint logs; past them the allocation is checked element by element
 _EMPTY = np.zeros(0, np.int64)
 
 
@@ -145,6 +146,8 @@ class Footprint:
         """Log a load or store; False when it may touch an element another program touched (a store), or wrote
         (a load): the caller checks it element by element."""
         pids, kind = group.pids, event.kind
+        if len(self.log) >= _LOGGED:
+            return False
         entry = Entry(kind, pids, event)
         alone = len(pids) == 1 and self.owner in (NO_PROGRAM, pids[0])
         if not alone and (kind == "store" or self.stored):
