@@ -175,10 +175,7 @@ class Footprint:
         if any(r is None for r in runs):
             return False
         stores = [r for r, entry in zip(runs, self.log[self.folded:]) if entry.kind == "store"]
-        if stores:
-            written = self.written.merged(*map(np.concatenate, zip(*stores)))
-        else:
-            written = self.written
+        written = self.written.merged(*map(np.concatenate, zip(*stores))) if stores else self.written
         if len(stores) == len(runs) and self.touched is self.written:  # no loads yet: the same segments
             self.touched = written
         elif runs:
