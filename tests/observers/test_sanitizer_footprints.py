@@ -6,6 +6,8 @@ in a random order, some unmasked, under random groupings. The findings must be t
 (its writer/reader arrays from the first access) and those of a reference written here lane by lane: programs
 one at a time, in launch order, a finding at the first lane whose element another program touched first.
 """
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -14,6 +16,7 @@ import minitriton
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.errors import SanitizerError
+from minitriton.memory.initialization import registry
 from minitriton.observers import footprints, sanitizer
 
 N = 64  # elements of the array every program reads and writes
@@ -78,9 +81,13 @@ def launches(draw):
 
 
 def run(case):
-    """(kind of the finding, program, its fields) or None, and the array after the launch."""
+    """(kind of the finding, program, its fields) or None; the array after the launch; the unwritten-output
+    warnings; and, for a tracked array, its written elements and the programs whose masks left each out."""
     x = minitriton.testing.empty(N) if case["tracked"] else np.zeros(N, np.float32)
-    with minitriton.set_options(sanitize=True, group_size=case["group_size"]), pytest.MonkeyPatch.context() as mp:
+    found = None
+    with minitriton.set_options(sanitize=True, group_size=case["group_size"]), pytest.MonkeyPatch.context() as mp, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         mp.setattr(footprints, "_HELD_LANES", case["held_lanes"])  # 0: loads become runs as soon as N lanes
         try:
             accesses[(case["programs"],)](
@@ -91,8 +98,10 @@ def run(case):
             record = e.diagnostic
             fields = {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v)
                       for k, v in vars(record).items() if k not in ("traceback", "frames")}
-            return (record.kind, e.program, repr(fields)), np.array(x)
-    return None, np.array(x)
+            found = record.kind, e.program, repr(fields)
+    shadow = registry.lookup(x)
+    state = None if shadow is None else (shadow.written.tolist(), shadow.masked_by.tolist())
+    return found, np.array(x), [str(w.message) for w in caught if w.category is sanitizer.UnwrittenOutputWarning], state
 
 
 def lanes_of(case, p, i):
@@ -141,11 +150,12 @@ def reference(case):
 @settings(max_examples=150, deadline=None)
 @given(launches())
 def test_footprints_find_what_the_per_lane_check_finds(case):
-    fast, x_fast = run(case)
+    fast, x_fast, *rest_fast = run(case)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sanitizer.LaunchSanitizer, "_cleared", lambda self, group, event: False)
-        per_lane, x_lanes = run(case)
+        per_lane, x_lanes, *rest_lanes = run(case)
     assert fast == per_lane
     np.testing.assert_array_equal(x_fast, x_lanes)
+    assert rest_fast == rest_lanes
     expected = reference(case)
     assert (None if fast is None else (fast[0], fast[1][0])) == expected
