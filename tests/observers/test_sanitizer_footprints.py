@@ -1,6 +1,6 @@
 """The sanitizer's footprints (runs of elements) against the per-lane definition of a finding.
 
-A kernel makes random accesses to one array (zeros, or unwritten as `minitriton.testing.empty` makes it): each program's tile starts at a random offset (affine in the
+A kernel makes random accesses to one array (zeros, or unwritten as `minitriton.testing.empty` or `np.empty` under `run` make it): each program's tile starts at a random offset (affine in the
 program id, or loaded), with random row strides and masks (prefix rectangles, or any lanes), loads and stores
 in a random order, some unmasked, under random groupings. The findings must be those of the sanitizer checking every lane
 (its writer/reader arrays from the first access) and those of a reference written here lane by lane: programs
@@ -77,13 +77,16 @@ def launches(draw):
                 cols=np.array(draw(st.lists(st.integers(0, c), min_size=programs * ops, max_size=programs * ops)),
                               np.int32),
                 group_size=draw(st.sampled_from([None, 1, 2, 3])), held_lanes=draw(st.sampled_from([0, 2**20])),
-                tracked=draw(st.booleans()))
+                tracked=draw(st.sampled_from([False, "empty", "watched"])))
 
 
 def run(case):
     """(kind of the finding, program, its fields) or None; the array after the launch; the unwritten-output
     warnings; and, for a tracked array, its written elements and the programs whose masks left each out."""
     x = minitriton.testing.empty(N) if case["tracked"] else np.zeros(N, np.float32)
+    if case["tracked"] == "watched":  # as `python -m minitriton run` tracks `np.empty`: unwritten outputs reported
+        x = np.zeros(N, np.float32)
+        registry.register(x, made="np.empty", watched=True)
     found = None
     with minitriton.set_options(sanitize=True, group_size=case["group_size"]), pytest.MonkeyPatch.context() as mp, \
             warnings.catch_warnings(record=True) as caught:
