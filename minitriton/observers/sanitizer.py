@@ -31,6 +31,7 @@ from minitriton import errors
 from minitriton.memory.events import Access, lanes
 from minitriton.memory.initialization import NO_PROGRAM, registry
 from minitriton.observers.footprints import Footprint
+from minitriton.observers.unique import union
 
 _NONE, _SEVERAL = NO_PROGRAM, -2
 _LOCK_OPS = ("cas", "xchg")
@@ -52,7 +53,7 @@ class LaunchSanitizer:
     def __init__(self, launch):
         self.launch = launch
         self.writer, self.reader = {}, {}
-        self.saved = {}      # allocation index -> copies of its shadow at the start of the launch
+        self.saved = {}      # allocation index -> its written flags at the start of the launch, masked_by's undo log
         self.stored = set()  # indices of tracked allocations the launch stores into
         self.done = 0        # programs committed
         self.clocks = {}     # program -> its vector clock {program: epoch}, never changed in place
@@ -64,7 +65,7 @@ class LaunchSanitizer:
     def _save(self, alloc):
         if alloc.shadow is not None and alloc.index not in self.saved:
             alloc.shadow.notice_host_writes(alloc.raw)  # what the host wrote before the launch holds a value
-            self.saved[alloc.index] = (alloc.shadow.written.copy(), alloc.shadow.masked_by.copy())
+            self.saved[alloc.index] = (alloc.shadow.written.copy(), [])
 
     def _arrays(self, alloc, numel):
         w = self.writer.get(alloc.index)
@@ -79,10 +80,12 @@ class LaunchSanitizer:
             table.clear()
         self.synced, self.done = False, 0
         self.footprints.clear()
-        for index, (written, masked_by) in self.saved.items():
+        for index, (written, undo) in self.saved.items():
             shadow = self.launch.allocations[index - 1].shadow
             shadow.written[...] = written
-            shadow.masked_by[...] = masked_by
+            for where, old in reversed(undo):
+                shadow.masked_by[where] = old
+            undo.clear()
 
     def commit(self, group):
         """Shadow arrays were updated as accesses happened; after the launch's last program, report the tracked
@@ -104,7 +107,7 @@ class LaunchSanitizer:
             return
         alloc, elem = event.alloc, event.elem
         cleared = event.kind != "atomic" and self._cleared(group, event)
-        if cleared and alloc.shadow is None:
+        if cleared and (alloc.shadow is None or self._initialised(group, event)):
             return
         idx, prog, _, _ = lanes(group.pids, event.index, event.mask)
         if event.kind == "load":
@@ -131,6 +134,48 @@ class LaunchSanitizer:
         if footprint is not None:
             self._replay(group, alloc)
         return False
+
+    def _initialised(self, group, event) -> bool:
+        """For a cleared access to a tracked allocation, by the runs it covers: whether a load reads only
+        written elements, or the marks of a store (written; the program whose mask left each masked-off lane
+        out). False, with nothing changed, when the lanes must tell: a load of an unwritten element (they name
+        it), lanes spread thin, a store's masked-off lanes of no simple form."""
+        alloc, shadow = event.alloc, event.alloc.shadow
+        runs = self.footprints[alloc.index].log[-1].as_runs()
+        if runs is None:
+            return False
+        _, starts, ends = runs
+        masked = None
+        if event.kind == "store" and not event.lanes_only:
+            tile, shape = event.tile, event.shape
+            if tile.counts != shape:
+                if len(shape) != 1 or tile.strides[0] != 1:
+                    return False
+                first = np.broadcast_to(tile.origins + tile.counts[0], group.pids.shape)  # per program, in order
+                count = shape[0] - np.broadcast_to(tile.counts[0], group.pids.shape)
+                masked = (np.arange(int(count.sum())) + np.repeat(first - (np.cumsum(count) - count), count),
+                          np.repeat(group.pids, count))
+        elif event.kind == "store" and event.mask is not None:
+            masked = lanes(group.pids, event.raw, event.mask)[2:]
+        self._save(alloc)
+        if starts.size:
+            starts, ends = union(starts, ends)
+            low, high = int(starts[0]), int(ends[-1])
+            if high - low > 4 * int((ends - starts).sum()):
+                return False
+            # the span's elements the runs cover: off for each gap, on for each run
+            steps = np.empty(2 * starts.size, np.int64)
+            steps[0::2], steps[1::2] = starts - np.append(low, ends[:-1]), ends - starts
+            cover = np.repeat(np.resize(np.array([False, True]), steps.size), steps)
+            part = shadow.written[low:high]
+            if event.kind == "load":
+                return not (cover & ~part).any()
+            self.stored.add(alloc.index)
+            self._journal(group, shadow.written, slice(low, high), part)
+            part |= cover
+        if masked is not None:
+            self._masked_by(group, alloc, *masked)
+        return True
 
     def _replay(self, group, alloc):
         """Build the writer/reader arrays of an allocation from its footprint's log (the running group's
@@ -203,11 +248,20 @@ class LaunchSanitizer:
                 self.stored.add(alloc.index)
                 self._journal(group, shadow.written, idx, shadow.written[idx])
                 shadow.written[idx] = True
-            if masked_idx is not None and masked_idx.size:
-                inside = (masked_idx >= 0) & (masked_idx < shadow.masked_by.size)
-                mi, mp = masked_idx[inside], masked_prog[inside]
-                self._journal(group, shadow.masked_by, mi, shadow.masked_by[mi])
-                shadow.masked_by[mi] = mp
+            if masked_idx is not None:
+                self._masked_by(group, alloc, masked_idx, masked_prog)
+
+    def _masked_by(self, group, alloc, masked_idx, masked_prog):
+        """Record the programs whose store masks left out the elements `masked_idx` (those inside the array);
+        the launch keeps the old values too (few: a masked-off tail), for a replay from its start."""
+        if masked_idx.size:
+            masked_by = alloc.shadow.masked_by
+            inside = (masked_idx >= 0) & (masked_idx < masked_by.size)
+            mi, mp = masked_idx[inside], masked_prog[inside]
+            old = masked_by[mi]
+            self._journal(group, masked_by, mi, old)
+            self.saved[alloc.index][1].append((mi, old))
+            masked_by[mi] = mp
 
     def on_atomic(self, group, alloc, idx, prog=None, op=None):
         """Atomics may hit one element from many programs. They read memory (all but `tl.atomic_xchg`) and

@@ -23,19 +23,26 @@ N = 64  # elements of the array every program reads and writes
 
 
 @triton.jit
-def accesses(x_ptr, start_ptr, rows_ptr, cols_ptr, mask_ptr, STORES: tl.constexpr, OPS: tl.constexpr,
+def accesses(x_ptr, start_ptr, rows_ptr, cols_ptr, mask_ptr, n_cols, STORES: tl.constexpr, OPS: tl.constexpr,
              AFFINE: tl.constexpr, STEP: tl.constexpr, LANES: tl.constexpr, R: tl.constexpr, C: tl.constexpr,
-             STRIDE: tl.constexpr, FULL: tl.constexpr):
+             STRIDE: tl.constexpr, FULL: tl.constexpr, FLAT: tl.constexpr):
     pid = tl.program_id(0)
-    rows = tl.arange(0, R)[:, None]
-    cols = tl.arange(0, C)[None, :]
-    acc = tl.zeros((R, C), tl.float32)
+    if FLAT:  # one row, as a 1-D block masked by `cols < n_cols` (the row kernels' tail)
+        rows = 0
+        cols = tl.arange(0, C)
+        acc = tl.zeros((C,), tl.float32)
+    else:
+        rows = tl.arange(0, R)[:, None]
+        cols = tl.arange(0, C)[None, :]
+        acc = tl.zeros((R, C), tl.float32)
     for i in tl.static_range(OPS):
         if AFFINE:
             start = pid * STEP + i
         else:
             start = tl.load(start_ptr + pid * OPS + i)
-        if LANES:
+        if FLAT and not LANES:
+            mask = cols < n_cols
+        elif LANES:
             mask = tl.load(mask_ptr + (pid * OPS + i) * R * C + rows * C + cols) != 0
         else:
             mask = (rows < tl.load(rows_ptr + pid * OPS + i)) & (cols < tl.load(cols_ptr + pid * OPS + i))
@@ -77,7 +84,8 @@ def launches(draw):
                 cols=np.array(draw(st.lists(st.integers(0, c), min_size=programs * ops, max_size=programs * ops)),
                               np.int32),
                 group_size=draw(st.sampled_from([None, 1, 2, 3])), held_lanes=draw(st.sampled_from([0, 2**20])),
-                tracked=draw(st.sampled_from([False, "empty", "watched"])))
+                tracked=draw(st.sampled_from([False, "empty", "watched"])), flat=r == 1 and draw(st.booleans()),
+                n_cols=draw(st.integers(0, c)))
 
 
 def run(case):
@@ -94,9 +102,9 @@ def run(case):
         mp.setattr(footprints, "_HELD_LANES", case["held_lanes"])  # 0: loads become runs as soon as N lanes
         try:
             accesses[(case["programs"],)](
-                x, case["starts"], case["rows"], case["cols"], case["masks"], STORES=case["stores"],
+                x, case["starts"], case["rows"], case["cols"], case["masks"], case["n_cols"], STORES=case["stores"],
                 OPS=case["ops"], AFFINE=case["affine"], STEP=case["step"], LANES=case["lanes"], R=case["r"],
-                C=case["c"], STRIDE=case["stride"], FULL=case["full"])
+                C=case["c"], STRIDE=case["stride"], FULL=case["full"], FLAT=case["flat"])
         except SanitizerError as e:
             record = e.diagnostic
             fields = {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v)
@@ -116,6 +124,8 @@ def lanes_of(case, p, i):
         for col in range(c):
             if (case["full"] >> i) & 1:
                 on = True
+            elif case["flat"] and not case["lanes"]:
+                on = col < case["n_cols"]
             elif case["lanes"]:
                 on = case["masks"][((p * case["ops"] + i) * r + row) * c + col] != 0
             else:
