@@ -65,7 +65,8 @@ class LaunchSanitizer:
     def _save(self, alloc):
         if alloc.shadow is not None and alloc.index not in self.saved:
             alloc.shadow.notice_host_writes(alloc.raw)  # what the host wrote before the launch holds a value
-            self.saved[alloc.index] = (alloc.shadow.written.copy(), [])
+            written = alloc.shadow.written
+            self.saved[alloc.index] = (True if written.all() else written.copy(), [])
 
     def _arrays(self, alloc, numel):
         w = self.writer.get(alloc.index)
