@@ -253,11 +253,12 @@ class LaunchSanitizer:
                 self._masked_by(group, alloc, masked_idx, masked_prog)
 
     def _masked_by(self, group, alloc, masked_idx, masked_prog):
-        """Record the programs whose store masks left out the elements `masked_idx` (those inside the array);
-        the launch keeps the old values too (few: a masked-off tail), for a replay from its start."""
+        """Record the programs whose store masks left out the elements `masked_idx` that hold no value (only
+        theirs are ever reported); the launch keeps the old values too (few), for a replay from its start."""
         if masked_idx.size:
             masked_by = alloc.shadow.masked_by
             inside = (masked_idx >= 0) & (masked_idx < masked_by.size)
+            inside[inside] = ~alloc.shadow.written[masked_idx[inside]]
             mi, mp = masked_idx[inside], masked_prog[inside]
             old = masked_by[mi]
             self._journal(group, masked_by, mi, old)
