@@ -37,9 +37,10 @@ class Access:
     `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None.
     `op`: an atomic's operation ("add", "cas", "xchg", ...); None for loads and stores.
     Either form may be given as a function that builds it, called when an observer first reads it.
+    `shared`: what one observer derived from the lanes, kept for the next (observers/unique.py, lane_form).
     """
 
-    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes", "op")
+    __slots__ = ("kind", "alloc", "elem", "shape", "_tile", "_lanes", "op", "shared")
 
     def __init__(self, kind: str, alloc, elem, shape: tuple, lanes, tile=None, op=None):
         self.kind = kind      # "load", "store" or "atomic"
@@ -49,6 +50,7 @@ class Access:
         self.shape = shape
         self._tile = tile     # a Tile, None, or a function returning one of them
         self._lanes = lanes   # (index, raw, mask), or a function that builds them
+        self.shared = None
 
     def _built(self) -> tuple:
         if callable(self._lanes):
@@ -60,6 +62,11 @@ class Access:
         if callable(self._tile):
             self._tile = self._tile()
         return self._tile
+
+    @property
+    def lanes_only(self) -> bool:
+        """Whether the access has no tile form (its lanes, built already, are as large as the access)."""
+        return self._tile is None
 
     @property
     def index(self) -> np.ndarray:

@@ -83,7 +83,7 @@ class Shadow:
 
     def notice_host_writes(self, raw: np.ndarray) -> None:
         """Mark written the elements whose bytes in `raw` (the span, as uint8) no longer hold the fill."""
-        if self.fill is not None:
+        if self.fill is not None and not self.written.all():
             bits = raw[: self.written.size * self.itemsize].view(UNSIGNED[self.itemsize])
             self.written |= bits != self.fill
 

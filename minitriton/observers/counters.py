@@ -15,7 +15,7 @@ import numpy as np
 
 from minitriton.memory.access import distinct
 from minitriton.memory.events import Flops
-from minitriton.observers.unique import Lanes, TileChain, UniqueBytes, has_runs, lane_runs, offsets_of, tile_runs
+from minitriton.observers.unique import TileChain, UniqueBytes, has_runs, lane_form, offsets_of, tile_runs
 from minitriton.semantics.numerics import bf16_bits_to_f32
 from minitriton.values.programs import kernel_line
 from minitriton.values.running import RunningLaunch
@@ -160,13 +160,11 @@ class LaunchCounters:
             last = self.last_lanes
             # several tensors read or written at the same offsets under the same mask (x, y and out of a
             # vector add): one comparison instead of summarising the lanes again
-            if last is not None and last[2] == shape and _same(last[0], idx) and (last[1] is m or _same(last[1], m)):
+            if (event.shared is None and last is not None and last[2] == shape and _same(last[0], idx)
+                    and (last[1] is m or _same(last[1], m))):
                 form, active = last[3], last[4]
             else:
-                rows = idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)
-                mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
-                form = Lanes(rows.reshape(-1, lanes), None if mm is None else mm.reshape(-1, lanes))
-                runs = lane_runs(form, shape[-1] if shape else 1, g)
+                form, runs = lane_form(event, g)
                 if runs is not None:
                     form, active = runs
                 else:

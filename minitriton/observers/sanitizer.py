@@ -14,6 +14,10 @@ clock into it (Triton's default semantic, acq_rel; a CAS that fails still writes
 store to such an element releases too, and every access carries its program's epoch (vector clocks, as in
 FastTrack). Shadow updates are journaled with the group's stores, so a group that is split or replayed
 leaves no trace, and the findings do not depend on the grouping.
+
+While an allocation's accesses come as runs of consecutive elements and no lock atomic has run, its
+`writer`/`reader` arrays are not built: a `Footprint` (observers/footprints.py) clears the accesses that
+touch no element of another program's, and the arrays are built from its log when one may.
 """
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ from minitriton import errors
 from minitriton.memory.events import Access, lanes
 from minitriton.memory.initialization import NO_PROGRAM, registry
 from minitriton.values.running import RunningLaunch
+from minitriton.observers.footprints import Footprint
+from minitriton.observers.unique import union
 
 _NONE, _SEVERAL = NO_PROGRAM, -2
 _LOCK_OPS = ("cas", "xchg")
@@ -48,18 +54,20 @@ class LaunchSanitizer:
     def __init__(self, launch: RunningLaunch):
         self.launch = launch
         self.writer, self.reader = {}, {}
-        self.saved = {}      # allocation index -> copies of its shadow at the start of the launch
+        self.saved = {}      # allocation index -> its written flags at the start of the launch, masked_by's undo log
         self.stored = set()  # indices of tracked allocations the launch stores into
         self.done = 0        # programs committed
         self.clocks = {}     # program -> its vector clock {program: epoch}, never changed in place
         self.locks = {}      # allocation index -> {element: the clock its lock atomics released}
         self.wepoch, self.repoch = {}, {}   # allocation index -> epoch of each element's writer / reader
         self.synced = False  # a lock atomic ran: clocks and epochs are kept from now on
+        self.footprints = {}  # allocation index -> its Footprint, while it has no writer/reader arrays
 
     def _save(self, alloc):
         if alloc.shadow is not None and alloc.index not in self.saved:
             alloc.shadow.notice_host_writes(alloc.raw)  # what the host wrote before the launch holds a value
-            self.saved[alloc.index] = (alloc.shadow.written.copy(), alloc.shadow.masked_by.copy())
+            written = alloc.shadow.written
+            self.saved[alloc.index] = (True if written.all() else written.copy(), [])
 
     def _arrays(self, alloc, numel):
         w = self.writer.get(alloc.index)
@@ -73,64 +81,155 @@ class LaunchSanitizer:
         for table in (self.writer, self.reader, self.clocks, self.locks, self.wepoch, self.repoch):
             table.clear()
         self.synced, self.done = False, 0
-        for index, (written, masked_by) in self.saved.items():
+        self.footprints.clear()
+        for index, (written, undo) in self.saved.items():
             shadow = self.launch.allocations[index - 1].shadow
             shadow.written[...] = written
-            shadow.masked_by[...] = masked_by
+            for where, old in reversed(undo):
+                shadow.masked_by[where] = old
+            undo.clear()
 
     def commit(self, group):
         """Shadow arrays were updated as accesses happened; after the launch's last program, report the tracked
         outputs it left partly unwritten."""
         self.done += group.size
+        for footprint in self.footprints.values():
+            footprint.commit()
         if self.done == self.launch.n:
             self.report_unwritten()
 
     def discard(self, group):
-        """Nothing to drop: the group's journal restores the shadow arrays with its stores."""
+        """The group's journal restores the shadow arrays with its stores; footprints drop its accesses."""
+        for footprint in self.footprints.values():
+            footprint.discard()
 
     def on_event(self, group, event):
         """Check and record one memory op of the group (`memory.events.Access`); other events are ignored."""
         if not isinstance(event, Access):
             return
         alloc, elem = event.alloc, event.elem
+        cleared = event.kind != "atomic" and self._cleared(group, event)
+        if cleared and (alloc.shadow is None or self._initialised(group, event)):
+            return
         idx, prog, _, _ = lanes(group.pids, event.index, event.mask)
         if event.kind == "load":
-            self.on_load(group, alloc, _units(idx, elem, alloc), prog, None)
+            self.on_load(group, alloc, _units(idx, elem, alloc), prog, None, cleared)
         elif event.kind == "store":
             masked_idx = masked_prog = None
             if event.mask is not None:
                 _, _, masked_idx, masked_prog = lanes(group.pids, event.raw, event.mask, group.active)
                 masked_idx = _units(masked_idx, elem, alloc)
-            self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog)
+            self.on_store(group, alloc, _units(idx, elem, alloc), prog, masked_idx, masked_prog, cleared)
         else:
             self.on_atomic(group, alloc, _units(idx, elem, alloc), prog, event.op)
 
-    def on_load(self, group, alloc, idx, prog, shape):
-        """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`."""
+    def _cleared(self, group, event) -> bool:
+        """Whether the allocation's footprint cleared a load or store of conflicts and recorded it; when it
+        cannot, its accesses so far are replayed into writer/reader arrays, which check this one."""
+        alloc = event.alloc
+        footprint = self.footprints.get(alloc.index)
+        if not self.synced and alloc.index not in self.writer and event.elem.itemsize == alloc.dtype.itemsize:
+            if footprint is None:
+                footprint = self.footprints[alloc.index] = Footprint(alloc.numel(alloc.dtype))
+            if footprint.access(group, event):
+                return True
+        if footprint is not None:
+            self._replay(group, alloc)
+        return False
+
+    def _initialised(self, group, event) -> bool:
+        """For a cleared access to a tracked allocation, by the runs it covers: whether a load reads only
+        written elements, or the marks of a store (written; the program whose mask left each masked-off lane
+        out). False, with nothing changed, when the lanes must tell: a load of an unwritten element (they name
+        it), lanes spread thin, a store's masked-off lanes of no simple form."""
+        alloc, shadow = event.alloc, event.alloc.shadow
+        runs = self.footprints[alloc.index].log[-1].as_runs()
+        if runs is None:
+            return False
+        _, starts, ends = runs
+        masked = None
+        if event.kind == "store" and not event.lanes_only:
+            tile, shape = event.tile, event.shape
+            if tile.counts != shape:
+                if len(shape) != 1 or tile.strides[0] != 1:
+                    return False
+                first = np.broadcast_to(tile.origins + tile.counts[0], group.pids.shape)  # per program, in order
+                count = shape[0] - np.broadcast_to(tile.counts[0], group.pids.shape)
+                masked = (np.arange(int(count.sum())) + np.repeat(first - (np.cumsum(count) - count), count),
+                          np.repeat(group.pids, count))
+        elif event.kind == "store" and event.mask is not None:
+            masked = lanes(group.pids, event.raw, event.mask)[2:]
+        self._save(alloc)
+        if starts.size:
+            starts, ends = union(starts, ends)
+            low, high = int(starts[0]), int(ends[-1])
+            if high - low > 4 * int((ends - starts).sum()):
+                return False
+            # the span's elements the runs cover: off for each gap, on for each run
+            steps = np.empty(2 * starts.size, np.int64)
+            steps[0::2], steps[1::2] = starts - np.append(low, ends[:-1]), ends - starts
+            cover = np.repeat(np.resize(np.array([False, True]), steps.size), steps)
+            part = shadow.written[low:high]
+            if event.kind == "load":
+                return not (cover & ~part).any()
+            self.stored.add(alloc.index)
+            self._journal(group, shadow.written, slice(low, high), part)
+            part |= cover
+        if masked is not None:
+            self._masked_by(group, alloc, *masked)
+        return True
+
+    def _replay(self, group, alloc):
+        """Build the writer/reader arrays of an allocation from its footprint's log (the running group's
+        accesses journaled with it)."""
+        footprint = self.footprints.pop(alloc.index)
+        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
+        committed = footprint.saved[0]
+        for i, entry in enumerate(footprint.log):
+            idx, prog = entry.lanes()
+            at = group if i >= committed else None
+            if entry.kind == "load":
+                self._read(at, alloc, r, idx, prog)
+            else:
+                self._journal(at, w, idx, w[idx])
+                w[idx] = prog
+
+    def on_load(self, group, alloc, idx, prog, shape, cleared=False):
+        """Check and record loads of elements `idx` (alloc element units) by linear programs `prog`
+        (`cleared`: the footprint checked and recorded them, the initialisation is left)."""
         if idx.size == 0:
             return
-        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
-        self._conflict(group, "order", alloc, idx, prog, w[idx], self.wepoch)
+        if not cleared:
+            w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
+            self._conflict(group, "order", alloc, idx, prog, w[idx], self.wepoch)
         shadow = alloc.shadow
         if shadow is not None:
             self._save(alloc)
             unset = ~shadow.written[idx]
             if unset.any():
                 self._raise(group, prog[unset], "uninit", alloc, idx[unset])
+        if not cleared:
+            self._read(group, alloc, r, idx, prog)
+
+    def _read(self, group, alloc, r, idx, prog):
+        """Record loads of elements `idx` by programs `prog` in the reader array `r`."""
         old = r[idx]
-        # One reader is remembered per element (several readers within one op: the last one in program order), or
-        # "several" once two readers are unordered: enough to catch a later write by any other program.
+        # One reader is remembered per element, or "several" once two readers are unordered (two programs in
+        # one op are, as when they run one after the other): enough to catch a later write by any other program.
         other = (old >= 0) & (old != prog)
         later = other & ~self._unordered(other, alloc, idx, prog, old, self.repoch)  # ordered after that reader
         new = np.where((old == _NONE) | (old == prog) | later, prog, _SEVERAL).astype(np.int32, copy=False)
         self._journal(group, r, idx, old)
         r[idx] = new
+        shared = r[idx] != new  # lanes of one element that disagree: several programs read it in this op
+        if shared.any():
+            r[idx[shared]] = _SEVERAL
         self._stamp(group, self.repoch, alloc, idx, prog)
 
-    def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None):
-        """Check and record stores (no atomics) of elements `idx` by programs `prog`."""
-        w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
-        if idx.size:
+    def on_store(self, group, alloc, idx, prog, masked_idx=None, masked_prog=None, cleared=False):
+        """Check and record stores (no atomics) of elements `idx` by programs `prog` (`cleared`: see on_load)."""
+        if idx.size and not cleared:
+            w, r = self._arrays(alloc, alloc.numel(alloc.dtype))
             writers = w[idx]
             self._conflict(group, "race", alloc, idx, prog, writers, self.wepoch)
             self._conflict(group, "order", alloc, idx, prog, r[idx], self.repoch, reader_first=True)
@@ -151,17 +250,29 @@ class LaunchSanitizer:
                 self.stored.add(alloc.index)
                 self._journal(group, shadow.written, idx, shadow.written[idx])
                 shadow.written[idx] = True
-            if masked_idx is not None and masked_idx.size:
-                inside = (masked_idx >= 0) & (masked_idx < shadow.masked_by.size)
-                mi, mp = masked_idx[inside], masked_prog[inside]
-                self._journal(group, shadow.masked_by, mi, shadow.masked_by[mi])
-                shadow.masked_by[mi] = mp
+            if masked_idx is not None:
+                self._masked_by(group, alloc, masked_idx, masked_prog)
+
+    def _masked_by(self, group, alloc, masked_idx, masked_prog):
+        """Record the programs whose store masks left out the elements `masked_idx` that hold no value (only
+        theirs are ever reported); the launch keeps the old values too (few), for a replay from its start."""
+        if masked_idx.size:
+            masked_by = alloc.shadow.masked_by
+            inside = (masked_idx >= 0) & (masked_idx < masked_by.size)
+            inside[inside] = ~alloc.shadow.written[masked_idx[inside]]
+            mi, mp = masked_idx[inside], masked_prog[inside]
+            old = masked_by[mi]
+            self._journal(group, masked_by, mi, old)
+            self.saved[alloc.index][1].append((mi, old))
+            masked_by[mi] = mp
 
     def on_atomic(self, group, alloc, idx, prog=None, op=None):
         """Atomics may hit one element from many programs. They read memory (all but `tl.atomic_xchg`) and
         count as writes for initialisation; `tl.atomic_cas` / `tl.atomic_xchg` (and any atomic on an element
         they used: a lock) order their program with the earlier atomics on their element."""
         if idx.size and (op in _LOCK_OPS or alloc.index in self.locks):
+            for index in list(self.footprints):  # epochs are kept from now on: every access is checked by element
+                self._replay(group, self.launch.allocations[index - 1])
             self._lock(group, alloc, idx, prog, op)
         shadow = alloc.shadow
         if shadow is not None and idx.size:
@@ -261,7 +372,7 @@ class LaunchSanitizer:
 
     @staticmethod
     def _journal(group, array, idx, old):
-        if group.journal is not None:
+        if group is not None and group.journal is not None:
             group.journal.append((array, idx, np.array(old, copy=True)))
 
     def _conflict(self, group, kind, alloc, idx, prog, earlier, epochs, reader_first=False):

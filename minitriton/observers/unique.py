@@ -11,6 +11,7 @@ An access reaches the counters in one of two forms:
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +45,19 @@ class Lanes:
 
     rows: np.ndarray
     mask: np.ndarray | None
+
+
+def lane_form(event, g: int):
+    """(`Lanes`, `lane_runs` of them or None) of an access's lanes in a group of `g` programs; kept on the event
+    for its next observer."""
+    if event.shared is None:
+        idx, m, shape = event.index, event.mask, event.shape
+        n = math.prod(shape)
+        rows = idx if idx.shape[1:] == shape else np.broadcast_to(idx, idx.shape[:1] + shape)
+        mm = None if m is None else (m if m.shape[1:] == shape else np.broadcast_to(m, m.shape[:1] + shape))
+        form = Lanes(rows.reshape(-1, n), None if mm is None else mm.reshape(-1, n))
+        event.shared = form, lane_runs(form, shape[-1] if shape else 1, g)
+    return event.shared
 
 
 def has_runs(tile, shape: tuple) -> bool:
