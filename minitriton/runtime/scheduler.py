@@ -36,6 +36,8 @@ from minitriton.values.programs import Blocked, Diverged, OverBudget
 FIRST_GROUP = 64
 LIVE_SHARE = 0.7            # the values a group holds at once: at most this share of the launch's array bytes
 MIN_LIVE_BYTES = 256 * 2**10  # ... or this much, for small launches (memory does not matter there, speed does)
+FEW_PROGRAMS = 16           # a launch of at most this many programs is not split for its live bytes: every pass
+                            # costs the kernel's whole Python time, shared by few programs (its values still fit cache)
 UNLIMITED = 2 ** 62         # the value budget of a group that must not be halved
 
 
@@ -66,7 +68,7 @@ class _Scheduler:
         # kernel's own).
         arrays = sum(a.nbytes for a in run.allocations)
         self.target = min(run.options.value_budget, run.options.group_bytes)
-        self.live_budget = max(MIN_LIVE_BYTES, int(arrays * LIVE_SHARE))
+        self.live_budget = max(MIN_LIVE_BYTES, int(arrays * LIVE_SHARE)) if n > FEW_PROGRAMS else UNLIMITED
         # How large one program's values get: learned from earlier launches with the same constexprs, else
         # from the first group, which shrinks (OverBudget) until its values fit.
         self.sizes = run.kernel.cache.setdefault("program_bytes", {})
