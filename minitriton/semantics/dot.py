@@ -11,6 +11,8 @@ Shape limits are those of Triton 3.9 and newer on NVIDIA: K >= 16 (K >= 32 for 8
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minitriton import errors
@@ -44,7 +46,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     precision, ret, shape = _check(a, b, acc, unwrap(input_precision), unwrap(allow_tf32), unwrap(out_dtype),
                                    group.launch.f32_default)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
-    batch = int(np.prod(a.shape[:-2]))
+    batch = math.prod(a.shape[:-2])
     group.count_flops(2 * M * N * K * batch)
     return tensor(_product(a, b, acc, precision, ret), ret, shape)
 

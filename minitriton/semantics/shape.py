@@ -12,6 +12,7 @@ from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import remember, scalar_array, scalar_key, to_tensor, unwrap
+from minitriton.values import factored
 from minitriton.values.registry import builtin, operator
 from minitriton.values.tensor import interned, tensor
 
@@ -136,6 +137,7 @@ def arange(start, end):
     data.flags.writeable = False  # shared by every arange(start, end) (no op writes into its operands)
     if type(start) is int and type(end) is int and len(_ARANGES) < 1024:
         _ARANGES[(start, end)] = data
+        factored.shared_arange(data)
     return tensor(data, T.int32, (n,))
 
 
