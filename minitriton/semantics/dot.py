@@ -125,6 +125,10 @@ def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f3
     return precision, ret, shape
 
 
+def _float32(data: np.ndarray) -> np.ndarray:
+    return numerics.f16_to_f32(data) if data.dtype == np.float16 else data.astype(np.float32, copy=False)
+
+
 def _product(a: tensor, b: tensor, acc, precision: str, ret) -> np.ndarray:
     """The product as tensor cores compute it (see the module docstring), plus `acc`, in `ret`'s type."""
     ad, bd = a.data, b.data
@@ -133,7 +137,7 @@ def _product(a: tensor, b: tensor, acc, precision: str, ret) -> np.ndarray:
     elif a.dtype.is_fp64():
         prod = np.matmul(ad, bd)
     else:
-        ad, bd = ad.astype(np.float32, copy=False), bd.astype(np.float32, copy=False)
+        ad, bd = _float32(ad), _float32(bd)
         if a.dtype.is_fp32() and precision == "tf32":
             ad, bd = numerics.tf32_truncate(ad), numerics.tf32_truncate(bd)
         prod = np.matmul(ad, bd)
