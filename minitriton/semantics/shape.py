@@ -188,6 +188,16 @@ def zeros_like(input):
 def getitem(x, index):
     """`x[None, :]`-style indexing: `None` inserts a size-1 axis, `:` keeps one (one past the last axis is
     ignored, as in Triton); nothing else is allowed."""
+    if type(index) is tuple and len(index) == 2 and len(x.shape) == 1:  # the common `x[:, None]`, `x[None, :]`
+        first, second = index
+        if second is None and type(first) is slice and first == _ALL:
+            out = tensor(x.data[:, :, None], x.dtype, x.shape + (1,), x.alloc)
+            out.bounds = x.bounds
+            return out
+        if first is None and type(second) is slice and second == _ALL:
+            out = tensor(x.data[:, None, :], x.dtype, (1,) + x.shape, x.alloc)
+            out.bounds = x.bounds
+            return out
     if not isinstance(index, tuple):
         index = (index,)
     shape, key, dim = [], [_ALL], 0
