@@ -2,7 +2,8 @@
 
 Programs are numbered x-outermost, z-fastest (Triton's interpreter order). The first group measures how
 large its values get (the largest, and all those held at once); the rest run in equal groups sized so one
-value fits in cache and the group's values stay within a share of the launch's array bytes.
+value fits in cache and the group's values stay within a share of the launch's array bytes (a launch of
+at most FEW_PROGRAMS programs: the cache alone).
 
 * Python control flow that differs between the programs of a group raises `Diverged`: the group's stores
   are rolled back (they are journaled) and it is split by that value, the parts re-run in program order;
