@@ -105,9 +105,10 @@ def as_array(value):
     if triton_dtype is not None and hasattr(value, "array"):
         return value.array, triton_dtype
     if isinstance(value, np.ndarray):
-        if value.dtype.name == "bfloat16":
-            return value.view(np.uint16), T.bfloat16
-        return value, T.from_numpy(value.dtype)
+        elem = T.from_numpy(value.dtype)
+        if elem is T.bfloat16:  # ml_dtypes
+            return value.view(np.uint16), elem
+        return value, elem
     if is_torch_tensor(value):
         return _torch_array(value)
     return None

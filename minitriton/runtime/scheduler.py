@@ -2,7 +2,8 @@
 
 Programs are numbered x-outermost, z-fastest (Triton's interpreter order). The first group measures how
 large its values get (the largest, and all those held at once); the rest run in equal groups sized so one
-value fits in cache and the group's values stay within a share of the launch's array bytes.
+value fits in cache and the group's values stay within a share of the launch's array bytes (a launch of
+at most FEW_PROGRAMS programs: the cache alone).
 
 * Python control flow that differs between the programs of a group raises `Diverged` (a loop runs in lockstep
   instead, frontend/inserted_calls.py): the group's stores are rolled back (they are journaled) and it is split
@@ -37,6 +38,8 @@ from minitriton.values.programs import Blocked, Diverged, OverBudget
 FIRST_GROUP = 64
 LIVE_SHARE = 0.7            # the values a group holds at once: at most this share of the launch's array bytes
 MIN_LIVE_BYTES = 256 * 2**10  # ... or this much, for small launches (memory does not matter there, speed does)
+FEW_PROGRAMS = 16           # a launch of at most this many programs is not split for its live bytes: every pass
+                            # costs the kernel's whole Python time, shared by few programs (its values still fit cache)
 UNLIMITED = 2 ** 62         # the value budget of a group that must not be halved
 
 
@@ -67,7 +70,7 @@ class _Scheduler:
         # kernel's own).
         arrays = sum(a.nbytes for a in run.allocations)
         self.target = min(run.options.value_budget, run.options.group_bytes)
-        self.live_budget = max(MIN_LIVE_BYTES, int(arrays * LIVE_SHARE))
+        self.live_budget = max(MIN_LIVE_BYTES, int(arrays * LIVE_SHARE)) if n > FEW_PROGRAMS else UNLIMITED
         # How large one program's values get: learned from earlier launches with the same constexprs, else
         # from the first group, which shrinks (OverBudget) until its values fit.
         self.sizes = run.kernel.cache.setdefault("program_bytes", {})

@@ -30,6 +30,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding: str | None =
             if dst.is_fp16():
                 return numerics.round_to_fp16(data, mode)
             return numerics.round_to_fp32(data, mode)
+        if dst.is_fp32() and data.dtype == np.float16:
+            return numerics.f16_to_f32(data)
         return data.astype(dst.np_compute)
     if src.is_floating():  # float -> int: cvt.rzi.sat
         return numerics.float_to_int(data, dst.np_compute)

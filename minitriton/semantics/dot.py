@@ -11,6 +11,8 @@ Shape limits are those of Triton 3.9 and newer on NVIDIA: K >= 16 (K >= 32 for 8
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minitriton import errors
@@ -44,7 +46,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     precision, ret, shape = _check(a, b, acc, unwrap(input_precision), unwrap(allow_tf32), unwrap(out_dtype),
                                    group.f32_default)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
-    batch = int(np.prod(a.shape[:-2]))
+    batch = math.prod(a.shape[:-2])
     group.count_flops(2 * M * N * K * batch)
     return tensor(_product(a, b, acc, precision, ret), ret, shape)
 
@@ -123,6 +125,10 @@ def _check(a: tensor, b: tensor, acc, input_precision, allow_tf32, out_dtype, f3
     return precision, ret, shape
 
 
+def _float32(data: np.ndarray) -> np.ndarray:
+    return numerics.f16_to_f32(data) if data.dtype == np.float16 else data.astype(np.float32, copy=False)
+
+
 def _product(a: tensor, b: tensor, acc, precision: str, ret) -> np.ndarray:
     """The product as tensor cores compute it (see the module docstring), plus `acc`, in `ret`'s type."""
     ad, bd = a.data, b.data
@@ -131,7 +137,7 @@ def _product(a: tensor, b: tensor, acc, precision: str, ret) -> np.ndarray:
     elif a.dtype.is_fp64():
         prod = np.matmul(ad, bd)
     else:
-        ad, bd = ad.astype(np.float32, copy=False), bd.astype(np.float32, copy=False)
+        ad, bd = _float32(ad), _float32(bd)
         if a.dtype.is_fp32() and precision == "tf32":
             ad, bd = numerics.tf32_truncate(ad), numerics.tf32_truncate(bd)
         prod = np.matmul(ad, bd)

@@ -248,6 +248,9 @@ def str_to_ty(name: str, c=None) -> dtype:
 
 def from_numpy(np_dtype) -> dtype:
     """The Triton dtype of a NumPy (or ml_dtypes) array dtype; raises TypeError for unsupported ones."""
+    found = _FROM_NUMPY.get(np_dtype) if isinstance(np_dtype, np.dtype) else None
+    if found is not None:  # (dtype.name, below, is a slow Python property)
+        return found
     np_dtype = np.dtype(np_dtype)
     if np_dtype.name == "bfloat16":  # ml_dtypes
         return bfloat16

@@ -24,6 +24,7 @@ __all__ = [
     "bf16_bits_to_f32",
     "f32_to_bf16_bits",
     "round_to_fp16",
+    "f16_to_f32",
     "round_to_fp32",
     "tf32_truncate",
     "float_to_int",
@@ -67,7 +68,43 @@ def _as_float32(x) -> np.ndarray:
         raise errors.python_error(TypeError, errors.diagnostic("expected_float", dtype=x.dtype))
     if x.dtype == np.float64:
         return _f64_to_f32(x, "rtne")
-    return x.astype(np.float32)  # float16 -> float32 is exact
+    return f16_to_f32(x) if x.dtype == np.float16 else x.astype(np.float32)  # float16 -> float32 is exact
+
+
+_F16_TO_F32 = None  # the float32 value of every float16 bit pattern (NumPy's own conversion), made on first use
+
+
+def f16_to_f32(x: np.ndarray) -> np.ndarray:
+    """`x.astype(np.float32)` for a float16 array, bit for bit: a table lookup, about 2x NumPy's conversion."""
+    global _F16_TO_F32
+    if x.ndim == 0:
+        return x.astype(np.float32)
+    if _F16_TO_F32 is None:
+        _F16_TO_F32 = np.arange(2**16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    return _F16_TO_F32.take(x.view(np.uint16))
+
+
+_U32 = np.uint32
+
+
+def _f32_to_f16(x: np.ndarray) -> np.ndarray:
+    """`x.astype(np.float16)` for a float32 array, bit for bit (NaN payloads included; checked on all 2**32
+    inputs), in uint32 passes: about 2x NumPy's conversion."""
+    u = x.view(np.uint32)
+    a = u & _U32(0x7FFFFFFF)
+    h = a + _U32(0xC8000FFF)                  # the exponent rebiased (mod 2**32), plus half an ulp less one
+    h += (a & _U32(0x2000)) != 0              # ... plus one where the kept part is odd: ties to even
+    h >>= _U32(13)
+    big = a >= _U32(0x477FF000)               # rounds past the largest half: inf, or NaN with its payload
+    if big.any():
+        nan = _U32(0x7C00) + ((a & _U32(0x7FFFFF)) >> _U32(13))
+        nan += nan == _U32(0x7C00)
+        np.copyto(h, np.where(a > _U32(0x7F800000), nan, _U32(0x7C00)), where=big)
+    small = a < _U32(0x38800000)              # half's subnormals and zeros: the FPU rounds them
+    if small.any():
+        np.copyto(h, (a.view(np.float32) + np.float32(0.5)).view(np.uint32) - _U32(0x3F000000), where=small)
+    h |= (u >> _U32(16)) & _U32(0x8000)
+    return h.astype(np.uint16).view(np.float16)
 
 
 def _f64_to_f32(x: np.ndarray, how: str) -> np.ndarray:
@@ -170,7 +207,7 @@ def round_to_fp16(x, mode: str = "rtne") -> np.ndarray:
     x = np.asarray(x)
     if x.dtype.kind != "f":
         raise errors.python_error(TypeError, errors.diagnostic("expected_float", dtype=x.dtype))
-    t = x.astype(np.float16)
+    t = _f32_to_f16(x) if x.dtype == np.float32 and x.ndim else x.astype(np.float16)
     if mode == "rtz" and x.dtype != np.float16:
         back = t.astype(x.dtype)
         t.view(np.uint16)[...] -= np.abs(back) > np.abs(x)

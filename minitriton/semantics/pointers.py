@@ -38,7 +38,7 @@ def offset(p: tensor, pd: np.ndarray, off: tensor, od: np.ndarray, shape: tuple,
         od = od.astype(np.int64) * p.dtype.element_ty.itemsize
         out = np.add(pd, od, dtype=np.int64) if sign > 0 else np.subtract(pd, od, dtype=np.int64)
         return tensor(out, p.dtype, shape)
-    if pd.ndim == od.ndim and factored.is_outer_shape(pd, od):
+    if pd.ndim == od.ndim and (factored.is_outer_shape(pd, od) or factored.is_origin_and_block(pd, od)):
         block = factored.pointer(p, pd, od, shape, sign)
         if block is not None:
             return block

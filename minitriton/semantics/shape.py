@@ -12,6 +12,7 @@ from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics.casts import cast
 from minitriton.semantics.constexpr import remember, scalar_array, scalar_key, to_tensor, unwrap
+from minitriton.values import factored
 from minitriton.values.registry import builtin, operator
 from minitriton.values.tensor import interned, tensor
 
@@ -136,6 +137,7 @@ def arange(start, end):
     data.flags.writeable = False  # shared by every arange(start, end) (no op writes into its operands)
     if type(start) is int and type(end) is int and len(_ARANGES) < 1024:
         _ARANGES[(start, end)] = data
+        factored.shared_arange(data)
     return tensor(data, T.int32, (n,))
 
 
@@ -186,6 +188,16 @@ def zeros_like(input):
 def getitem(x, index):
     """`x[None, :]`-style indexing: `None` inserts a size-1 axis, `:` keeps one (one past the last axis is
     ignored, as in Triton); nothing else is allowed."""
+    if type(index) is tuple and len(index) == 2 and len(x.shape) == 1:  # the common `x[:, None]`, `x[None, :]`
+        first, second = index
+        if second is None and type(first) is slice and first == _ALL:
+            out = tensor(x.data[:, :, None], x.dtype, x.shape + (1,), x.alloc)
+            out.bounds = x.bounds
+            return out
+        if first is None and type(second) is slice and second == _ALL:
+            out = tensor(x.data[:, None, :], x.dtype, (1,) + x.shape, x.alloc)
+            out.bounds = x.bounds
+            return out
     if not isinstance(index, tuple):
         index = (index,)
     shape, key, dim = [], [_ALL], 0

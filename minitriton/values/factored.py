@@ -52,6 +52,15 @@ def is_outer_shape(x: np.ndarray, y: np.ndarray) -> bool:
     return _size(_bshape(x.shape, y.shape)) > max(x.size, y.size)
 
 
+WIDE_BLOCK = 2**16  # lanes from which finding a block's tile costs less than gathering its lanes
+
+
+def is_origin_and_block(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether x is one value and y a wide block shared by the group (one program's `ptr + offsets`): kept in
+    parts too, so that its loads and stores find the tile the offsets form."""
+    return x.size == 1 and y.shape[0] == 1 and y.size >= WIDE_BLOCK
+
+
 class outer(tensor):
     """A pointer block (`kind` "add") or mask (`kind` "and") kept as broadcastable parts; see the module."""
 
@@ -102,7 +111,18 @@ def _expand(part: np.ndarray, ndim: int, nd: int) -> np.ndarray:
     return part if missing <= 0 else part.reshape(part.shape[:1] + (1,) * missing + part.shape[1:])
 
 
+_ARANGES: dict = {}  # id -> a shared `tl.arange` array, (1, n) int32 counting up by 1 (kept alive by its cache)
+
+
+def shared_arange(data: np.ndarray) -> None:
+    """Note that `data`, never written and kept alive by `tl.arange`'s cache, counts up by 1: blocks with it as
+    a part know their range and tile without a scan."""
+    _ARANGES[id(data)] = data
+
+
 def _range(a: np.ndarray) -> tuple:
+    if _ARANGES.get(id(a)) is a:
+        return int(a[0, 0]), int(a[0, -1])
     if a.size == 1:
         v = int(a.reshape(-1)[0])
         return v, v
@@ -114,10 +134,8 @@ def pointer(p: tensor, pd: np.ndarray, od: np.ndarray, shape: tuple, sign: int):
 
     `p` points into an allocation; pd, od: its offsets and the int offsets, expanded to one ndim (not
     broadcast). Only called when the result would be larger than both (is_outer_shape) or p is outer."""
-    if od.dtype != np.int64:
-        od = od.astype(np.int64)
-    if sign < 0:
-        od = np.negative(od)
+    if sign < 0 or (od.dtype != np.int32 and od.dtype != np.int64):
+        od = np.negative(od, dtype=np.int64) if sign < 0 else od.astype(np.int64)
     if isinstance(p, pointer_block):
         nd = od.ndim - 1
         parts = [_expand(q, len(p.shape), nd) for q in p.parts]
@@ -131,7 +149,7 @@ def pointer(p: tensor, pd: np.ndarray, od: np.ndarray, shape: tuple, sign: int):
         if _bshape(q.shape, od.shape) == q.shape and (best is None or q.size < parts[best].size):
             best = i
     if best is not None:
-        q = parts[best] + od
+        q = np.add(parts[best], od, dtype=np.int64)
         parts[best] = q
         qlo, qhi = bounds[best]
         bounds[best] = (qlo + olo, qhi + ohi) if od.size == 1 else _range(q)
@@ -141,8 +159,9 @@ def pointer(p: tensor, pd: np.ndarray, od: np.ndarray, shape: tuple, sign: int):
     else:
         return None
     full = _bshape(*(q.shape for q in parts))
-    if len(parts) == 1 or _size(full) <= max(q.size for q in parts) or full[1:] != shape:
-        return None  # no longer an outer combination
+    outer_shape = _size(full) > max(q.size for q in parts) or (len(parts) == 2 and parts[0].size == 1)
+    if len(parts) == 1 or not outer_shape or full[1:] != shape:
+        return None  # no longer an outer combination (or one origin and a block)
     lo, hi = sum(b[0] for b in bounds), sum(b[1] for b in bounds)  # loose when parts share the program axis
     result = pointer_block(tuple(parts), p.dtype, shape, p.alloc, (lo, hi))
     result.bounds_of_parts = tuple(bounds)
@@ -192,7 +211,7 @@ class pointer_block(outer):
         (origins: int64 array over the program axis, strides: ints); None when the block is not such a tile.
         2-D blocks built from `rows[:, None] * stride + cols[None, :]` are."""
         if self._tile is None:
-            self._tile = _tile_form(self.parts, len(self.shape)) or False
+            self._tile = _tile_form(self.parts, self.bounds_of_parts, len(self.shape)) or False
         return self._tile or None
 
     def window(self):
@@ -214,16 +233,25 @@ class pointer_block(outer):
         return self._window
 
 
-def _tile_form(parts: tuple, nd: int):
+def _tile_form(parts: tuple, bounds: tuple, nd: int):
     strides = [0] * nd
     origin = None
     corner = (slice(None),) + (slice(0, 1),) * nd
-    for q in parts:
+    for q, (lo, hi) in zip(parts, bounds):
+        if q.dtype != np.int64 and hi - lo >= 2**31:  # its differences would wrap in int32
+            q = q.astype(np.int64)
         for k in range(nd):
-            if q.shape[k + 1] == 1:
+            n = q.shape[k + 1]
+            if n == 1:
                 continue
+            if _ARANGES.get(id(q)) is q:
+                strides[k] += 1
+                continue
+            line = q[(0,) * (k + 1) + (slice(None),) + (0,) * (nd - k - 1)]
+            step = int(line[1]) - int(line[0])
+            if int(line[-1]) - int(line[-2]) != step:  # most blocks that are no tile end here, unscanned
+                return None
             d = np.diff(q, axis=k + 1)
-            step = d.flat[0]
             if not (d == step).all():
                 return None
             strides[k] += int(step)
@@ -254,11 +282,17 @@ def tile_view(block: pointer_block, flat: np.ndarray, shape: tuple, for_store: b
     positions = (high - low) // step + 1
     if positions * _size(shape) * flat.itemsize > MAX_VIEW_BYTES:
         return None
-    unit = flat.strides[0]
-    view = np.lib.stride_tricks.as_strided(flat[low:], shape=(positions,) + shape,
-                                           strides=(step * unit,) + tuple(s * unit for s in strides),
-                                           writeable=for_store)
-    return view, index
+    return window_view(flat, low, (positions,) + shape, (step,) + strides, for_store), index
+
+
+def window_view(flat: np.ndarray, low: int, shape: tuple, strides: tuple, writeable: bool) -> np.ndarray:
+    """`flat[low:]` seen with `shape` and `strides` in elements: what np.lib.stride_tricks.as_strided makes, at a
+    fifth of its cost (`flat` is contiguous: memory.allocation)."""
+    unit = flat.itemsize
+    view = np.ndarray(shape, flat.dtype, buffer=flat, offset=low * unit, strides=tuple(s * unit for s in strides))
+    if not writeable:
+        view.flags.writeable = False
+    return view
 
 
 def mask(ad, bd, a: tensor, b: tensor, shape: tuple, dtype):

@@ -184,6 +184,27 @@ def test_fp16_from_f32(bits, mode):
     check_rounding(got, x.tolist(), FP16, mode)
 
 
+@given(st.lists(u32, min_size=1, max_size=64))
+def test_fp16_from_f32_keeps_numpys_bits_nan_payloads_included(bits):
+    # round_to_fp16 computes float32 -> float16 in integer passes; NumPy's cast is the reference for every bit
+    x = f32_from_bits(bits + [0x7F800001, 0xFF802000, 0x7FC00000, 0x477FEFFF, 0x477FF000, 0x33000000, 0x33000001])
+    with np.errstate(all="ignore"):
+        want = x.astype(np.float16)
+    np.testing.assert_array_equal(nm.round_to_fp16(x).view(np.uint16), want.view(np.uint16))
+
+
+def test_fp16_to_f32_every_bit_pattern():
+    bits = np.arange(2**16, dtype=np.uint32).astype(np.uint16)
+    got = nm.f16_to_f32(bits.view(np.float16).reshape(256, 256)).reshape(-1)
+    assert got.dtype == np.float32
+    ref = np.array([struct.unpack("<e", struct.pack("<H", int(b)))[0] for b in bits])
+    nan = np.isnan(ref)
+    np.testing.assert_array_equal(got[~nan].view(np.uint32), ref[~nan].astype(np.float32).view(np.uint32))
+    # a NaN keeps its sign and its payload, moved to the top of the float's (cvt.f32.f16)
+    want = ((bits[nan].astype(np.uint32) & 0x8000) << 16) | 0x7F800000 | ((bits[nan].astype(np.uint32) & 0x3FF) << 13)
+    np.testing.assert_array_equal(got[nan].view(np.uint32), want)
+
+
 @given(st.lists(u64, min_size=1, max_size=64), st.sampled_from(["rtne", "rtz"]))
 def test_fp16_from_f64(bits, mode):
     x = np.array(bits, dtype=np.uint64).view(np.float64)

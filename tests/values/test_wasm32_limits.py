@@ -2,7 +2,7 @@
 
 NumPy refuses an array whose nominal size (elements x itemsize, views included) passes 2**31 - 1 bytes there:
 "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size". Under CPython
-these tests put the same limit on `np.lib.stride_tricks.as_strided`, which minitriton's window views use.
+these tests put the same limit on `factored.window_view`, which makes minitriton's window views.
 """
 from __future__ import annotations
 
@@ -26,20 +26,19 @@ LESSON_CONFIG = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}
 
 @pytest.fixture
 def views_32bit(monkeypatch):
-    """as_strided refuses what 32-bit NumPy refuses; yields the largest nominal size asked for (bytes)."""
-    real = np.lib.stride_tricks.as_strided
+    """Window views refuse what 32-bit NumPy refuses; yields the largest nominal size asked for (bytes)."""
+    real = outer.window_view
     largest = [0]
 
-    def limited(x, shape=None, strides=None, subok=False, writeable=True):
-        x = np.asarray(x)
-        nbytes = math.prod(x.shape if shape is None else shape) * x.itemsize
+    def limited(flat, low, shape, strides, writeable):
+        nbytes = math.prod(shape) * flat.itemsize
         largest[0] = max(largest[0], nbytes)
         if nbytes > LIMIT:
             raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
                              "possible size.")
-        return real(x, shape, strides, subok, writeable)
+        return real(flat, low, shape, strides, writeable)
 
-    monkeypatch.setattr(np.lib.stride_tricks, "as_strided", limited)
+    monkeypatch.setattr(outer, "window_view", limited)
     return largest
 
 
