@@ -436,15 +436,6 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 # ---------------------------------------------------------------- atomics
 
-def _check_rmw_type(elem, op):
-    if elem.is_fp16() and op != "add":
-        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype="fp16"))
-    if elem.is_bf16() and op != "add":
-        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype="bf16"))
-    if elem in (T.int16, T.uint16) or elem.primitive_bitwidth < 16:
-        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype=elem))
-
-
 def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
     """Read-modify-write atomics (`op`: add, max, min, and, or, xor, xchg): every active lane's update is
     applied once, and each lane gets the value memory held just before its own update (memory/rmw.py)."""
@@ -455,7 +446,7 @@ def atomic_rmw(op, pointer, val, mask=None, sem=None, scope=None):
             raise errors.python_error(ValueError, errors.diagnostic("memory_semantic", what=kind, value=value))
     ptr, mask, vals, shape = _prepare(f"atomic_{op}", pointer, mask, {"val": val})
     elem = ptr.dtype.element_ty
-    _check_rmw_type(elem, op)
+    rmw.check_type(elem, op)
     v = cast(vals["val"], elem)
     return _atomic_apply(group, op, ptr, mask, shape, elem, broadcast_data(v, shape), mask is not None)
 

@@ -14,11 +14,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.semantics import numerics
 from minitriton.semantics.casts import from_storage, to_storage
 
 _BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def check_type(elem, op: str):
+    """Refuse, in Triton's words, an element type the read-modify-write `op` has no atomic for."""
+    if (elem.is_fp16() or elem.is_bf16()) and op != "add":
+        dtype = "fp16" if elem.is_fp16() else "bf16"
+        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype=dtype))
+    if elem in (T.int16, T.uint16) or elem.primitive_bitwidth < 16:
+        raise errors.python_error(ValueError, errors.diagnostic("atomic_type", op=op, dtype=elem))
 
 
 def _float_order_key(bits: np.ndarray) -> np.ndarray:
