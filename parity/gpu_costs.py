@@ -7,7 +7,8 @@ then timed with `triton.testing.do_bench` as the lesson times its kernels (the L
 the 20th, 50th and 80th percentiles of the per-call times). When every point is timed and budget is left, all
 are timed again (a further pass), so a point's spread between passes is recorded too. Device constants: the
 card (nvidia-smi: name, clocks, power; torch: SMs, L2, memory), the bandwidth of a large device-to-device copy,
-a hot re-read sweep over working sets around the L2's size (bytes re-read per second: L2 while the set fits),
+a hot re-read sweep over working sets around the L2's size (bytes re-read per second: L2 while the set fits;
+each pass shifted by one program so that no SM re-reads its own L1),
 the time of an empty kernel (GPU and host), and the throughput of large torch matmuls per dtype (fp16, bf16,
 tf32, fp32). Writes DIR/gpu-costs-<date>.json (`report.results_json`); `parity.cost_features` joins it with
 minitriton's counters into the run of record. `--smoke` runs the code paths on the CPU with Triton's
@@ -109,9 +110,11 @@ def constants(dev, sms) -> dict:
         pid = tl.program_id(0)
         step = tl.num_programs(0)
         acc = tl.zeros([BLOCK], tl.float32)
-        for _ in range(passes):
+        for r in range(passes):
+            # each pass shifts the chunks by one program, so that a chunk comes from another SM's reads
+            # (the L2), not from this SM's L1
             for c in range(pid, n_chunks, step):
-                acc += tl.load(x_ptr + c * BLOCK + tl.arange(0, BLOCK))
+                acc += tl.load(x_ptr + ((c + r) % n_chunks) * BLOCK + tl.arange(0, BLOCK))
         tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), acc)
 
     out = {}
