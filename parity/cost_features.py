@@ -9,7 +9,7 @@ At the timed sizes minitriton would take hours on a CPU (a 8192^3 product, atten
 counts come from `traffic(point)`, a formula per kernel in the kernel's own terms, and the formula is checked
 here, exactly, against `record()` on a reduced launch of every (kernel, dtype, config) of the points: the same
 blocks, warps and stages and the same per-program loop structure (K loop, causal key blocks, row width) on a
-smaller grid. The run of record (`cuda-costs-<date>.json/.md`) holds the device, its constants, and per point
+smaller grid. The run of record (`cuda-costs-<card>-<date>.json/.md`) holds the device, its constants, and per point
 the features, the measured median and the spread between the GPU run's passes; the check's outcome is in it.
 """
 from __future__ import annotations
@@ -159,7 +159,7 @@ def markdown(run: dict) -> str:
     if k:
         lines.append("| constant | value |\n|---|---|")
         lines.append(f"| empty kernel, GPU time (do_bench median) | {k['empty_kernel_gpu_ms'][1] * 1e3:.2f} us |")
-        lines.append(f"| empty kernel, back-to-back | {k['empty_kernel_hot_ms'] * 1e3:.2f} us |")
+        lines.append(f"| empty kernel, back-to-back from Python (the host's launch path) | {k['empty_kernel_hot_ms'] * 1e3:.2f} us |")
         lines.append(f"| empty kernel, host time per launch | {k['empty_kernel_host_us']:.2f} us |")
         for mb, v in k["copy"].items():
             lines.append(f"| device copy of {mb} MiB | {v['gbs']:.0f} GB/s |")
@@ -205,11 +205,13 @@ def main(argv=None) -> int:
     run = join(gpu, checked)
     date = gpu["device"]["date"][:10]
     run["date"] = date
+    card = "".join(w for w in gpu["device"].get("name", "gpu").lower().split() if w.startswith(("h1", "h2", "a1", "b2")))
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"cuda-costs-{date}.json").write_text(results_json(run))
-    (out / f"cuda-costs-{date}.md").write_text(markdown(run))
-    log(f"wrote {out}/cuda-costs-{date}.json and .md")
+    stem = f"cuda-costs-{card or 'gpu'}-{date}"
+    (out / f"{stem}.json").write_text(results_json(run))
+    (out / f"{stem}.md").write_text(markdown(run))
+    log(f"wrote {out}/{stem}.json and .md")
     return 1 if checked["mismatches"] else 0
 
 

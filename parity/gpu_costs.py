@@ -26,7 +26,7 @@ import sys
 import time
 
 from parity.cost_points import launcher, points
-from parity.report import results_json
+from parity.report import command, results_json
 
 QUANTILES = [0.2, 0.5, 0.8]
 SMI_FIELDS = ("name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,"
@@ -121,6 +121,7 @@ def constants(dev, sms) -> dict:
     scale = 1024 if SMOKE else 1
     x = torch.empty(4, device=dev)
     out["empty_kernel_gpu_ms"] = _bench(lambda: empty_kernel[(1,)](x))
+    # back-to-back launches from Python: bound by the host's launch path, not the GPU
     out["empty_kernel_hot_ms"] = _hot_ms(lambda: empty_kernel[(1,)](x), 200 if SMOKE else 2000)
     n_host = 20 if SMOKE else 2000
     t0 = time.perf_counter()
@@ -225,8 +226,8 @@ def main(argv=None) -> int:
     log(json.dumps(consts))
     times, errors, not_reached = time_points(selected, a.budget_s, t_start, log)
     info["smi_end"] = smi()
-    result = {"kind": "gpu-costs", "smoke": SMOKE, "command": " ".join(["python3 -m parity.gpu_costs"] + list(
-        argv if argv is not None else sys.argv[1:])), "device": info, "constants": consts,
+    result = {"kind": "gpu-costs", "smoke": SMOKE, "command": command(
+        "python3 -m parity.gpu_costs", argv if argv is not None else sys.argv[1:]), "device": info, "constants": consts,
         "method": "triton.testing.do_bench(fn, quantiles=[0.2, 0.5, 0.8]) per point and pass; L2 flushed per call",
         "points": {p["id"]: p for p in selected}, "times": times, "errors": errors, "not_reached": not_reached,
         "seconds": round(time.monotonic() - t_start, 1)}
