@@ -16,6 +16,7 @@ constants (SMs, L2 size, copy bandwidth, torch's dot throughput per dtype):
 * dot time: each SM runs its ceil(programs / SMs) programs one after another at peak / SMs times an efficiency
   that grows with the tile (`eff`), so wave quantisation and idle SMs show.
 * issue time: per program, its elements over its threads at `issue` ms each (few warps over many elements).
+* L2 time: every byte loaded or stored passes the L2, at `l2_gbs` (small tiles re-read much through it).
 * time = launch + (mem^k + dot^k + issue^k)^(1/k): overlapped, a smooth maximum.
 
 The free parameters are fitted by minimising the squared log ratio modelled / measured over the fitting half
@@ -31,8 +32,8 @@ import sys
 
 import numpy as np
 
-PARAMS = ("launch_us", "bw_frac", "bw_sm_gbs", "eff_dot", "eff_tile_exp", "issue_ns", "k")
-START = (5.0, 0.9, 40.0, 0.7, 0.5, 1.0, 3.0)
+PARAMS = ("launch_us", "bw_frac", "bw_sm_gbs", "eff_dot", "eff_tile_exp", "issue_ns", "k", "l2_gbs")
+START = (5.0, 0.9, 40.0, 0.7, 0.5, 1.0, 3.0, 8000.0)
 SMEM_PER_SM = 233472
 
 
@@ -73,7 +74,7 @@ def dram_bytes(row, device) -> float:
 
 
 def modelled_ms(row, device, theta) -> float:
-    launch_us, bw_frac, bw_sm, eff_dot, eff_exp, issue_ns, k = theta
+    launch_us, bw_frac, bw_sm, eff_dot, eff_exp, issue_ns, k, l2_gbs = theta
     f = row["features"]
     P, sms = f["programs"], device["sms"]
     bw = device["bw_gbs"] * bw_frac * 1e9
@@ -88,7 +89,8 @@ def modelled_ms(row, device, theta) -> float:
     elements = (f["loaded_bytes"] + f["stored_bytes"]) / f["itemsize"] / P
     waves = math.ceil(P / (sms * residency(f)))
     issue = waves * elements / (f["num_warps"] * 32) * issue_ns * 1e-6
-    return launch_us * 1e-3 + (mem ** k + dot ** k + issue ** k) ** (1 / k)
+    l2 = (f["loaded_bytes"] + f["stored_bytes"]) / (l2_gbs * 1e9) * 1e3     # every access passes the L2
+    return launch_us * 1e-3 + (mem ** k + dot ** k + issue ** k + l2 ** k) ** (1 / k)
 
 
 def device_of(run) -> dict:
@@ -131,7 +133,6 @@ def split(run):
     for pid, row in run["points"].items():
         if "ms" not in row:
             continue
-        row = dict(row, id=pid)
         n = seen.get(row["kernel"], 0)
         seen[row["kernel"]] = n + 1
         (fit_rows if n % 2 == 0 else judge_rows).append(row)
@@ -145,6 +146,8 @@ def errors(rows, device, theta):
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     run = json.loads(open(argv[0], encoding="utf-8").read())
+    for pid, row in run["points"].items():
+        row["id"] = pid
     device = device_of(run)
     fit_rows, judge_rows = split(run)
     theta, loss = fit(fit_rows, device)
