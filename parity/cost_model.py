@@ -17,7 +17,9 @@ constants (SMs, L2 size, copy bandwidth, torch's dot throughput per dtype):
   that grows with the tile (`eff`), so wave quantisation and idle SMs show.
 * issue time: per program, its elements over its threads at `issue` ms each (few warps over many elements).
 * L2 time: every byte loaded or stored passes the L2, at `l2_gbs` (small tiles re-read much through it).
-* time = launch + (mem^k + dot^k + issue^k)^(1/k): overlapped, a smooth maximum.
+* time = launch + (mem^k_mem + core^k_mem)^(1/k_mem), core = (dot^k + issue^k + L2^k)^(1/k): smooth maxima,
+  the SM's own work nearly a hard one, DRAM overlapping it less (so DRAM bytes, and GROUP_M, show in a
+  compute-bound matmul). The bandwidth is held within 5% of the measured copy's.
 
 The free parameters are fitted by minimising the squared log ratio modelled / measured over the fitting half
 (every other point of each kernel family, in the file's order); the other half is judged. This module is the
@@ -32,8 +34,8 @@ import sys
 
 import numpy as np
 
-PARAMS = ("launch_us", "bw_frac", "bw_sm_gbs", "eff_dot", "eff_tile_exp", "issue_ns", "k", "l2_gbs")
-START = (5.0, 0.9, 40.0, 0.7, 0.5, 1.0, 3.0, 8000.0)
+PARAMS = ("launch_us", "bw_frac", "bw_sm_gbs", "eff_dot", "eff_tile_exp", "issue_ns", "k", "l2_gbs", "k_mem")
+START = (5.0, 0.9, 40.0, 0.7, 0.5, 1.0, 8.0, 8000.0, 2.0)
 SMEM_PER_SM = 233472
 
 
@@ -74,7 +76,7 @@ def dram_bytes(row, device) -> float:
 
 
 def modelled_ms(row, device, theta) -> float:
-    launch_us, bw_frac, bw_sm, eff_dot, eff_exp, issue_ns, k, l2_gbs = theta
+    launch_us, bw_frac, bw_sm, eff_dot, eff_exp, issue_ns, k, l2_gbs, k_mem = theta
     f = row["features"]
     P, sms = f["programs"], device["sms"]
     bw = device["bw_gbs"] * bw_frac * 1e9
@@ -90,7 +92,8 @@ def modelled_ms(row, device, theta) -> float:
     waves = math.ceil(P / (sms * residency(f)))
     issue = waves * elements / (f["num_warps"] * 32) * issue_ns * 1e-6
     l2 = (f["loaded_bytes"] + f["stored_bytes"]) / (l2_gbs * 1e9) * 1e3     # every access passes the L2
-    return launch_us * 1e-3 + (mem ** k + dot ** k + issue ** k + l2 ** k) ** (1 / k)
+    core = (dot ** k + issue ** k + l2 ** k) ** (1 / k)
+    return launch_us * 1e-3 + (mem ** k_mem + core ** k_mem) ** (1 / k_mem)
 
 
 def device_of(run) -> dict:
@@ -100,7 +103,7 @@ def device_of(run) -> dict:
 
 
 def _loss(theta, rows, device):
-    if min(theta) <= 0 or theta[1] > 1.5 or theta[3] > 1.2:
+    if min(theta) <= 0 or theta[1] > 1.05 or theta[3] > 1.2:
         return 1e9
     r = np.array([math.log(modelled_ms(row, device, theta) / row["ms"]) for row in rows])
     return float(np.mean(r * r))
