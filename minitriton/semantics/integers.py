@@ -113,12 +113,9 @@ def c_mod(a, b) -> np.ndarray:
 def _floor_is_trunc(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether NumPy's floor division is C's here, with no special divisor: the common case of
     indexing arithmetic (a >= 0, b > 0), checked first because _c_divmod costs a dozen NumPy calls."""
-    if b.size == 1:   # one divisor (a constant, a scalar argument): a Python comparison, not two NumPy calls
-        if b.item() <= 0:
-            return False
-    elif np.count_nonzero(b if a.dtype.kind == "u" else b > 0) != b.size:
-        return False
-    return a.dtype.kind == "u" or np.count_nonzero(a < 0) == 0
+    unsigned = a.dtype.kind == "u"   # one divisor (a constant, a scalar argument): a Python comparison
+    positive = b.item() > 0 if b.size == 1 else np.count_nonzero(b if unsigned else b > 0) == b.size
+    return positive and (unsigned or np.count_nonzero(a < 0) == 0)
 
 
 @quiet
