@@ -124,12 +124,15 @@ def operands(a, b, div_or_mod=False, allow_a_ptr=False, allow_b_ptr=False, arith
             return (a.data if ta is ty else convert(a.data, ta, ty)), _scalar_in(b, ty), ty, a.shape, a, b
         ad = a.data if ta is ty else convert(a.data, ta, ty)
         bd = b.data if tb is ty else convert(b.data, tb, ty)
-        if a.shape is b.shape:  # interned: equal shapes are one object
-            return ad, bd, ty, a.shape, a, b
-        shape = broadcast_shapes(a.shape, b.shape)
+        shape = a.shape if a.shape is b.shape else broadcast_shapes(a.shape, b.shape)  # (shapes are interned)
         nd = len(shape)
         ad = ad if len(a.shape) == nd else expand(ad, a.shape, nd)   # (one usually has the full rank already)
         bd = bd if len(b.shape) == nd else expand(bd, b.shape, nd)
+        # a group-wide scalar against a block as 0-d: NumPy's scalar loop, 2-4x cheaper than broadcasting it
+        if ad.size == 1 < bd.size:
+            ad = ad.reshape(())
+        elif bd.size == 1 < ad.size:
+            bd = bd.reshape(())
         return ad, bd, ty, shape, a, b
     a, b = to_tensor(a), to_tensor(b)
     shape = broadcast_shapes(a.shape, b.shape)

@@ -17,6 +17,8 @@ __all__ = ["c_div", "c_mod", "umulhi", "shift_left", "shift_right"]
 
 
 def _int_pair(a, b) -> tuple[np.ndarray, np.ndarray]:
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.dtype is b.dtype and a.dtype.kind in "iu":
+        return a, b   # the engine's case: two arrays in one integer dtype (NumPy's builtin dtypes are singletons)
     a_arr = isinstance(a, np.ndarray) or isinstance(a, np.generic)
     b_arr = isinstance(b, np.ndarray) or isinstance(b, np.generic)
     if a_arr and not b_arr:
@@ -111,9 +113,9 @@ def c_mod(a, b) -> np.ndarray:
 def _floor_is_trunc(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether NumPy's floor division is C's here, with no special divisor: the common case of
     indexing arithmetic (a >= 0, b > 0), checked first because _c_divmod costs a dozen NumPy calls."""
-    if a.dtype.kind == "u":
-        return np.count_nonzero(b) == b.size
-    return np.count_nonzero(b > 0) == b.size and np.count_nonzero(a < 0) == 0
+    unsigned = a.dtype.kind == "u"   # one divisor (a constant, a scalar argument): a Python comparison
+    positive = b.item() > 0 if b.size == 1 else np.count_nonzero(b if unsigned else b > 0) == b.size
+    return positive and (unsigned or np.count_nonzero(a < 0) == 0)
 
 
 @quiet

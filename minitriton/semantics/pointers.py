@@ -19,6 +19,8 @@ def factored_step(a, b, sign: int):
     """`p + n`, `n + p` or `p - n` for an outer pointer block p and integer n, kept in parts; None when the
     operands need the general path (errors, pointer differences) or the result is better stored whole."""
     p, o = (a, b) if isinstance(a, factored.pointer_block) else (b, a)
+    if type(o) is int and -2**31 <= o < 2**31:   # the loop's `ptr += BLOCK_K`: an int32 literal, one step
+        return p.shifted(o if sign > 0 else -o)
     o = to_tensor(o)
     if not o.dtype.is_int():
         return None
