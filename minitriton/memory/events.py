@@ -86,6 +86,7 @@ class Flops:
     """`tl.dot` floating-point operations done by each program of a group."""
 
     per_program: int
+    tile: tuple | None = None   # (M, N) of the dot's result
 
 
 def prefix_counts(parts, shape: tuple):
