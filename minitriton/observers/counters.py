@@ -126,7 +126,7 @@ class LaunchCounters:
         self.chains: dict = {}   # (alloc, kind2, itemsize) -> the group's latest TileChain there
         self.undone = ([], [])   # the events and accesses of the latest pass undone (a failing program's)
         self.error = None        # where the launch failed ("error" of the record)
-        self.dot_tile = None     # (M, N) of the launch's first tl.dot (perf/)
+        self.dot_tile = None     # (M, N, input type) of the launch's first tl.dot (perf/)
         self.pass_tiles = None   # [(alloc index, shape, bytes)] of the 2-D loads of the first pass (perf/)
         self.pending_tiles: list = []
 

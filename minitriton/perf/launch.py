@@ -12,7 +12,8 @@ import numpy as np
 from minitriton.observers.unique import union_length
 from minitriton.perf.model import estimate
 
-_PRECISION = {"float32": "tf32", "bfloat16": "bf16", "float64": "fp32"}
+# tl.dot's input type -> the peak it runs at (fp8 and tf32x3 counted as fp16 and tf32: not measured)
+_PEAK = {"ieee": "fp32", "tf32": "tf32", "tf32x3": "tf32", "bf16": "bf16", "fp64": "fp32"}
 
 
 def shared_memory(tiles: list, num_stages: int) -> int:
@@ -42,15 +43,12 @@ def features(record: dict, counters) -> dict:
     moved = sum(t["loaded_bytes"] + t["stored_bytes"] + t["atomic_bytes"] for t in totals)
     elements = sum(t["loaded_elements"] + t["stored_elements"] + t["atomic_elements"] for t in totals)
     programs = max(1, record["num_programs"])
-    dtypes = [t["dtype"] for t in record["tensors"].values()]
     tiles = counters.pass_tiles or []
     flops = record["dot_flops"]["total"]
-    operands = {dtypes[index - 1] for index, _, _ in tiles}
-    precision = next((_PRECISION[d] for d in ("float32", "float64", "bfloat16") if d in operands), "fp16")
-    tile = counters.dot_tile or (1, 1)
+    tile = counters.dot_tile or (1, 1, "fp16")
     return {"programs": programs, "num_warps": record["num_warps"], "num_stages": record["num_stages"],
             "smem": shared_memory(tiles, record["num_stages"]) if flops and tiles else None,
-            "moved_bytes": moved, "elements": elements / programs, "dot_flops": flops, "precision": precision,
+            "moved_bytes": moved, "elements": elements / programs, "dot_flops": flops, "precision": _PEAK.get(tile[2], "fp16"),
             "dot_tile": tile[0] * tile[1],
             "unique_bytes": sum(t["unique_loaded_bytes"] + t["unique_stored_bytes"] for t in totals)}
 

@@ -39,7 +39,7 @@ class Group:
             observer.on_event(self, event)
 
     def count_flops(self, per_program: int, tile=None):
-        """Record `tl.dot` FLOPs done by every program of the group (`tile`: the (M, N) of its result)."""
+        """Record `tl.dot` FLOPs done by every program of the group (`tile`: its result's M, N and input type)."""
         if self.observers:
             self.emit(Flops(per_program if self.active is None else per_program * self.active, tile))
 

@@ -66,7 +66,7 @@ class RunningGroup(LaunchMemory, Protocol):
         """Hand a memory.events event to every observer."""
 
     def count_flops(self, per_program: int, tile=None) -> None:
-        """Record `tl.dot` FLOPs done by every program of the group (`tile`: the (M, N) of its result)."""
+        """Record `tl.dot` FLOPs done by every program of the group (`tile`: its result's M, N and input type)."""
 
     def loop_iteration(self, frame) -> None:
         """A `while` loop in `frame` goes round again (raises programs.Blocked when it waits for others)."""
