@@ -23,7 +23,7 @@ _MIN_RUN = 8            # shortest row of a lane access worth turning into runs
 _STORED_RUNS = 64      # arrays of runs a launch keeps per tensor before it merges them
 _NO_LOW = np.iinfo(np.int64).max  # the lowest offset of a program with no active lane
 _KEY_LIMIT = 2**62      # program position x span keys must stay below this to be packed into one int64
-_KEPT_RUNS = 2**22      # runs a launch keeps with their programs for the cost model's waves (perf/)
+_KEPT_RUNS = 2**20      # runs a launch keeps with their programs for the cost model's waves (perf/)
 
 
 @dataclass(frozen=True, slots=True)
