@@ -3,6 +3,10 @@ modelled on stderr and in perf_report's table."""
 from __future__ import annotations
 
 import math
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -65,3 +69,19 @@ def test_perf_report_prints_modelled_bandwidth_marked(fresh_note, capsys):
     assert out[0] == "add (modelled H100 times):"
     small, large = (float(line.split()[1]) for line in out[2:4])
     assert 0 < small < large < devices.H100.dram_gbs * 1.05   # launch overhead dominates the small one
+
+
+def test_run_model_prints_modelled_figures_marked(tmp_path):
+    script = tmp_path / "bench.py"
+    script.write_text("import numpy as np\nimport triton\nfrom kernels import vector_add\n"
+                      "x = np.ones(1 << 12, np.float32)\n"
+                      "print(triton.testing.do_bench(lambda: vector_add.add(x, x)))\n")
+    root = str(pathlib.Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-m", "minitriton", "run", "--model", "h200", str(script)], cwd=root,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": root})
+    assert done.returncode == 0, done.stderr
+    with minitriton.set_options(bench="model", model_device="H200"):
+        x = np.ones(1 << 12, np.float32)
+        want = testing.modelled_ms(lambda: vector_add.add(x, x))
+    assert float(done.stdout.split()[-1]) == pytest.approx(want)
+    assert "modelled H200 times" in done.stderr and "uncalibrated" in done.stderr
