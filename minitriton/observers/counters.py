@@ -59,7 +59,8 @@ class Recording:
 
 
 class record:
-    """Context manager recording the traffic of every launch inside it.
+    """Context manager recording the traffic of every launch inside it; each launch record also has its
+    "num_warps", "num_stages" and "model", its modelled GPU time (minitriton/perf/, docs/cost-model.md).
 
     `trace_programs`: program ids (tuples like (3,) or (1, 2), or linear indices) whose individual accesses
     are kept too: each launch record then has "trace", a list of {"program": [x, y, z], "tensors": {name:
