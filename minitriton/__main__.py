@@ -11,7 +11,9 @@ Scripts see the emulated GPU (an H200, docs/device.md): `triton.runtime.driver.a
 `DEVICE = triton.runtime.driver.active.get_active_torch_device()` is the CPU (where their tensors live), and
 torch.cuda's device queries (`get_device_capability`, `get_device_properties`, `get_device_name`) answer for
 it while `torch.cuda.is_available()` stays False; tensors asked for on "cuda" are CPU tensors (its memory). `--no-bench` skips `triton.testing.perf_report` benchmarks
-(MINITRITON_BENCHMARKS=0).
+(MINITRITON_BENCHMARKS=0). `--model H100` (or H200) makes `triton.testing.do_bench` return the modelled GPU
+milliseconds of the launches it times (MINITRITON_BENCH=model, minitriton/perf), so benchmarks print modelled
+GB/s and TFLOPS, marked as modelled.
 
 `--picture[=PATH]` writes the memory picture of the script's launches (minitriton/picture: every program,
 each load, store and atomic in order with its kernel line, values on hover) to one HTML file that opens
@@ -35,6 +37,7 @@ import sys
 
 import minitriton
 from minitriton import picture
+from minitriton.perf import devices
 from minitriton.runtime import reporting, torch_cuda
 from minitriton.testing import constructors
 
@@ -50,19 +53,23 @@ def main(argv=None) -> int:
     run.add_argument("--picture", metavar="PATH", nargs="?", const=picture.DEFAULT_PATH,
                      help=f"write the memory picture of the launches to an HTML file: --picture=PATH "
                           f"(default {picture.DEFAULT_PATH})")
+    run.add_argument("--model", metavar="GPU", help="do_bench returns modelled times on GPU (H100, H200)")
     run.add_argument("--lang", choices=picture.page.LANGS, help="the picture's language (default: the locale's)")
     run.add_argument("-m", dest="module", help="run a module, like python -m (e.g. -m pytest test_flash.py)")
     run.add_argument("target", nargs=argparse.REMAINDER, help="SCRIPT [ARGS...] (or the module's ARGS with -m)")
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = set()
     leading = ("--tf32", "--no-bench", "--traceback", "--no-sanitize")
-    picture_path = lang = None
+    picture_path = lang = model = None
     while len(argv) > 1 and argv[0] == "run":
         option, _, value = argv[1].partition("=")
         if argv[1] in leading:
             flags.add(argv.pop(1))
         elif option == "--picture":   # never takes the next word: that is the script
             picture_path = value or picture.DEFAULT_PATH
+            argv.pop(1)
+        elif option == "--model" and (value or len(argv) > 2):
+            model = value or argv.pop(2)
             argv.pop(1)
         elif option == "--lang" and (value or len(argv) > 2):
             lang = value or argv.pop(2)
@@ -80,6 +87,12 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     picture_path = picture_path or getattr(args, "picture", None)
     lang = lang or getattr(args, "lang", None)
+    model = model or getattr(args, "model", None)
+    if model is not None:
+        if model.upper() not in devices.PROFILES:
+            parser.error(f"--model must be one of {', '.join(devices.PROFILES)}, not {model!r}")
+        os.environ["MINITRITON_BENCH"] = "model"
+        os.environ["MINITRITON_MODEL_DEVICE"] = model.upper()
 
     os.environ["TRITON_INTERPRET"] = "1"
     if args.no_bench or no_bench:

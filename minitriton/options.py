@@ -22,6 +22,8 @@ variables below; a launch reads them once, when it starts, as Triton reads its o
 | allow_non_constexpr_globals | TRITON_ALLOW_NON_CONSTEXPR_GLOBALS | False | kernels may read plain module globals |
 | autotune | MINITRITON_AUTOTUNE | "first" | "first" config, "cheapest" by traffic counters, or "all" (run each, compare) |
 | benchmarks | MINITRITON_BENCHMARKS | True | `triton.testing.perf_report` benchmarks run (`python -m minitriton run --no-bench` sets 0) |
+| bench | MINITRITON_BENCH | "time" | `triton.testing.do_bench`: "time" (the emulator's CPU milliseconds) or "model" (the modelled GPU milliseconds of the launches it makes; `python -m minitriton run --model H100`) |
+| model_device | MINITRITON_MODEL_DEVICE | "H100" | the cost model's device profile (minitriton/perf/devices.py): record()'s "model" and do_bench's under bench="model" |
 | internal_frames | MINITRITON_DEBUG | False | tracebacks keep minitriton's own frames (`python -m minitriton run --traceback` sets 1); else an error shows the user's frames: the launch line, then the kernel's |
 """
 from __future__ import annotations
@@ -50,6 +52,8 @@ class Options:
     autotune: str = "first"
     benchmarks: bool = True
     internal_frames: bool = False
+    bench: str = "time"
+    model_device: str = "H100"
 
     def __post_init__(self):
         if self.group_size is not None and (not isinstance(self.group_size, int) or self.group_size < 1):
@@ -60,6 +64,8 @@ class Options:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
         if self.autotune not in _AUTOTUNE_MODES:
             raise ValueError(f"autotune must be one of {', '.join(_AUTOTUNE_MODES)}, got {self.autotune!r}")
+        if self.bench not in ("time", "model"):
+            raise ValueError(f"bench (MINITRITON_BENCH) must be time or model, got {self.bench!r}")
         if self.f32_default not in _F32_MODES:
             raise ValueError(f"f32_default (TRITON_F32_DEFAULT) must be one of {', '.join(_F32_MODES)}, "
                              f"got {self.f32_default!r}")
@@ -85,6 +91,8 @@ _ENV = {  # field: (variable, parse)
     "autotune": ("MINITRITON_AUTOTUNE", lambda text: text.strip().lower()),
     "benchmarks": ("MINITRITON_BENCHMARKS", _flag),
     "internal_frames": ("MINITRITON_DEBUG", _flag),
+    "bench": ("MINITRITON_BENCH", lambda text: text.strip().lower()),
+    "model_device": ("MINITRITON_MODEL_DEVICE", lambda text: text.strip().upper()),
 }
 _FIELDS = {f.name for f in dataclasses.fields(Options)}
 _explicit: dict = {}

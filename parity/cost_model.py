@@ -2,29 +2,15 @@
 
     .venv/bin/python -m parity.cost_model parity/results/cuda-costs-<card>-<date>.json
 
-Modelled time of one launch (milliseconds), from what minitriton can know without a GPU (the point's
-`features`: programs, num_warps, num_stages, shared memory, bytes and `tl.dot` flops) and the card's measured
-constants (SMs, L2 size, copy bandwidth, torch's dot throughput per dtype):
-
-* occupancy: programs resident per SM = min(64 // num_warps, shared memory per SM // the tiles' shared memory,
-  32); a wave is that many programs per SM.
-* DRAM bytes after the L2: programs run in launch order, a wave at a time; bytes shared by the programs of one
-  wave come from DRAM once (the L2 keeps them while the wave streams through them), bytes re-read by a later
-  wave come again, unless the launch's unique bytes fit in the L2 (`dram_bytes`). For matmul this counts the
-  distinct tile rows of A and tile columns of B a wave touches, so GROUP_M changes it.
-* memory time: DRAM bytes at the copy bandwidth, or at `bw_sm` per busy SM when fewer programs than SMs run.
-* dot time: each SM runs its ceil(programs / SMs) programs one after another at peak / SMs times an efficiency
-  that grows with the tile (`eff`), so wave quantisation and idle SMs show.
-* issue time: per program, its elements over its threads at `issue` ms each (few warps over many elements).
-* L2 time: every byte loaded or stored passes the L2, at `l2_gbs` (small tiles re-read much through it).
-* time = launch + (mem^k_mem + core^k_mem)^(1/k_mem), core = (dot^k + issue^k + L2^k)^(1/k): smooth maxima,
-  the SM's own work nearly a hard one, DRAM overlapping it less (so DRAM bytes, and GROUP_M, show in a
-  compute-bound matmul). The bandwidth is held within 5% of the measured copy's.
-
-The free parameters are fitted by minimising the squared log ratio modelled / measured over the fitting half
-(every other point of each kernel family, in the file's order); the other half is judged. This module is the
-calibration's prototype: the same arithmetic belongs in minitriton once `record()` reports the launch options
-and each wave's unique bytes from the programs' accesses.
+The model is minitriton's (`minitriton.perf.model`: its parts and definitions are there and in
+docs/cost-model.md); this module gives it each point's features (`model_features`, from parity.cost_features)
+and, because the timed sizes are too large to run under `minitriton.record()`, each wave's distinct bytes by a
+formula per kernel (`wave_bytes`; record() counts them from the programs' accesses, and tests/perf checks the
+two agree at small sizes). The card's constants (SMs, L2 size, copy bandwidth, torch's dot throughput per
+dtype) come from the run; the free parameters (`GpuCosts.PARAMETERS`) are fitted by minimising the squared log
+ratio modelled / measured over the fitting half (every other point of each kernel family, in the file's
+order); the other half is judged, with the fit and with minitriton's committed profile of that card. The
+bandwidth share is held within 5% of the measured copy's.
 """
 from __future__ import annotations
 
@@ -34,26 +20,43 @@ import sys
 
 import numpy as np
 
-PARAMS = ("launch_us", "bw_frac", "bw_sm_gbs", "eff_dot", "eff_tile_exp", "issue_ns", "k", "l2_gbs", "k_mem")
-START = (5.0, 0.9, 40.0, 0.7, 0.5, 1.0, 8.0, 8000.0, 2.0)
-SMEM_PER_SM = 233472
+START = (5.0, 0.9, 40.0, 0.7, 0.5, 1.0, 8.0, 8000.0, 2.0)   # in minitriton.perf.devices.GpuCosts.PARAMETERS' order
 
 
-def residency(f) -> int:
-    """Programs one SM holds at once."""
-    by_warps = max(1, 64 // f["num_warps"])
-    by_smem = SMEM_PER_SM // f["smem_estimate"] if f.get("smem_estimate") else 32
-    return max(1, min(32, by_warps, by_smem))
+FLOAT32_OUTPUTS = ("l_ptr", "rstd_ptr")   # kernels/' statistics outputs: float32 whatever the point's dtype
 
 
-def dram_bytes(row, device) -> float:
-    """Bytes from DRAM after the L2, by waves of resident programs in launch order (module docstring)."""
+def _perf():
+    """minitriton's cost model (imported when asked for: parity never imports minitriton at module level)."""
+    from minitriton.perf import devices, model
+    return devices, model
+
+
+def model_features(row) -> dict:
+    """A point's features as minitriton.perf.model.estimate takes them (parity.cost_features gives them)."""
+    f = row["features"]
+    moved = f["loaded_bytes"] + f["stored_bytes"]
+    blocks = f["blocks"]
+    elements = sum((t["loaded_bytes"] + t["stored_bytes"]) // (4 if name in FLOAT32_OUTPUTS else f["itemsize"])
+                   for name, t in f["tensors"].items())
+    return {"programs": f["programs"], "num_warps": f["num_warps"], "num_stages": f["num_stages"],
+            "smem": f.get("smem_estimate"), "moved_bytes": moved, "elements": elements / f["programs"],
+            "dot_flops": f["dot_flops"], "precision": "tf32" if row["dtype"] == "float32" else "fp16",
+            "dot_tile": blocks.get("BLOCK_M", 1) * blocks.get("BLOCK_N", 1),
+            "unique_bytes": f["unique_loaded_bytes"] + f["unique_stored_bytes"]}
+
+
+def wave_bytes(row, wave: int) -> int:
+    """The sum over waves of `wave` consecutive programs of each wave's distinct bytes, by formula per kernel
+    (the timed sizes are too large to run under minitriton.record(), which counts them from the accesses;
+    tests/perf checks the two agree at small sizes)."""
     f, s, c = row["features"], row["shape"], row["config"]
-    unique = f["unique_loaded_bytes"] + f["unique_stored_bytes"]
-    if unique <= device["l2_bytes"] or row["kernel"] not in ("matmul", "flash_fwd"):
-        return unique
-    wave = device["sms"] * residency(f)
     e = f["itemsize"]
+    unique = f["unique_loaded_bytes"] + f["unique_stored_bytes"]
+    if row["kernel"] == "rmsnorm":  # every program reads all of w: once per wave
+        return unique + (-(-f["programs"] // wave) - 1) * s["cols"] * e
+    if row["kernel"] not in ("matmul", "flash_fwd"):
+        return unique
     if row["kernel"] == "matmul":
         M, N, K = s["M"], s["N"], s["K"]
         bm, bn, g = c["BLOCK_M"], c["BLOCK_N"], c["GROUP_M"]
@@ -67,39 +70,53 @@ def dram_bytes(row, device) -> float:
         for w in range(0, len(pid), wave):
             total += len(np.unique(tm[w:w + wave])) * bm * K * e + len(np.unique(tn[w:w + wave])) * bn * K * e
         return total + M * N * e
-    # flash: programs (query blocks) of one batch-head share its K and V; a wave holds consecutive ones
+    # flash: programs (query blocks) of one batch-head share its K and V; a wave holds consecutive ones (every
+    # key counted, also where a causal wave reads only up to its last query block: an upper bound there)
     T, D, bh = s["T"], s["D"], s["B"] * s["H"]
     per_bh = -(-T // c["BLOCK_M"])
     heads = np.arange(per_bh * bh) // per_bh
     kv = sum(len(np.unique(heads[w:w + wave])) for w in range(0, len(heads), wave)) * 2 * T * D * e
-    return kv + 2 * bh * T * D * e
+    return kv + 2 * bh * T * D * e + bh * T * 4
 
 
-def modelled_ms(row, device, theta) -> float:
-    launch_us, bw_frac, bw_sm, eff_dot, eff_exp, issue_ns, k, l2_gbs, k_mem = theta
-    f = row["features"]
-    P, sms = f["programs"], device["sms"]
-    bw = device["bw_gbs"] * bw_frac * 1e9
-    busy = min(P, sms)
-    mem = dram_bytes(row, device) / min(bw, busy * bw_sm * 1e9) * 1e3
-    dot = 0.0
-    if f["dot_flops"]:
-        peak = device["peak_tflops"]["tf32" if row["dtype"] == "float32" else "fp16"] * 1e12
-        tile = f["blocks"]["BLOCK_M"] * f["blocks"]["BLOCK_N"] / (128 * 256)
-        eff = eff_dot * min(1.0, tile ** eff_exp)
-        dot = math.ceil(P / sms) * (f["dot_flops"] / P) / (peak / sms * eff) * 1e3
-    elements = (f["loaded_bytes"] + f["stored_bytes"]) / f["itemsize"] / P
-    waves = math.ceil(P / (sms * residency(f)))
-    issue = waves * elements / (f["num_warps"] * 32) * issue_ns * 1e-6
-    l2 = (f["loaded_bytes"] + f["stored_bytes"]) / (l2_gbs * 1e9) * 1e3     # every access passes the L2
-    core = (dot ** k + issue ** k + l2 ** k) ** (1 / k)
-    return launch_us * 1e-3 + (mem ** k_mem + core ** k_mem) ** (1 / k_mem)
+def dram_bytes(row, device) -> float:
+    """minitriton's DRAM bytes after the L2 for a point (perf.model.dram_bytes with `wave_bytes`)."""
+    _, model = _perf()
+    f = model_features(row)
+    wave = device.sms * model.residency(f, device)
+    return model.dram_bytes(f["unique_bytes"], lambda w: _cached_wave_bytes(row, w), wave, device)
 
 
-def device_of(run) -> dict:
+_WAVES: dict = {}
+
+
+def _cached_wave_bytes(row, wave):
+    key = (row["id"], wave)
+    if key not in _WAVES:
+        _WAVES[key] = wave_bytes(row, wave)
+    return _WAVES[key]
+
+
+def estimate(row, device) -> dict:
+    """minitriton's model of a point on `device` (a minitriton.perf.devices.GpuCosts)."""
+    _, model = _perf()
+    return model.estimate(model_features(row), device, lambda w: _cached_wave_bytes(row, w))
+
+
+def modelled_ms(row, device, theta=None) -> float:
+    """The modelled milliseconds of a point (with the parameters `theta` in place of `device`'s, if given)."""
+    return estimate(row, device if theta is None else device.with_parameters(theta))["ms"]
+
+
+def device_of(run, theta=START):
+    """The run's card as a device profile: its measured constants (SMs, L2, copy bandwidth, torch's dot
+    throughput), the parameters `theta`."""
+    devices, _ = _perf()
     d, c = run["device"], run["constants"]
-    return {"sms": d["sms"], "l2_bytes": d["l2_bytes"], "bw_gbs": c["copy"]["1024"]["gbs"],
-            "peak_tflops": {k: v["tflops"] for k, v in c["torch_matmul"].items()}}
+    return devices.GpuCosts(
+        name=d["name"], sms=d["sms"], l2_bytes=d["l2_bytes"], smem_per_sm=d["smem_per_sm"],
+        dram_gbs=c["copy"]["1024"]["gbs"], peak_tflops={k: v["tflops"] for k, v in c["torch_matmul"].items()},
+        **dict(zip(devices.GpuCosts.PARAMETERS, theta)), calibrated=None, error="")
 
 
 def _loss(theta, rows, device):
@@ -155,7 +172,7 @@ def main(argv=None) -> int:
     fit_rows, judge_rows = split(run)
     theta, loss = fit(fit_rows, device)
     print(f"{run['device']['name']}: fitted on {len(fit_rows)} points, judged on {len(judge_rows)}")
-    print("parameters: " + ", ".join(f"{n}={v:.4g}" for n, v in zip(PARAMS, theta)))
+    print("parameters: " + ", ".join(f"{n}={v:.4g}" for n, v in zip(device.PARAMETERS, theta)))
     for name, rows in (("fitting half", fit_rows), ("judged half", judge_rows)):
         e = errors(rows, device, theta)
         print(f"{name}: median |model/measured - 1| = {np.median(e) * 100:.1f}%, "
@@ -165,6 +182,12 @@ def main(argv=None) -> int:
         k = np.array([x for x, r in zip(e, judge_rows) if r["kernel"] == kernel])
         print(f"  {kernel:11s} judged {len(k):3d}: median {np.median(k) * 100:5.1f}%, "
               f"p90 {np.percentile(k, 90) * 100:5.1f}%")
+    devices, _ = _perf()
+    for name, profile in devices.PROFILES.items():
+        if profile.calibrated and name.lower() in run["device"]["name"].lower():
+            e = errors(judge_rows, device, profile.parameters())
+            print(f"minitriton's {name} profile ({profile.calibrated}) on the judged half: median "
+                  f"{np.median(e) * 100:.1f}%, 90th percentile {np.percentile(e, 90) * 100:.1f}%")
     print(ranking(run, device, theta))
     print(group_m(run, device, theta))
     return 0

@@ -86,6 +86,7 @@ class Flops:
     """`tl.dot` floating-point operations done by each program of a group."""
 
     per_program: int
+    tile: tuple | None = None   # (M, N, input type: "fp16", "bf16", ... or fp32's precision "tf32", "ieee")
 
 
 def prefix_counts(parts, shape: tuple):

@@ -59,7 +59,8 @@ class Recording:
 
 
 class record:
-    """Context manager recording the traffic of every launch inside it.
+    """Context manager recording the traffic of every launch inside it; each launch record also has its
+    "num_warps", "num_stages" and "model", its modelled GPU time (minitriton/perf/, docs/cost-model.md).
 
     `trace_programs`: program ids (tuples like (3,) or (1, 2), or linear indices) whose individual accesses
     are kept too: each launch record then has "trace", a list of {"program": [x, y, z], "tensors": {name:
@@ -126,6 +127,9 @@ class LaunchCounters:
         self.chains: dict = {}   # (alloc, kind2, itemsize) -> the group's latest TileChain there
         self.undone = ([], [])   # the events and accesses of the latest pass undone (a failing program's)
         self.error = None        # where the launch failed ("error" of the record)
+        self.dot_tile = None     # (M, N, input type) of the launch's first tl.dot (perf/)
+        self.pass_tiles = None   # [(alloc index, shape, bytes)] of the 2-D loads of the first pass (perf/)
+        self.pending_tiles: list = []
 
     def _arrays(self, alloc) -> np.ndarray:
         """The counts of `alloc`: a row per field of _FIELDS, a column per program."""
@@ -139,7 +143,10 @@ class LaunchCounters:
         and masked-off lanes, and the elements touched as runs of consecutive elements or as lanes."""
         if isinstance(event, Flops):
             self.pending.append(("flops", event.per_program))
+            self.dot_tile = self.dot_tile or event.tile
             return
+        if event.kind == "load" and len(event.shape) >= 2 and self.pass_tiles is None:
+            self.pending_tiles.append((event.alloc.index, event.shape, math.prod(event.shape) * event.elem.itemsize))
         g, shape, tile = group.size, event.shape, event.tile
         lanes = math.prod(shape)
         form = None
@@ -205,10 +212,13 @@ class LaunchCounters:
         self.last_lanes = None
         self.chains = {}
         self.pending_accesses = []
+        self.pending_tiles = []
 
     def commit(self, group):
         """The group's pass finished: add its events to the launch's counts."""
         events, self.pending = self.pending, []
+        if self.pass_tiles is None:
+            self.pass_tiles = self.pending_tiles
         self.last_lanes = None
         self.chains = {}
         self.access_log.extend(self.pending_accesses)

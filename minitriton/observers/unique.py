@@ -23,6 +23,7 @@ _MIN_RUN = 8            # shortest row of a lane access worth turning into runs
 _STORED_RUNS = 64      # arrays of runs a launch keeps per tensor before it merges them
 _NO_LOW = np.iinfo(np.int64).max  # the lowest offset of a program with no active lane
 _KEY_LIMIT = 2**62      # program position x span keys must stay below this to be packed into one int64
+_KEPT_RUNS = 2**20      # runs a launch keeps with their programs for the cost model's waves (perf/)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +290,8 @@ class UniqueBytes:
         self.per_program: dict = {}  # (alloc index, kind2) -> distinct bytes per program
         self.seen: dict = {}         # (alloc index, kind2, itemsize) -> elements lane accesses touched
         self.runs: dict = {}         # (alloc index, kind2) -> [(starts, ends, unit)]: runs accesses touched
+        self.program_runs: dict | None = {}  # ... -> [(pids, positions, starts, ends, unit)]; None: too many
+        self.kept = 0
 
     def add(self, pids: np.ndarray, alloc, kind2: str, parts: list):
         """Count the accesses `parts` ([(itemsize, Runs or Lanes)]) of one group to `alloc`."""
@@ -313,10 +316,19 @@ class UniqueBytes:
             per[where] += (ends - starts) * unit
         else:
             per[where] += np.bincount(pos, weights=ends - starts, minlength=g).astype(np.int64) * unit
+        self._keep(key, pids, pos, starts, ends, unit)
         stored = self.runs.setdefault(key, [])
         stored.append((starts, ends, unit))
         if len(stored) > _STORED_RUNS:  # keep the launch's runs as their union, not one array per group
             stored[:] = [(*_union_bytes(stored), 1)]
+
+    def _keep(self, key, pids, pos, starts, ends, unit):
+        """Keep each program's runs (up to _KEPT_RUNS in a launch): the cost model's waves are unions of them."""
+        self.kept += starts.size
+        if self.program_runs is not None and self.kept > _KEPT_RUNS:
+            self.program_runs = None
+        if self.program_runs is not None:
+            self.program_runs.setdefault(key, []).append((pids, pos, starts, ends, unit))
 
     @staticmethod
     def _merge(g: int, span: int, unit: int, runs: list):
@@ -379,6 +391,7 @@ class UniqueBytes:
         if seen is None:
             seen = self.seen[(alloc.index, kind2, itemsize)] = np.zeros(alloc.nbytes // itemsize, bool)
         seen[first - base[position]] = True
+        self._keep((alloc.index, kind2), pids, position, first - base[position], first - base[position] + 1, itemsize)
 
     def total(self, alloc, kind2: str) -> int:
         """Distinct bytes of `alloc` the launch touched."""

@@ -38,10 +38,10 @@ class Group:
         for observer in self.observers:
             observer.on_event(self, event)
 
-    def count_flops(self, per_program: int):
-        """Record `tl.dot` FLOPs done by every program of the group."""
+    def count_flops(self, per_program: int, tile=None):
+        """Record `tl.dot` FLOPs done by every program of the group (`tile`: its result's M, N and input type)."""
         if self.observers:
-            self.emit(Flops(per_program if self.active is None else per_program * self.active))
+            self.emit(Flops(per_program if self.active is None else per_program * self.active, tile))
 
     def loop_iteration(self, frame):
         """A `while` loop in `frame` goes round again (raises Blocked when it waits for other programs)."""

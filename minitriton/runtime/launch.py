@@ -13,6 +13,7 @@ from minitriton.memory.allocation import Allocation
 from minitriton.observers import counters
 from minitriton.observers.sanitizer import LaunchSanitizer
 from minitriton.options import options
+from minitriton.perf import devices, launch as perf_launch
 from minitriton.runtime.arguments import convert_argument
 from minitriton.runtime.scheduler import schedule
 from minitriton.semantics import numerics
@@ -165,14 +166,23 @@ def launch(kernel, args, kwargs, grid, warmup=False):
                 schedule(run, lambda: fn(*call_args))
         except errors.MiniTritonError:
             if run.recorder is not None and run.recorder.error is not None:  # recorded up to the failure
-                run.recording.add(run.recorder.report(run), run)
+                _record(run, launch_options)
             raise
         finally:
             numerics.already_quiet = quiet_before
     completed.add(spec)
     if run.recording is not None:
-        run.recording.add(run.recorder.report(run), run)
+        _record(run, launch_options)
     return None
+
+
+def _record(run, launch_options):
+    """The launch's record, with its launch options and its modelled GPU time (perf/), joins the recording."""
+    record = run.recorder.report(run)
+    record["num_warps"] = launch_options.get("num_warps", 4)
+    record["num_stages"] = launch_options.get("num_stages", 3)
+    record["model"] = perf_launch.modelled(record, run.recorder, devices.profile(run.options.model_device))
+    run.recording.add(record, run)
 
 
 def _specialization(constexprs: dict, call_args: list):

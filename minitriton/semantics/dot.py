@@ -47,7 +47,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
                                    group.f32_default)
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = math.prod(a.shape[:-2])
-    group.count_flops(2 * M * N * K * batch)
+    group.count_flops(2 * M * N * K * batch, (M, N, precision if a.dtype.is_fp32() else a.dtype.name))
     return tensor(_product(a, b, acc, precision, ret), ret, shape)
 
 

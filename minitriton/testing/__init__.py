@@ -1,6 +1,7 @@
 """`triton.testing` for minitriton, and a kit to property-test kernels without a GPU.
 
-Triton's names: `do_bench` (wall-clock on the CPU), `assert_close`, `Benchmark`, `Mark`, `perf_report`.
+Triton's names: `do_bench` (wall-clock on the CPU; under `MINITRITON_BENCH=model` the modelled GPU time of the
+launches, minitriton/perf), `assert_close`, `Benchmark`, `Mark`, `perf_report`.
 
 The kit (loaded on first use, so `import minitriton.testing` needs numpy only):
 
@@ -19,11 +20,14 @@ from __future__ import annotations
 
 import importlib
 import statistics
+import sys
 import time
 
 import numpy as np
 
+from minitriton.observers.counters import record
 from minitriton.options import options
+from minitriton.perf import devices
 from minitriton.testing.poison import as_numpy
 
 
@@ -31,9 +35,22 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     """Time `fn()` in milliseconds on the CPU: `warmup`/`rep` are milliseconds of warm-up and measurement.
 
     The figures are the emulator's speed, not a GPU's; they are useful to compare emulated variants only.
+    Under `MINITRITON_BENCH=model` (`python -m minitriton run --model H100`) `fn()` runs once and every figure
+    is the modelled GPU milliseconds of the launches it made (`modelled_ms`).
     """
     if return_mode not in ("min", "max", "mean", "median", "all"):
         raise ValueError(f"return_mode must be one of min, max, mean, median, all; got {return_mode!r}")
+    times = [modelled_ms(fn)] if options().bench == "model" else _timed(fn, warmup, rep, grad_to_none)
+    if quantiles is not None:
+        qs = [float(np.quantile(times, q)) for q in quantiles]
+        return qs[0] if len(qs) == 1 else qs
+    if return_mode == "all":
+        return times
+    return {"min": min, "max": max, "mean": statistics.mean, "median": statistics.median}[return_mode](times)
+
+
+def _timed(fn, warmup, rep, grad_to_none) -> list:
+    """Milliseconds of each measured call of `fn()` (do_bench's budget of warm-up and measurement)."""
     start = time.perf_counter()
     fn()
     first = max((time.perf_counter() - start) * 1e3, 1e-3)
@@ -49,12 +66,28 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * 1e3)
-    if quantiles is not None:
-        qs = [float(np.quantile(times, q)) for q in quantiles]
-        return qs[0] if len(qs) == 1 else qs
-    if return_mode == "all":
-        return times
-    return {"min": min, "max": max, "mean": statistics.mean, "median": statistics.median}[return_mode](times)
+    return times
+
+
+_noted: set = set()   # device profiles whose modelled figures stderr has announced
+
+
+def modelled_ms(fn) -> float:
+    """The modelled GPU milliseconds (perf/, options().model_device) of the launches one call of `fn()` makes;
+    NaN when it launches no kernel (a NumPy or torch reference has no model). The first call per device says
+    on stderr that the figures are modelled, with the profile's validation error. Under MINITRITON_AUTOTUNE=all
+    an autotuned kernel's first call runs every config: `fn()` then runs once before the call that counts."""
+    if options().autotune == "all":
+        fn()
+    with record() as rec:
+        fn()
+    device = devices.profile(options().model_device)
+    if device.name not in _noted:
+        _noted.add(device.name)
+        source = f"calibrated on {device.calibrated}; " if device.calibrated else ""
+        print(f"minitriton: do_bench gives modelled {device.name} times, not measured ones ({source}{device.error})",
+              file=sys.stderr)
+    return sum(r["model"]["ms"] for r in rec) if len(rec) else float("nan")
 
 
 def assert_close(x, y, atol=None, rtol=None, err_msg=""):
@@ -114,7 +147,8 @@ class Mark:
                 rows.append(row)
             header = list(bench.x_names) + list(bench.line_names)
             if print_data:
-                print(f"{bench.plot_name}:")
+                modelled = f" (modelled {options().model_device} times)" if options().bench == "model" else ""
+                print(f"{bench.plot_name}{modelled}:")
                 print("  ".join(f"{h:>12}" for h in header))
                 for row in rows:
                     print("  ".join(f"{v:>12.4g}" if isinstance(v, float) else f"{v!s:>12}" for v in row))

@@ -65,8 +65,8 @@ class RunningGroup(LaunchMemory, Protocol):
     def emit(self, event) -> None:
         """Hand a memory.events event to every observer."""
 
-    def count_flops(self, per_program: int) -> None:
-        """Record `tl.dot` FLOPs done by every program of the group."""
+    def count_flops(self, per_program: int, tile=None) -> None:
+        """Record `tl.dot` FLOPs done by every program of the group (`tile`: its result's M, N and input type)."""
 
     def loop_iteration(self, frame) -> None:
         """A `while` loop in `frame` goes round again (raises programs.Blocked when it waits for others)."""
