@@ -13,7 +13,7 @@ from minitriton import errors
 from minitriton.semantics import dtypes as T
 from minitriton.memory.block_pointer import block_pointer, lower_load, lower_store
 from minitriton.diagnostics.record import Runs
-from minitriton.memory.events import Access, Tile, prefix_counts
+from minitriton.memory.events import Access, tile_of
 from minitriton.memory import host, rmw
 from minitriton.memory.allocation import SLOT_SHIFT
 from minitriton.semantics.casts import cast, from_storage, to_storage
@@ -208,10 +208,12 @@ def _lane_runs(lane_bad):
     return Runs.of(np.flatnonzero(lane_bad))
 
 
-def _emit(group, kind, alloc, elem, index, raw, m, shape, op=None):
-    """Tell the group's observers (counters, sanitizer) about an access; nothing to do without them."""
+def _emit(group, kind, alloc, elem, index, raw, m, shape, op=None, ptr=None, mask=None):
+    """Tell the group's observers (counters, sanitizer) about an access; nothing to do without them. With
+    `ptr` (and the op's `mask`), a tile-shaped pointer block's tile form comes along with the lanes."""
     if group.observers:
-        group.emit(Access(kind, alloc, elem, shape, (index, raw, m), op=op))
+        tile = tile_of(ptr, mask, shape) if isinstance(ptr, pointer_block) and ptr.shape == shape else None
+        group.emit(Access(kind, alloc, elem, shape, (index, raw, m), tile, op=op))
 
 
 def _emit_tile(group, kind, ptr, mask, shape, elem):
@@ -223,15 +225,7 @@ def _emit_tile(group, kind, ptr, mask, shape, elem):
             # masked-off lanes may point outside the array (a lane-prefix tile): report them as offset 0
             return idx if m is None else np.where(m, idx, 0), idx, m
 
-        def tile():
-            if mask is None or (mask.all_true() if isinstance(mask, outer) else mask.data.all()):
-                counts = prefix_counts((), shape)
-            else:
-                counts = prefix_counts(mask.parts if isinstance(mask, outer) else (mask.data,), shape)
-            origins, strides = ptr.tile()
-            return None if counts is None else Tile(origins.astype(np.int64, copy=False), strides, counts)
-
-        group.emit(Access(kind, ptr.alloc, elem, shape, lanes, tile))
+        group.emit(Access(kind, ptr.alloc, elem, shape, lanes, tile_of(ptr, mask, shape)))
 
 
 def _lane_prefix(mask, shape):
@@ -359,7 +353,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         idx, m = _lanes(group, ptr, mask, shape)
         alloc, safe = _resolve("load", group, ptr, idx, m, masked)
         flat = alloc.flat(elem)
-        _emit(group, "load", alloc, elem, safe, idx, m, shape)
+        _emit(group, "load", alloc, elem, safe, idx, m, shape, ptr=ptr, mask=mask)
         if flat.shape[0] == 0:
             raw = np.zeros(safe.shape, elem.np_storage)
         else:
@@ -422,7 +416,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     else:
         m = np.ascontiguousarray(_to_full(m, full))  # a broadcast mask makes boolean indexing ~3x slower
         sel_idx, sel_val = safe[m], vd[m]
-    _emit(group, "store", alloc, elem, safe, idx, m, shape)
+    _emit(group, "store", alloc, elem, safe, idx, m, shape, ptr=ptr, mask=mask)
     group.before_store(alloc)
     if group.journal is not None:
         old = flat[sel_idx]

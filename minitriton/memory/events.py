@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from minitriton.values.factored import outer
 from minitriton.values.running import RunningGroup
 
 
@@ -34,7 +35,7 @@ class Access:
     (programs,) + shape; lanes where `mask` is off hold any in-range value (0 after bounds checks).
     `raw`: the offsets as the kernel computed them, masked-off lanes included (they may lie outside).
     `mask`: the lanes that touch memory, or None when all do.
-    `tile`: the same lanes as a `Tile` when the op knows them in that form (the tile shortcuts), else None.
+    `tile`: the same lanes as a `Tile` when the op knows them in that form (a pointer block's), else None.
     `op`: an atomic's operation ("add", "cas", "xchg", ...); None for loads and stores.
     Either form may be given as a function that builds it, called when an observer first reads it.
     `shared`: what one observer derived from the lanes, kept for the next (observers/unique.py, lane_form).
@@ -120,6 +121,21 @@ def prefix_counts(parts, shape: tuple):
         else:
             counts[d] = np.minimum(counts[d], count)
     return tuple(counts)
+
+
+def tile_of(ptr, mask, shape: tuple):
+    """A function building the `Tile` of an access through a pointer block (values.factored.pointer_block) of
+    `shape` under `mask`: None when the block is not a tile or the mask is not on for a prefix rectangle."""
+    def tile():
+        form = ptr.tile()
+        if form is None:
+            return None
+        if mask is None or (mask.all_true() if isinstance(mask, outer) else mask.data.all()):
+            counts = prefix_counts((), shape)
+        else:
+            counts = prefix_counts(mask.parts if isinstance(mask, outer) else (mask.data,), shape)
+        return None if counts is None else Tile(form[0].astype(np.int64, copy=False), form[1], counts)
+    return tile
 
 
 def lanes(pids: np.ndarray, index: np.ndarray, mask, running=None):

@@ -150,15 +150,17 @@ class LaunchSanitizer:
         masked = None
         if event.kind == "store" and not event.lanes_only:
             tile, shape = event.tile, event.shape
-            if tile.counts != shape:
+            if any(isinstance(c, np.ndarray) for c in tile.counts) or tile.counts != shape:
                 if len(shape) != 1 or tile.strides[0] != 1:
                     return False
                 first = np.broadcast_to(tile.origins + tile.counts[0], group.pids.shape)  # per program, in order
                 count = shape[0] - np.broadcast_to(tile.counts[0], group.pids.shape)
+                if group.active is not None:  # programs that left a lockstep loop leave no lane out
+                    count = count * group.active
                 masked = (np.arange(int(count.sum())) + np.repeat(first - (np.cumsum(count) - count), count),
                           np.repeat(group.pids, count))
         elif event.kind == "store" and event.mask is not None:
-            masked = lanes(group.pids, event.raw, event.mask)[2:]
+            masked = lanes(group.pids, event.raw, event.mask, group.active)[2:]
         self._save(alloc)
         if starts.size:
             starts, ends = union(starts, ends)

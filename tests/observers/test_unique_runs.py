@@ -325,14 +325,14 @@ def test_tiled_accesses_reach_the_counters_in_tile_form():
     p = dict(programs=5, step=24, o0=3, o1=9, s_r=20, s_c=1, rows_lim=3, drop=1, cols_lim=7, R=4, C=8,
              PREFIX=True, GATHER=True, BYTES=True, STEPS=3, jump="column", SKIP=False, VARY=False,
              group_size=None, seed=1)
-    # the two loads, the two steps of the loop and the byte load (a masked 2-D store takes the lane path);
-    # programs with different rows (drop=1) make no chain
-    assert check_launch(p) == (5, 0)
+    # the two loads, the two steps of the loop, the byte load and the masked 2-D store (its general path,
+    # through a pointer block); programs with different rows (drop=1) make no chain
+    assert check_launch(p) == (6, 0)
     p.update(drop=0, jump="column")
-    assert check_launch(p) == (5, 2)  # the loop's two steps continue the tile along its columns
+    assert check_launch(p) == (6, 2)  # the loop's two steps continue the tile along its columns
     p.update(jump="row")
-    assert check_launch(p) == (5, 2)  # ... along its rows
+    assert check_launch(p) == (6, 2)  # ... along its rows
     p.update(jump="row", STEPS=4, SKIP=True)
-    assert check_launch(p) == (6, 2)  # the last step leaves a gap: a new chain
+    assert check_launch(p) == (7, 2)  # the last step leaves a gap: a new chain
     p.update(jump="row", STEPS=3, SKIP=False, VARY=True)
-    assert check_launch(p) == (5, 0)  # programs stepping by different amounts: no chain
+    assert check_launch(p) == (6, 0)  # programs stepping by different amounts: no chain
