@@ -99,7 +99,7 @@ class Entry:
             event = self.event
             return lanes(self.pids, event.index, event.mask)[:2]
         prog, starts, ends = self.runs
-        lengths = ends - starts
+        lengths = (ends - starts).astype(np.intp, copy=False)  # (np.repeat takes only np.intp counts)
         shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
         return np.arange(int(lengths.sum()), dtype=np.int64) + shift, np.repeat(prog, lengths)
 

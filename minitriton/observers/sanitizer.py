@@ -154,7 +154,7 @@ class LaunchSanitizer:
                 if len(shape) != 1 or tile.strides[0] != 1:
                     return False
                 first = np.broadcast_to(tile.origins + tile.counts[0], group.pids.shape)  # per program, in order
-                count = shape[0] - np.broadcast_to(tile.counts[0], group.pids.shape)
+                count = (shape[0] - np.broadcast_to(tile.counts[0], group.pids.shape)).astype(np.intp, copy=False)
                 if group.active is not None:  # programs that left a lockstep loop leave no lane out
                     count = count * group.active
                 masked = (np.arange(int(count.sum())) + np.repeat(first - (np.cumsum(count) - count), count),
@@ -168,7 +168,7 @@ class LaunchSanitizer:
             if high - low > 4 * int((ends - starts).sum()):
                 return False
             # the span's elements the runs cover: off for each gap, on for each run
-            steps = np.empty(2 * starts.size, np.int64)
+            steps = np.empty(2 * starts.size, np.intp)  # (np.repeat takes only np.intp counts)
             steps[0::2], steps[1::2] = starts - np.append(low, ends[:-1]), ends - starts
             cover = np.repeat(np.resize(np.array([False, True]), steps.size), steps)
             part = shadow.written[low:high]

@@ -120,3 +120,50 @@ def test_unique_bytes_with_mixed_element_sizes():
     assert t["totals"]["unique_loaded_bytes"] == 24
     assert t["per_program"]["unique_loaded_bytes"] == [24]
     np.testing.assert_array_equal(out, x[:4] + x[2:6].view(np.uint8).astype(np.float32).sum())
+
+
+@minitriton.jit
+def _rows_then_gather(x_ptr, out_ptr, perm_ptr, n, BLOCK: tl.constexpr):
+    # each program reads only what it wrote itself
+    pid = tl.program_id(0)
+    cols = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + cols, tl.load(x_ptr + cols, mask=cols < n), mask=cols < n)  # a row's masked tail
+    again = tl.load(out_ptr + cols, mask=cols < n)                                   # read back: runs
+    mixed = pid * BLOCK + tl.load(perm_ptr + tl.arange(0, BLOCK))                    # the row's own, shuffled
+    again += tl.load(out_ptr + mixed, mask=mixed < n, other=0.0)
+    low = tl.load(out_ptr.to(tl.pointer_type(tl.uint8)) + cols * 4, mask=cols < n)   # bytes: lane by lane
+    tl.store(out_ptr + cols, again + low.to(tl.float32), mask=cols < n)
+
+
+class _NumpyIntp32(type(np)):
+    """numpy as wasm32 has it, for the sanitizer's modules: np.intp is int32 and np.repeat takes only counts
+    that cast safely to it."""
+    intp = np.int32
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def repeat(a, repeats, axis=None):
+        if isinstance(repeats, (np.ndarray, np.generic)) and not np.can_cast(repeats.dtype, np.int32, "safe"):
+            raise TypeError(f"Cannot cast array data from {repeats.dtype} to dtype('int32') according to the "
+                            "rule 'safe'")
+        return np.repeat(a, repeats, axis)
+
+
+@pytest.mark.parametrize("group_size", [None, 1, 3])
+def test_the_sanitizer_counts_repeats_in_intp(monkeypatch, group_size):
+    # the sanitizer's runs repeat starts and programs by run lengths: np.repeat refuses int64 lengths on wasm32
+    from minitriton.observers import footprints, sanitizer, unique
+
+    for module in (footprints, sanitizer, unique):
+        monkeypatch.setattr(module, "np", _NumpyIntp32("numpy"))
+    n, block = 50, 16
+    x = np.arange(n, dtype=np.float32)
+    perm = np.random.default_rng(1).permutation(block).astype(np.int32)
+    out = minitriton.testing.empty(n)
+    with minitriton.set_options(sanitize=True, group_size=group_size):
+        _rows_then_gather[(minitriton.cdiv(n, block),)](x, out, perm, n, BLOCK=block)
+    mixed = (np.arange(n) // block * block + perm[np.arange(n) % block])
+    twice = x + np.where(mixed < n, x[np.minimum(mixed, n - 1)], 0)
+    np.testing.assert_array_equal(out, twice + x.view(np.uint8)[::4])
