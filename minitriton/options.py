@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 _TRUE = ("1", "true", "on", "yes")
 _AUTOTUNE_MODES = ("first", "cheapest", "all")
+MODEL_DEVICES = ("H100", "H200")   # the cost model's device profiles (perf/devices.py PROFILES)
 _F32_MODES = ("tf32", "tf32x3", "ieee")
 
 
@@ -66,6 +67,9 @@ class Options:
             raise ValueError(f"autotune must be one of {', '.join(_AUTOTUNE_MODES)}, got {self.autotune!r}")
         if self.bench not in ("time", "model"):
             raise ValueError(f"bench (MINITRITON_BENCH) must be time or model, got {self.bench!r}")
+        if self.model_device not in MODEL_DEVICES:
+            raise ValueError(f"model_device (MINITRITON_MODEL_DEVICE) must be one of {', '.join(MODEL_DEVICES)}, "
+                             f"got {self.model_device!r}")
         if self.f32_default not in _F32_MODES:
             raise ValueError(f"f32_default (TRITON_F32_DEFAULT) must be one of {', '.join(_F32_MODES)}, "
                              f"got {self.f32_default!r}")

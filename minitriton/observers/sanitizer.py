@@ -62,6 +62,7 @@ class LaunchSanitizer:
         self.wepoch, self.repoch = {}, {}   # allocation index -> epoch of each element's writer / reader
         self.synced = False  # a lock atomic ran: clocks and epochs are kept from now on
         self.footprints = {}  # allocation index -> its Footprint, while it has no writer/reader arrays
+        self.marked = {}     # allocation index -> the elements whose masked_by this launch set
 
     def _save(self, alloc):
         if alloc.shadow is not None and alloc.index not in self.saved:
@@ -82,6 +83,7 @@ class LaunchSanitizer:
             table.clear()
         self.synced, self.done = False, 0
         self.footprints.clear()
+        self.marked.clear()
         for index, (written, undo) in self.saved.items():
             shadow = self.launch.allocations[index - 1].shadow
             shadow.written[...] = written
@@ -263,10 +265,17 @@ class LaunchSanitizer:
             inside = (masked_idx >= 0) & (masked_idx < masked_by.size)
             inside[inside] = ~alloc.shadow.written[masked_idx[inside]]
             mi, mp = masked_idx[inside], masked_prog[inside]
+            # the last program in launch order keeps the mark, however the programs were grouped (a lockstep
+            # loop marks for a later program before an earlier one's next iteration)
+            marked = self.marked.setdefault(alloc.index, np.zeros(masked_by.size, bool))
+            later = ~marked[mi] | (mp > masked_by[mi])
+            mi, mp = mi[later], mp[later]
             old = masked_by[mi]
             self._journal(group, masked_by, mi, old)
+            self._journal(group, marked, mi, marked[mi])
             self.saved[alloc.index][1].append((mi, old))
             masked_by[mi] = mp
+            marked[mi] = True
 
     def on_atomic(self, group, alloc, idx, prog=None, op=None):
         """Atomics may hit one element from many programs. They read memory (all but `tl.atomic_xchg`) and

@@ -60,8 +60,5 @@ PROFILES = {p.name: p for p in (H100, H200)}
 
 
 def profile(name: str) -> GpuCosts:
-    """The device profile called `name` ("H100", "H200"; case-insensitive)."""
-    found = PROFILES.get(name.upper())
-    if found is None:
-        raise ValueError(f"no cost model for {name!r}; known: {', '.join(PROFILES)}")
-    return found
+    """The device profile called `name`, one of options.MODEL_DEVICES (case-insensitive)."""
+    return PROFILES[name.upper()]

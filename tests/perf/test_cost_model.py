@@ -42,7 +42,10 @@ def _row(q):
 
 @pytest.fixture
 def tiny(monkeypatch):
+    import importlib
+    settings = importlib.import_module("minitriton.options")   # (minitriton.options is the settings' reader)
     monkeypatch.setitem(devices.PROFILES, "TINY", TINY)
+    monkeypatch.setattr(settings, "MODEL_DEVICES", settings.MODEL_DEVICES + ("TINY",))
 
 
 @pytest.mark.parametrize("point", _chosen(), ids=lambda q: q["id"].split("[")[0] + q["id"][-60:])

@@ -85,3 +85,14 @@ def test_run_model_prints_modelled_figures_marked(tmp_path):
         want = testing.modelled_ms(lambda: vector_add.add(x, x))
     assert float(done.stdout.split()[-1]) == pytest.approx(want)
     assert "modelled H200 times" in done.stderr and "uncalibrated" in done.stderr
+
+
+def test_the_model_device_setting_names_a_profile():
+    """Each name the setting accepts has a profile, and a name without one is refused when it is set."""
+    import pytest
+    from minitriton.options import MODEL_DEVICES
+    from minitriton.perf import devices
+    assert set(MODEL_DEVICES) == set(devices.PROFILES)
+    with pytest.raises(ValueError, match="MINITRITON_MODEL_DEVICE"):
+        with minitriton.set_options(model_device="A100"):
+            pass
