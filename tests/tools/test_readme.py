@@ -27,6 +27,8 @@ RUN_BY = {
     ".venv/bin/python -m minitriton run -m pytest test_mine.py": (__file__, "def test_run_pytest_on_minitriton"),
     ".venv/bin/python -m minitriton run --picture my_script.py": ("tests/picture/test_picture_cli.py",
                                                                   'run_cli(tmp_path, "--picture", str(SCRIPT))'),
+    ".venv/bin/python -m minitriton run --model H100 bench.py": ("tests/perf/test_do_bench.py",
+                                                                 '"minitriton", "run", "--model"'),
     "pip install .": (__file__, "def test_wheel_holds_minitriton_alone"),
     "pip install '.[testing]'": (__file__, "def test_extras_resolve_offline"),
     "node web/serve.mjs": (__file__, "def test_serve_the_page"),
